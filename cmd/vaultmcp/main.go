@@ -1,0 +1,80 @@
+// Command vaultmcp gives coding agents long-term memory in an Obsidian vault
+// over the Model Context Protocol. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `vaultmcp — long-term memory for coding agents in an Obsidian vault, over MCP.
+
+Usage:
+  vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt]   MCP over stdio (default)
+  vaultmcp serve --http ADDR [--api-key KEY]                    MCP over Streamable HTTP
+  vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal
+  vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
+  vaultmcp version
+
+Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt,
+VAULTMCP_API_KEY (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error.
+`
+
+// exitError carries an exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		if !errors.Is(err, errHelp) {
+			fmt.Fprintln(os.Stderr, "vaultmcp: "+err.Error())
+		}
+		os.Exit(code)
+	}
+}
+
+var errHelp = errors.New("help")
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, stdin, stdout, stderr)
+	case "search":
+		return runSearch(ctx, args, stdout, stderr)
+	case "eval":
+		return runEval(ctx, args, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "vaultmcp "+version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return &exitError{2, fmt.Errorf("unknown command %q", cmd)}
+	}
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/evaluate"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
+)
+
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*s = append(*s, p)
+		}
+	}
+	return nil
+}
+
+// openVault opens the service and waits for the index, showing progress on a
+// terminal.
+func openVault(ctx context.Context, c *Config, stderr io.Writer) (*vault.Service, error) {
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, 4))})
+	if err != nil {
+		return nil, err
+	}
+	wctx := ctx
+	if isTerminal(stderr) {
+		wctx = api.WithProgress(ctx, func(done, total int, _ string) {
+			if total > 0 {
+				fmt.Fprintf(stderr, "\rindexing %d/%d notes", done, total)
+			}
+		})
+	}
+	err = svc.Ready(wctx)
+	if isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		svc.Close()
+		return nil, err
+	}
+	return svc, nil
+}
+
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := newFlagSet("search", stderr)
+	c.common(fs)
+	var req api.SearchRequest
+	var tags stringList
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	fs.IntVar(&req.Limit, "limit", api.DefaultSearchLimit, "number of results (1-50)")
+	fs.StringVar(&req.Type, "type", "", "only notes of this type")
+	fs.StringVar(&req.Folder, "folder", "", "only notes under this folder")
+	fs.StringVar(&req.Status, "status", "", "only notes with this status")
+	fs.Var(&tags, "tags", "only notes with all these tags (comma-separated)")
+	fs.BoolVar(&req.IncludeRaw, "include-raw", false, "also search 01-raw/")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	req.Query = strings.Join(pos, " ")
+	req.Tags = tags
+	if strings.TrimSpace(req.Query) == "" {
+		return &exitError{2, fmt.Errorf("search: no query (usage: vaultmcp search [--vault DIR] QUERY)")}
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	svc, err := openVault(ctx, &c, stderr)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	res, err := svc.Search(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printResults(stdout, res, isTerminal(stdout))
+	return nil
+}
+
+// printResults renders results for a person: path:line, heading trail, score
+// and the snippet indented.
+func printResults(w io.Writer, res *api.SearchResult, color bool) {
+	bold, dim, reset := "", "", ""
+	if color {
+		bold, dim, reset = "\033[1m", "\033[2m", "\033[0m"
+	}
+	if len(res.Results) == 0 {
+		fmt.Fprintf(w, "No results for %q.\n", res.Query)
+		if len(res.Suggestions) > 0 {
+			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", strings.Join(res.Suggestions, ", "))
+		}
+		return
+	}
+	for i, h := range res.Results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		where := strings.Join(h.Headings, " > ")
+		if where == "" {
+			where = h.Title
+		}
+		var notes []string
+		notes = append(notes, fmt.Sprintf("score %.2f", h.Score))
+		if h.ViaGraph {
+			notes = append(notes, "via graph")
+		}
+		if h.Truncated {
+			notes = append(notes, "snippet truncated")
+		}
+		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, h.Path, h.Line, reset, where, dim, strings.Join(notes, ", "), reset)
+		for _, l := range strings.Split(h.Snippet, "\n") {
+			fmt.Fprintf(w, "   %s\n", sanitize(l))
+		}
+	}
+	if n := len(res.Unindexed); n > 0 {
+		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, strings.Join(res.Unindexed[:min(n, 3)], ", "))
+	}
+}
+
+// sanitize escapes control and bidi characters so that a note cannot drive
+// the terminal.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := newFlagSet("eval", stderr)
+	c.common(fs)
+	queriesPath := fs.String("queries", "", "labelled queries, JSONL: {\"query\": \"...\", \"relevant\": \"path.md\"} a line")
+	baseline := fs.Bool("baseline", true, "also rank by grep match count, for comparison")
+	verbose := fs.Bool("v", false, "list every query whose note is not first")
+	asJSON := fs.Bool("json", false, "print the metrics as JSON")
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return &exitError{2, err}
+	}
+	if *queriesPath == "" {
+		return &exitError{2, fmt.Errorf("eval: --queries FILE.jsonl is required")}
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	f, err := os.Open(*queriesPath)
+	if err != nil {
+		return fmt.Errorf("--queries: %w", err)
+	}
+	queries, err := evaluate.ReadQueries(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("--queries %s: %w", *queriesPath, err)
+	}
+	svc, err := openVault(ctx, &c, stderr)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	m, outs, err := evaluate.Run(ctx, queries, evaluate.SearchRanker(svc))
+	if err != nil {
+		return err
+	}
+	report := map[string]evaluate.Metrics{"vaultmcp": m}
+	if *baseline {
+		notes, err := svc.NoteTexts(ctx)
+		if err != nil {
+			return err
+		}
+		bm, _, err := evaluate.Run(ctx, queries, evaluate.GrepRanker(notes))
+		if err != nil {
+			return err
+		}
+		report["grep"] = bm
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	fmt.Fprintf(stdout, "%d queries\n%-10s %7s %7s %7s\n", m.Queries, "ranker", "hit@1", "hit@10", "MRR@10")
+	for _, name := range []string{"vaultmcp", "grep"} {
+		if r, ok := report[name]; ok {
+			fmt.Fprintf(stdout, "%-10s %7.3f %7.3f %7.3f\n", name, r.Hit1, r.Hit10, r.MRR10)
+		}
+	}
+	if *verbose {
+		for _, o := range outs {
+			if o.Rank != 1 {
+				top := ""
+				if len(o.Top) > 0 {
+					top = o.Top[0]
+				}
+				fmt.Fprintf(stdout, "rank %2d  %-50q want %s, got %s\n", o.Rank, o.Query.Query, o.Query.Relevant, top)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+// Package api holds the operations every vault backend offers and their
+// request and result types. The local vault service (internal/vault), the
+// team REST client and the MCP tools (internal/mcpserver) all speak it, so
+// every tool works the same in local and in team mode.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Backend is what the MCP tools need from a vault.
+type Backend interface {
+	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+	GetNote(ctx context.Context, req NoteRequest) (*Note, error)
+	List(ctx context.Context, req ListRequest) (*ListResult, error)
+	Backlinks(ctx context.Context, req BacklinksRequest) (*BacklinksResult, error)
+	Graph(ctx context.Context, req GraphRequest) (*GraphResult, error)
+	History(ctx context.Context, req HistoryRequest) (*HistoryResult, error)
+}
+
+// Limits shared by every backend.
+const (
+	DefaultSearchLimit = 6
+	MaxSearchLimit     = 50
+	MaxQueryChars      = 1024
+	MaxQueryTerms      = 64
+	MaxQuotedChars     = 8000
+	NotePageChars      = 20000
+	DefaultHistory     = 20
+	MaxHistory         = 200
+	DefaultGraphNodes  = 500
+	MaxGraphNodes      = 5000
+)
+
+// SearchRequest is the input of vault_search.
+type SearchRequest struct {
+	Query      string   `json:"query"`
+	Limit      int      `json:"limit,omitempty"`
+	Type       string   `json:"type,omitempty"`
+	Folder     string   `json:"folder,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	IncludeRaw bool     `json:"include_raw,omitempty"`
+}
+
+// SearchHit is one ranked chunk.
+type SearchHit struct {
+	Path     string   `json:"path"`
+	Line     int      `json:"line"`
+	EndLine  int      `json:"end_line"`
+	Title    string   `json:"title"`
+	Headings []string `json:"headings,omitempty"`
+	Score    float64  `json:"score"`
+	ViaGraph bool     `json:"via_graph,omitempty"`
+	// Snippet is the chunk's lines as they are in the file now (re-validated
+	// against the disk before quoting). Renderers prefix each line with "> "
+	// and escape control characters; the backend returns them raw.
+	Snippet   string `json:"snippet"`
+	Truncated bool   `json:"snippet_truncated,omitempty"`
+}
+
+// SearchResult is the output of vault_search.
+type SearchResult struct {
+	Query       string      `json:"query"`
+	Results     []SearchHit `json:"results"`
+	Suggestions []string    `json:"suggestions,omitempty"`
+	// Unindexed names files that could not be indexed (all of them; renderers
+	// show the first 3).
+	Unindexed []string `json:"unindexed,omitempty"`
+}
+
+// NoteRequest is the input of vault_get_note.
+type NoteRequest struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+}
+
+// NoteLink is one link of a note, resolved or broken.
+type NoteLink struct {
+	Target string `json:"target"`         // as written
+	Path   string `json:"path,omitempty"` // resolved vault path; empty when broken
+	Line   int    `json:"line"`
+}
+
+// Note is the output of vault_get_note.
+type Note struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	// Frontmatter is bounded: at most 32 keys, 512 characters a value, 4,000
+	// in all; FrontmatterTruncated says when something was cut.
+	Frontmatter          map[string]string `json:"frontmatter,omitempty"`
+	FrontmatterTruncated bool              `json:"frontmatter_truncated,omitempty"`
+	Links                []NoteLink        `json:"links,omitempty"`
+	BrokenLinks          []NoteLink        `json:"broken_links,omitempty"`
+	// Content is the raw file text from Offset (in characters), at most
+	// NotePageChars of it. NextOffset is 0 when this page reaches the end.
+	Content    string `json:"content"`
+	Offset     int    `json:"offset"`
+	NextOffset int    `json:"next_offset,omitempty"`
+	TotalChars int    `json:"total_chars"`
+	// SHA256 of the whole file's bytes (hex), for expected_sha256 on writes.
+	SHA256 string `json:"sha256"`
+}
+
+// ListRequest is the input of vault_list.
+type ListRequest struct {
+	Type   string   `json:"type,omitempty"`
+	Tags   []string `json:"tags,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Folder string   `json:"folder,omitempty"`
+}
+
+// NoteSummary is one line of vault_list.
+type NoteSummary struct {
+	Path   string   `json:"path"`
+	Title  string   `json:"title"`
+	Type   string   `json:"type,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Tags   []string `json:"tags,omitempty"`
+}
+
+// ListResult is the output of vault_list, sorted by path.
+type ListResult struct {
+	Notes []NoteSummary `json:"notes"`
+}
+
+// BacklinksRequest is the input of vault_backlinks.
+type BacklinksRequest struct {
+	Path string `json:"path"`
+}
+
+// Backlink is one note linking to the requested one (counted once however
+// many links it has; Lines lists where they are).
+type Backlink struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	Lines []int  `json:"lines"`
+}
+
+// BacklinksResult is the output of vault_backlinks, sorted by path.
+type BacklinksResult struct {
+	Path      string     `json:"path"`
+	Backlinks []Backlink `json:"backlinks"`
+}
+
+// GraphRequest is the input of vault_graph.
+type GraphRequest struct {
+	Folder        string   `json:"folder,omitempty"`
+	Type          string   `json:"type,omitempty"`
+	Tags          []string `json:"tags,omitempty"`
+	Status        string   `json:"status,omitempty"`
+	IncludeRaw    bool     `json:"include_raw,omitempty"`
+	IncludeBroken bool     `json:"include_broken,omitempty"`
+	MaxNodes      int      `json:"max_nodes,omitempty"`
+}
+
+// GraphNode is one note (or, with IncludeBroken, one missing target).
+type GraphNode struct {
+	Path      string `json:"path"`
+	Title     string `json:"title,omitempty"`
+	Type      string `json:"type,omitempty"`
+	InDegree  int    `json:"in_degree"`
+	OutDegree int    `json:"out_degree"`
+	Broken    bool   `json:"broken,omitempty"`
+}
+
+// GraphEdge is one resolved (or broken) link between two nodes, counted once
+// per ordered pair.
+type GraphEdge struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Broken bool   `json:"broken,omitempty"`
+}
+
+// GraphResult is the output of vault_graph.
+type GraphResult struct {
+	NodeCount   int         `json:"node_count"`
+	EdgeCount   int         `json:"edge_count"`
+	BrokenCount int         `json:"broken_count"`
+	Truncated   bool        `json:"truncated,omitempty"`
+	Nodes       []GraphNode `json:"nodes"`
+	Edges       []GraphEdge `json:"edges"`
+}
+
+// HistoryRequest is the input of vault_history.
+type HistoryRequest struct {
+	Path  string `json:"path"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// Version is one commit that touched a note.
+type Version struct {
+	Commit  string `json:"commit"`
+	Date    string `json:"date"` // RFC 3339
+	Author  string `json:"author,omitempty"`
+	Message string `json:"message"`
+}
+
+// HistoryResult is the output of vault_history, newest first.
+type HistoryResult struct {
+	Path     string    `json:"path"`
+	Versions []Version `json:"versions"`
+}
+
+// Stable error codes a client can tell apart. Path errors use the codes of
+// internal/vaultfs (INVALID_PATH, PATH_ESCAPE, ...).
+const (
+	CodeInvalidArgument = "INVALID_ARGUMENT"
+	CodeNotFound        = "NOT_FOUND"
+	CodeUnavailable     = "UNAVAILABLE"
+	CodeInternal        = "INTERNAL"
+)
+
+// Error is a failure with a stable code and, for bad input, the field.
+type Error struct {
+	Code    string
+	Field   string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Code, e.Field, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Invalid reports bad input in one field.
+func Invalid(field, format string, args ...any) error {
+	return &Error{Code: CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the stable code of err: an *Error's code, or the code of any
+// wrapped error that has a Code() method, or INTERNAL.
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var c interface{ ErrorCode() string }
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	return CodeInternal
+}
+
+type progressKey struct{}
+
+// ProgressFunc receives progress of long work (indexing): done of total.
+type ProgressFunc func(done, total int, message string)
+
+// WithProgress attaches a progress reporter to ctx.
+func WithProgress(ctx context.Context, f ProgressFunc) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// Progress returns the reporter attached to ctx, or nil.
+func Progress(ctx context.Context) ProgressFunc {
+	f, _ := ctx.Value(progressKey{}).(ProgressFunc)
+	return f
+}

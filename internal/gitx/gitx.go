@@ -1,0 +1,158 @@
+// Package gitx runs the git command line for the vault: every call bounded by
+// a timeout, never prompting for credentials, never writing to our stdout.
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds every git call.
+const DefaultTimeout = 30 * time.Second
+
+// ErrNotRepo is returned by Open when the folder is not inside a git work tree.
+var ErrNotRepo = errors.New("not a git repository")
+
+// ErrNoGit is returned when the git executable cannot be found.
+var ErrNoGit = errors.New("git executable not found")
+
+// Repo is a git work tree containing the vault folder.
+type Repo struct {
+	dir     string // the vault folder; git runs with -C dir
+	top     string // the work tree's top level
+	Timeout time.Duration
+}
+
+// Open finds the git work tree that contains dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, ErrNoGit
+	}
+	r := &Repo{dir: dir, Timeout: DefaultTimeout}
+	out, err := r.Run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotRepo, err)
+	}
+	r.top = strings.TrimSpace(string(out))
+	return r, nil
+}
+
+// Dir is the folder git runs in.
+func (r *Repo) Dir() string { return r.dir }
+
+// Error is a failed git call: the subcommand and git's own first line of stderr.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := firstLine(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", e.Args[0], msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// Env is the environment of every git call: no prompts, no pager, no editor,
+// stable output.
+func Env() []string {
+	env := os.Environ()
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ASKPASS=",
+		"SSH_ASKPASS=",
+		"GCM_INTERACTIVE=never",
+		"GIT_PAGER=cat",
+		"GIT_EDITOR=true",
+		"LC_ALL=C",
+	)
+}
+
+// Run runs git with args in the vault folder, bounded by the timeout, stdin
+// closed, and returns its stdout.
+func (r *Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	full := append([]string{"-C", r.dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = Env()
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("timed out after %s: %w", timeout, ctx.Err())
+		}
+		return stdout.Bytes(), &Error{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// Commit is one entry of a note's history.
+type Commit struct {
+	Hash    string
+	Date    time.Time
+	Author  string
+	Subject string
+}
+
+// Log returns the commits that touched path (vault-relative), newest first,
+// following renames, at most limit.
+func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	out, err := r.Run(ctx, "log", "--follow", fmt.Sprintf("-n%d", limit),
+		"--format=%H%x1f%aI%x1f%an%x1f%s%x1e", "--", path)
+	if err != nil {
+		// A repository without any commit yet has no history at all.
+		var ge *Error
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not have any commits") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return parseLog(out), nil
+}
+
+func parseLog(out []byte) []Commit {
+	var commits []Commit
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		rec = strings.TrimSpace(rec)
+		if rec == "" {
+			continue
+		}
+		f := strings.Split(rec, "\x1f")
+		if len(f) < 4 {
+			continue
+		}
+		t, _ := time.Parse(time.RFC3339, f[1])
+		commits = append(commits, Commit{Hash: f[0], Date: t, Author: f[2], Subject: f[3]})
+	}
+	return commits
+}

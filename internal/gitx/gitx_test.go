@@ -1,0 +1,94 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(Env(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func TestLogFollowsRenames(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	write := func(name, body string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.md", "# A\n\nfirst version of a long enough body to follow\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "add a")
+	write("a.md", "# A\n\nsecond version of a long enough body to follow\n")
+	git(t, dir, "commit", "-q", "-am", "edit a")
+	git(t, dir, "mv", "a.md", "dir-b.md")
+	git(t, dir, "commit", "-q", "-m", "rename a")
+
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Log(context.Background(), "dir-b.md", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for _, c := range got {
+		subjects = append(subjects, c.Subject)
+		if len(c.Hash) != 40 || c.Date.IsZero() || c.Author != "t" {
+			t.Errorf("bad commit %+v", c)
+		}
+	}
+	want := []string{"rename a", "edit a", "add a"}
+	if len(subjects) != len(want) {
+		t.Fatalf("subjects = %q, want %q", subjects, want)
+	}
+	for i := range want {
+		if subjects[i] != want[i] {
+			t.Fatalf("subjects = %q, want %q", subjects, want)
+		}
+	}
+	limited, err := r.Log(context.Background(), "dir-b.md", 1)
+	if err != nil || len(limited) != 1 {
+		t.Fatalf("limit 1: %v %v", limited, err)
+	}
+	none, err := r.Log(context.Background(), "never.md", 10)
+	if err != nil || len(none) != 0 {
+		t.Fatalf("unknown path: %v %v", none, err)
+	}
+}
+
+func TestOpenNotRepo(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	_, err := Open(context.Background(), dir)
+	if !errors.Is(err, ErrNotRepo) {
+		t.Fatalf("err = %v, want ErrNotRepo", err)
+	}
+}
+
+func TestEmptyRepoHasNoHistory(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Log(context.Background(), "a.md", 5)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}

@@ -1,0 +1,440 @@
+// Package index is vaultmcp's search engine: the analyzer that turns text
+// into terms, an in-memory inverted index over note chunks with BM25F
+// scoring, stemmed and misspelling-tolerant matching, suggestions, filters,
+// and incremental add/replace/remove.
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Limits of the analyzer.
+const (
+	// MaxQueryChars is where a query is cut (in characters) before analysis.
+	MaxQueryChars = 1024
+	// MaxQueryTerms is the most distinct analyzed terms a query keeps.
+	MaxQueryTerms = 64
+	// MinTokenRunes and MaxTokenRunes bound a token's length; CJK text is
+	// exempt (a lone ideograph is a token).
+	MinTokenRunes = 2
+	MaxTokenRunes = 64
+)
+
+// Analyzer turns text into index terms:
+//
+//   - Unicode NFD with combining marks stripped, then lowercase ("Ação" -> "acao");
+//     plain ASCII skips the normalisation entirely;
+//   - symbol aliases at word boundaries, before splitting: c++ -> cpp,
+//     c# -> csharp, f# -> fsharp, node.js -> nodejs, .net -> dotnet;
+//   - words are runs of letters, digits and hyphens; edge hyphens are trimmed;
+//     a hyphenated word is emitted whole and then part by part, so
+//     "exponential-backoff" is found by "backoff" and, better, by the whole;
+//   - tokens shorter than 2 or longer than 64 characters are dropped, and so
+//     are English, Portuguese and Spanish stopwords;
+//   - runs of Han, Hiragana, Katakana and Hangul become overlapping bigrams
+//     ("日本語" -> "日本", "本語"); a lone CJK character is a token by itself.
+//
+// An Analyzer has no mutable state and is safe for concurrent use.
+type Analyzer struct {
+	lang langID
+}
+
+// NewAnalyzer returns the analyzer for a profile language ("en", "pt", "es",
+// ...; "" means "en"). The language is the fallback when a note's language
+// cannot be detected; the token rules are the same for every language.
+func NewAnalyzer(lang string) *Analyzer {
+	l := parseLang(lang)
+	if l == langNone {
+		l = langEN
+	}
+	return &Analyzer{lang: l}
+}
+
+// Tokens calls fn with each token of text, in order. The strings passed to fn
+// may be kept.
+func (a *Analyzer) Tokens(text string, fn func(tok string)) {
+	var t tokenizer
+	t.emit = func(tok string, scratch bool) {
+		if scratch {
+			tok = strings.Clone(tok)
+		}
+		fn(tok)
+	}
+	t.run(text)
+}
+
+// QueryTerms returns the distinct analyzed terms of a query, in order of
+// first appearance, after cutting the query at MaxQueryChars characters and
+// keeping at most MaxQueryTerms terms.
+func (a *Analyzer) QueryTerms(query string) []string {
+	query = cutChars(query, MaxQueryChars)
+	var out []string
+	seen := make(map[string]struct{})
+	var t tokenizer
+	t.emit = func(tok string, scratch bool) {
+		if len(out) >= MaxQueryTerms {
+			return
+		}
+		if _, dup := seen[tok]; dup {
+			return
+		}
+		tok = strings.Clone(tok)
+		seen[tok] = struct{}{}
+		out = append(out, tok)
+	}
+	t.run(query)
+	return out
+}
+
+// cutChars returns the first n characters (runes) of s.
+func cutChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+// ASCII classes.
+const (
+	clSep uint8 = iota
+	clLower
+	clUpper
+	clDigit
+	clHyphen
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	t['-'] = clHyphen
+	return t
+}()
+
+// textStats are what language detection needs, gathered while tokenizing.
+type textStats struct {
+	stop     [numStopLangs]int // stopword hits per language
+	latin    int               // words in Latin script (incl. ASCII)
+	cyrillic int               // words with Cyrillic letters
+	cjk      int               // CJK runs
+}
+
+// tokenizer is the scanning state of one analysis. The zero value is ready
+// once emit is set; buf is reused between runs.
+type tokenizer struct {
+	// emit receives each token; scratch says tok points into buf and is
+	// only valid during the call.
+	emit  func(tok string, scratch bool)
+	buf   []byte
+	stats *textStats // optional
+}
+
+func isCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		r == 0x30FC || r == 0x3005 // prolonged sound mark, iteration mark
+}
+
+// isWordRune: a non-ASCII rune that belongs in a (non-CJK) word.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r)
+}
+
+// boundaryAt reports whether a word may end just before text[p:].
+func boundaryAt(text string, p int) bool {
+	if p >= len(text) {
+		return true
+	}
+	c := text[p]
+	if c < utf8.RuneSelf {
+		cl := asciiClass[c]
+		return cl == clSep || cl == clHyphen
+	}
+	r, _ := utf8.DecodeRuneInString(text[p:])
+	return !isWordRune(r) || isCJK(r)
+}
+
+// boundaryBefore reports whether a word may start at text[p:].
+func boundaryBefore(text string, p int) bool {
+	if p == 0 {
+		return true
+	}
+	c := text[p-1]
+	if c < utf8.RuneSelf {
+		return asciiClass[c] == clSep
+	}
+	r, _ := utf8.DecodeLastRuneInString(text[:p])
+	return !isWordRune(r) || isCJK(r)
+}
+
+// hasPrefixFold: ASCII case-insensitive prefix test (prefix is lowercase).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// alias returns the alias token and the length of source it replaces when a
+// symbol alias starts at text[i:] (which is at a word boundary).
+func alias(text string, i int) (string, int) {
+	rest := text[i:]
+	switch rest[0] | 0x20 {
+	case 'c':
+		if hasPrefixFold(rest, "c++") && boundaryAt(text, i+3) {
+			return "cpp", 3
+		}
+		if hasPrefixFold(rest, "c#") && boundaryAt(text, i+2) {
+			return "csharp", 2
+		}
+	case 'f':
+		if hasPrefixFold(rest, "f#") && boundaryAt(text, i+2) {
+			return "fsharp", 2
+		}
+	case 'n':
+		if hasPrefixFold(rest, "node.js") && boundaryAt(text, i+7) {
+			return "nodejs", 7
+		}
+	case '.': // '.'|0x20 is '.'
+		if hasPrefixFold(rest, ".net") && boundaryAt(text, i+4) && boundaryBefore(text, i) {
+			return "dotnet", 4
+		}
+	}
+	return "", 0
+}
+
+func (t *tokenizer) run(text string) {
+	n := len(text)
+	i := 0
+	for i < n {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			cl := asciiClass[c]
+			if cl == clSep {
+				if c == '.' {
+					if tok, l := alias(text, i); l > 0 {
+						t.emitAlias(tok)
+						i += l
+						continue
+					}
+				}
+				i++
+				continue
+			}
+			if c|0x20 == 'c' || c|0x20 == 'f' || c|0x20 == 'n' {
+				if tok, l := alias(text, i); l > 0 {
+					t.emitAlias(tok)
+					i += l
+					continue
+				}
+			}
+			i = t.word(text, i)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case isCJK(r):
+			i = t.cjk(text, i)
+		case isWordRune(r):
+			i = t.word(text, i)
+		default:
+			i += size
+		}
+	}
+}
+
+func (t *tokenizer) emitAlias(tok string) {
+	if t.stats != nil {
+		t.stats.latin++
+	}
+	t.emit(tok, false)
+}
+
+// cjk emits the bigrams of the CJK run starting at text[i:] and returns its end.
+func (t *tokenizer) cjk(text string, i int) int {
+	if t.stats != nil {
+		t.stats.cjk++
+	}
+	prev := -1
+	j := i
+	for j < len(text) {
+		r, size := utf8.DecodeRuneInString(text[j:])
+		if !isCJK(r) {
+			break
+		}
+		if prev >= 0 {
+			t.emit(text[prev:j+size], false)
+		}
+		prev = j
+		j += size
+	}
+	if prev == i { // a lone character
+		t.emit(text[i:j], false)
+	}
+	return j
+}
+
+// word scans the word starting at text[i:], emits its tokens and returns its end.
+func (t *tokenizer) word(text string, i int) int {
+	j := i
+	plain := true // ASCII without uppercase: the token is a slice of text
+	cyr := false
+	for j < len(text) {
+		c := text[j]
+		if c < utf8.RuneSelf {
+			cl := asciiClass[c]
+			if cl == clSep {
+				break
+			}
+			if cl == clUpper {
+				plain = false
+			}
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[j:])
+		if !isWordRune(r) || isCJK(r) {
+			break
+		}
+		if !cyr && unicode.Is(unicode.Cyrillic, r) {
+			cyr = true
+		}
+		plain = false
+		j += size
+	}
+	if t.stats != nil {
+		if cyr {
+			t.stats.cyrillic++
+		} else {
+			t.stats.latin++
+		}
+	}
+	if plain {
+		tok := strings.Trim(text[i:j], "-")
+		if tok != "" {
+			t.token(tok, false)
+		}
+		return j
+	}
+	b := t.buf[:0]
+	for k := i; k < j; {
+		c := text[k]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			k++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[k:])
+		if d := norm.NFD.PropertiesString(text[k : k+size]).Decomposition(); d != nil {
+			for len(d) > 0 {
+				dr, ds := utf8.DecodeRune(d)
+				d = d[ds:]
+				if !unicode.Is(unicode.Mn, dr) {
+					b = utf8.AppendRune(b, unicode.ToLower(dr))
+				}
+			}
+		} else if !unicode.Is(unicode.Mn, r) {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		k += size
+	}
+	t.buf = b
+	// trim edge hyphens
+	s, e := 0, len(b)
+	for s < e && b[s] == '-' {
+		s++
+	}
+	for e > s && b[e-1] == '-' {
+		e--
+	}
+	if s < e {
+		t.token(unsafe.String(&b[s], e-s), true)
+	}
+	return j
+}
+
+// token applies the length, stopword and hyphen rules to one folded word
+// (no edge hyphens) and emits what survives.
+func (t *tokenizer) token(tok string, scratch bool) {
+	if strings.IndexByte(tok, '-') < 0 {
+		t.single(tok, scratch)
+		return
+	}
+	if n := runeLen(tok); n >= MinTokenRunes && n <= MaxTokenRunes {
+		t.emit(tok, scratch)
+	}
+	for tok != "" {
+		k := strings.IndexByte(tok, '-')
+		if k < 0 {
+			t.single(tok, scratch)
+			return
+		}
+		if k > 0 {
+			t.single(tok[:k], scratch)
+		}
+		tok = tok[k+1:]
+	}
+}
+
+func (t *tokenizer) single(tok string, scratch bool) {
+	n := runeLen(tok)
+	if n < MinTokenRunes || n > MaxTokenRunes {
+		return
+	}
+	if len(tok) <= maxStopLen {
+		if m, ok := stopwords[tok]; ok {
+			if t.stats != nil {
+				for l := 0; l < numStopLangs; l++ {
+					if m&(1<<l) != 0 {
+						t.stats.stop[l]++
+					}
+				}
+			}
+			if m&dropMask != 0 {
+				return
+			}
+		}
+	}
+	t.emit(tok, scratch)
+}
+
+func runeLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(s)
+		}
+	}
+	return len(s)
+}

@@ -1,0 +1,300 @@
+package markdown
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFrontmatter is the largest frontmatter block (the bytes between the
+// opening and the closing delimiter lines) that is decoded. A larger block is
+// still recognised as frontmatter (so it is not indexed as body text) but its
+// content is ignored and a diagnostic is recorded.
+const MaxFrontmatter = 64 << 10
+
+// Diagnostic texts that do not carry a variable part.
+const (
+	diagFrontmatterTooLarge = "frontmatter over 64 KiB ignored"
+	diagFrontmatterAliases  = "frontmatter refused: YAML aliases (*name) are not allowed"
+	diagFrontmatterNotMap   = "frontmatter ignored: it is not a YAML mapping"
+)
+
+// findFrontmatter locates a frontmatter block. start is the offset of the
+// first line (after a UTF-8 BOM). The block exists only when the first line is
+// "---" (trailing spaces, tabs and a CR tolerated) and a later line is "---" or
+// "..."; an unclosed block is not frontmatter. It returns the content range
+// [cs, ce), the offset and the 1-based line where the body starts.
+func findFrontmatter(src string, start int) (cs, ce, body, bodyLine int, ok bool) {
+	first, next := lineAt(src, start)
+	if trimLineEnd(first) != "---" {
+		return 0, 0, 0, 0, false
+	}
+	cs = next
+	line := 2
+	for pos := next; pos < len(src); line++ {
+		l, nx := lineAt(src, pos)
+		if t := trimLineEnd(l); t == "---" || t == "..." {
+			return cs, pos, nx, line + 1, true
+		}
+		pos = nx
+	}
+	return 0, 0, 0, 0, false
+}
+
+// lineAt returns the line starting at pos (without its '\n') and the offset
+// of the next line.
+func lineAt(src string, pos int) (string, int) {
+	if i := strings.IndexByte(src[pos:], '\n'); i >= 0 {
+		return src[pos : pos+i], pos + i + 1
+	}
+	return src[pos:], len(src)
+}
+
+// trimLineEnd removes trailing spaces, tabs and carriage returns.
+func trimLineEnd(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\r') {
+		i--
+	}
+	return s[:i]
+}
+
+// decodeFrontmatter decodes the block content into n. firstLine is the
+// absolute line number of the first content line (used to make YAML error
+// positions absolute).
+func decodeFrontmatter(n *Note, content []byte, firstLine int) {
+	if len(content) > MaxFrontmatter {
+		n.Diagnostics = append(n.Diagnostics, diagFrontmatterTooLarge)
+		return
+	}
+	var doc yaml.Node
+	if err := yamlUnmarshal(content, &doc); err != nil {
+		n.Diagnostics = append(n.Diagnostics, "invalid YAML frontmatter: "+yamlMessage(err, firstLine))
+		return
+	}
+	// Aliases are refused before any value is built: an alias node is a
+	// pointer into the tree, and expanding nested ones is how "billion laughs"
+	// documents blow up. The tree itself is linear in the input size.
+	if hasAlias(&doc) {
+		n.Diagnostics = append(n.Diagnostics, diagFrontmatterAliases)
+		return
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			n.Frontmatter = map[string]any{}
+			return
+		}
+		root = root.Content[0]
+	}
+	switch {
+	case root.Kind == yaml.MappingNode:
+	case root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null":
+		// Only comments, or an explicit null: an empty mapping.
+		n.Frontmatter = map[string]any{}
+		return
+	default:
+		n.Diagnostics = append(n.Diagnostics, diagFrontmatterNotMap)
+		return
+	}
+
+	m := make(map[string]any, len(root.Content)/2)
+	var typ, tipo, created, criado, updated, atualizado string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			continue // a complex key cannot be a property name
+		}
+		if _, dup := m[k.Value]; dup {
+			n.Diagnostics = append(n.Diagnostics, fmt.Sprintf("duplicate frontmatter key %q (last value kept)", k.Value))
+		}
+		m[k.Value] = nodeValue(v)
+		switch strings.ToLower(k.Value) {
+		case "type":
+			typ = scalarString(v)
+		case "tipo":
+			tipo = scalarString(v)
+		case "status":
+			n.Status = strings.ToLower(scalarString(v))
+		case "tags", "tag":
+			n.Tags = appendYAMLTags(n.Tags, v)
+		case "aliases", "alias":
+			n.Aliases = appendYAMLAliases(n.Aliases, v)
+		case "created":
+			created = scalarString(v)
+		case "criado":
+			criado = scalarString(v)
+		case "updated":
+			updated = scalarString(v)
+		case "atualizado":
+			atualizado = scalarString(v)
+		}
+	}
+	n.Frontmatter = m
+	n.Type = normalizeType(firstNonEmpty(typ, tipo))
+	n.Created = firstNonEmpty(created, criado)
+	n.Updated = firstNonEmpty(updated, atualizado)
+}
+
+// yamlUnmarshal shields the parser from a panic inside the YAML library: a
+// note's content must never crash the indexer.
+func yamlUnmarshal(in []byte, out *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: parser failure: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(in, out)
+}
+
+// yamlMessage renders a YAML error as one line, without the "yaml: " prefix,
+// with a leading "line N:" made absolute (file lines, frontmatter counted).
+func yamlMessage(err error, firstLine int) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.IndexByte(rest, ':'); i > 0 {
+			if ln, convErr := strconv.Atoi(rest[:i]); convErr == nil {
+				msg = "line " + strconv.Itoa(ln+firstLine-1) + rest[i:]
+			}
+		}
+	}
+	return msg
+}
+
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeValue converts a decoded (alias-free) node to plain Go values:
+// map[string]any, []any, string, int, float64, bool or nil. Timestamps stay
+// strings as written ("2026-01-02"), as do non-finite floats (JSON cannot
+// carry them) and scalars with custom tags.
+func nodeValue(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) > 0 {
+			return nodeValue(n.Content[0])
+		}
+		return nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			out[i] = nodeValue(c)
+		}
+		return out
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode {
+				out[k.Value] = nodeValue(n.Content[i+1])
+			}
+		}
+		return out
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return nil
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return n.Value
+			}
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return n.Value
+			}
+			return v
+		default:
+			return n.Value
+		}
+	}
+	return nil
+}
+
+// scalarString is the trimmed text of a non-null scalar, else "".
+func scalarString(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return ""
+	}
+	return strings.TrimSpace(n.Value)
+}
+
+func appendYAMLTags(tags []string, v *yaml.Node) []string {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return appendTagList(tags, scalarString(v))
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			tags = appendTagList(tags, scalarString(c))
+		}
+	}
+	return tags
+}
+
+// appendTagList splits s on commas and white space, strips leading '#'s and
+// lowercases each tag.
+func appendTagList(tags []string, s string) []string {
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+		var t string
+		if i < 0 {
+			t, s = s, ""
+		} else {
+			t, s = s[:i], s[i+1:]
+		}
+		t = strings.TrimLeft(t, "#")
+		if t != "" {
+			tags = append(tags, strings.ToLower(t))
+		}
+	}
+	return tags
+}
+
+// appendYAMLAliases reads a list of aliases, or a string holding a
+// comma-separated list (the older Obsidian form).
+func appendYAMLAliases(aliases []string, v *yaml.Node) []string {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		for a := range strings.SplitSeq(scalarString(v), ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				aliases = append(aliases, a)
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			if a := scalarString(c); a != "" {
+				aliases = append(aliases, a)
+			}
+		}
+	}
+	return aliases
+}
+
+func normalizeType(t string) string {
+	t = strings.ToLower(t)
+	switch t {
+	case "projeto":
+		return "project"
+	case "nota":
+		return "note"
+	}
+	return t
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,231 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// Tool arguments are decoded here rather than by the SDK's generic AddTool so
+// that every bad argument is reported the same way, naming its field
+// ("INVALID_ARGUMENT: limit: must be an integer"), in the server's language,
+// whatever the client sent.
+//
+// An input struct declares its arguments with json tags (required unless
+// omitempty), a `jsonschema:"..."` description, and for integers optional
+// `min:"N"` and `max:"N"` tags: the bounds are checked here when the argument
+// is present and published in the input schema as minimum and maximum.
+
+// argField describes one argument of an input struct.
+type argField struct {
+	name     string
+	index    int
+	kind     argKind
+	required bool
+	min, max *int
+}
+
+type argKind int
+
+const (
+	kindString argKind = iota
+	kindInt
+	kindBool
+	kindStringList
+	kindOther
+)
+
+// argSpec is the decoded description of an input struct.
+type argSpec struct {
+	fields []argField // in declaration order
+	byName map[string]*argField
+}
+
+var argSpecs sync.Map // reflect.Type -> *argSpec
+
+func argSpecFor(t reflect.Type) *argSpec {
+	if s, ok := argSpecs.Load(t); ok {
+		return s.(*argSpec)
+	}
+	s := &argSpec{byName: map[string]*argField{}}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		af := argField{name: name, index: i, kind: kindOf(f.Type), required: true}
+		for o := range strings.SplitSeq(opts, ",") {
+			if o == "omitempty" || o == "omitzero" {
+				af.required = false
+			}
+		}
+		af.min = intTag(f, "min")
+		af.max = intTag(f, "max")
+		if af.max != nil && af.min == nil {
+			panic(fmt.Sprintf("mcpserver: field %s: a max tag needs a min tag", f.Name))
+		}
+		s.fields = append(s.fields, af)
+	}
+	for i := range s.fields {
+		s.byName[s.fields[i].name] = &s.fields[i]
+	}
+	actual, _ := argSpecs.LoadOrStore(t, s)
+	return actual.(*argSpec)
+}
+
+// intTag reads a bound tag; a malformed one is a programming error in this
+// package, caught by the tests the first time the tool is registered.
+func intTag(f reflect.StructField, key string) *int {
+	v, ok := f.Tag.Lookup(key)
+	if !ok {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: field %s: bad %s tag %q", f.Name, key, v))
+	}
+	return &n
+}
+
+func kindOf(t reflect.Type) argKind {
+	switch t.Kind() {
+	case reflect.String:
+		return kindString
+	case reflect.Int:
+		return kindInt
+	case reflect.Bool:
+		return kindBool
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return kindStringList
+		}
+	}
+	return kindOther
+}
+
+// decodeArgs decodes the raw arguments of a tool call into an In, checking
+// that they form an object, that no argument is unknown, that required ones
+// are present, and that each has the right type and lies within its bounds.
+// It returns an *api.Error with code INVALID_ARGUMENT naming the field.
+func decodeArgs[In any](m *messages, raw json.RawMessage) (In, error) {
+	var in In
+	spec := argSpecFor(reflect.TypeFor[In]())
+	raw = bytes.TrimSpace(raw)
+	var obj map[string]json.RawMessage
+	if len(raw) != 0 && !bytes.Equal(raw, []byte("null")) {
+		if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+			return in, api.Invalid("arguments", "%s", m.get(msgErrNotObject))
+		}
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, ok := spec.byName[k]; !ok {
+			return in, api.Invalid(argName(k), "%s", m.get(msgErrUnknownArg))
+		}
+	}
+	v := reflect.ValueOf(&in).Elem()
+	for _, f := range spec.fields {
+		val, present := obj[f.name]
+		if present && bytes.Equal(bytes.TrimSpace(val), []byte("null")) {
+			present = false
+		}
+		if !present {
+			if f.required {
+				return in, api.Invalid(f.name, "%s", m.get(msgErrRequired))
+			}
+			continue
+		}
+		if err := json.Unmarshal(val, v.Field(f.index).Addr().Interface()); err != nil {
+			return in, api.Invalid(f.name, "%s", m.get(wantMessage(f.kind)))
+		}
+		if f.kind == kindInt {
+			n := int(v.Field(f.index).Int())
+			if err := checkBounds(m, f, n); err != nil {
+				return in, err
+			}
+		}
+	}
+	return in, nil
+}
+
+func wantMessage(k argKind) msgID {
+	switch k {
+	case kindString:
+		return msgErrWantString
+	case kindInt:
+		return msgErrWantInteger
+	case kindBool:
+		return msgErrWantBoolean
+	case kindStringList:
+		return msgErrWantStringList
+	}
+	return msgErrWantValue
+}
+
+func checkBounds(m *messages, f argField, n int) error {
+	switch {
+	case f.min == nil:
+		return nil
+	case f.max != nil && (n < *f.min || n > *f.max):
+		return api.Invalid(f.name, "%s", m.get(msgErrRange, *f.min, *f.max))
+	case f.max == nil && n < *f.min:
+		return api.Invalid(f.name, "%s", m.get(msgErrMin, *f.min))
+	}
+	return nil
+}
+
+// inputSchema is the JSON schema of In as the SDK would infer it, plus the
+// bounds of its integer arguments.
+func inputSchema[In any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, err
+	}
+	spec := argSpecFor(reflect.TypeFor[In]())
+	for _, f := range spec.fields {
+		p := s.Properties[f.name]
+		if p == nil {
+			continue
+		}
+		if f.min != nil {
+			p.Minimum = jsonschema.Ptr(float64(*f.min))
+		}
+		if f.max != nil {
+			p.Maximum = jsonschema.Ptr(float64(*f.max))
+		}
+	}
+	return s, nil
+}
+
+// outputSchema is the JSON schema of the structured content Out.
+func outputSchema[Out any]() (*jsonschema.Schema, error) {
+	return jsonschema.For[Out](nil)
+}
+
+// argName renders an argument name the client made up: escaped, and cut so
+// that a huge key cannot flood the error line.
+func argName(k string) string {
+	const maxRunes = 64
+	if r := []rune(k); len(r) > maxRunes {
+		k = string(r[:maxRunes]) + "…"
+	}
+	return escape(k)
+}

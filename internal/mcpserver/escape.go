@@ -1,0 +1,96 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// escape makes text from the vault (or from the client) safe to show on one
+// line of server output: control characters other than tab, format
+// characters (bidi overrides and isolates, zero-width characters, the
+// invisible "tag" characters of U+E0000), line and paragraph separators and
+// the blank Hangul fillers become visible escapes (`\x1b`, `\u202e`,
+// `\U000e0041`); bytes that are not UTF-8 become `\xNN`. Everything else,
+// tabs, quotes and backslashes included, is kept as it is: snippets are
+// mostly prose and code, and an agent copies code from them.
+//
+// Format characters include the zero-width joiner, so an emoji sequence
+// built with it shows its joiners escaped; that is the price of never
+// passing invisible text through.
+func escape(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case hidden(r):
+			writeEscaped(&b, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != '\t' && (c < 0x20 || c == 0x7f) {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || hidden(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// hidden reports whether r must not reach the client as it is.
+func hidden(r rune) bool {
+	if r == '\t' {
+		return false
+	}
+	switch r {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0: // Hangul fillers: letters that render as nothing
+		return true
+	}
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+func writeEscaped(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xFFFF:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
+}
+
+// quoteLines renders a snippet: every line prefixed with "> " and escaped.
+// The line ending (LF or CRLF) is not part of a line, and one final line
+// ending does not make an empty last line.
+func quoteLines(b *strings.Builder, snippet string) {
+	snippet = strings.TrimSuffix(snippet, "\n")
+	for line := range strings.SplitSeq(snippet, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		b.WriteString("> ")
+		b.WriteString(escape(line))
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,247 @@
+package mcpserver
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// Bounds of the text renderings. The structured content always carries
+// everything the backend returned; only the text for the model is cut.
+const (
+	maxUnindexedShown = 3
+	maxGraphEdgesText = 200
+	maxListText       = 1000
+)
+
+// quote renders a client or vault string inside double quotes, escaped.
+func quote(s string) string { return `"` + escape(s) + `"` }
+
+func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) string {
+	var b strings.Builder
+	q := res.Query
+	if q == "" {
+		q = req.Query
+	}
+	if len(res.Results) == 0 {
+		b.WriteString(m.get(msgSearchNone, quote(q)))
+		b.WriteByte('\n')
+		if len(res.Suggestions) > 0 {
+			b.WriteString(m.get(msgSearchSuggestions, escapedList(res.Suggestions)))
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(m.get(msgSearchHeader, len(res.Results), quote(q)))
+		b.WriteByte('\n')
+		for _, h := range res.Results {
+			b.WriteByte('\n')
+			where := h.Title
+			if len(h.Headings) > 0 {
+				where = strings.Join(h.Headings, " > ")
+			}
+			notes := []string{m.get(msgSearchScore, strconv.FormatFloat(h.Score, 'f', 2, 64))}
+			if h.ViaGraph {
+				notes = append(notes, m.get(msgSearchViaGraph))
+			}
+			if h.Truncated {
+				notes = append(notes, m.get(msgSearchTruncated))
+			}
+			fmt.Fprintf(&b, "%s:%d — %s (%s)\n", escape(h.Path), h.Line, escape(where), strings.Join(notes, ", "))
+			quoteLines(&b, h.Snippet)
+		}
+	}
+	if len(res.Unindexed) > 0 {
+		b.WriteByte('\n')
+		shown := res.Unindexed[:min(len(res.Unindexed), maxUnindexedShown)]
+		b.WriteString(m.get(msgUnindexed, escapedList(shown)))
+		if more := len(res.Unindexed) - len(shown); more > 0 {
+			b.WriteByte(' ')
+			b.WriteString(m.get(msgAndMore, more))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func renderNote(m *messages, n *api.Note) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s\n", escape(n.Path), escape(n.Title))
+	if len(n.Frontmatter) > 0 || n.FrontmatterTruncated {
+		b.WriteString(m.get(msgNoteFrontmatter))
+		b.WriteByte('\n')
+		keys := make([]string, 0, len(n.Frontmatter))
+		for k := range n.Frontmatter {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %s\n", escape(k), escape(n.Frontmatter[k]))
+		}
+		if n.FrontmatterTruncated {
+			b.WriteString("  ")
+			b.WriteString(m.get(msgNoteFMTruncated))
+			b.WriteByte('\n')
+		}
+	}
+	if len(n.Links) > 0 {
+		b.WriteString(m.get(msgNoteLinks))
+		b.WriteByte('\n')
+		for _, l := range n.Links {
+			b.WriteString(m.get(msgNoteLink, escape(l.Target), escape(l.Path), l.Line))
+			b.WriteByte('\n')
+		}
+	}
+	if len(n.BrokenLinks) > 0 {
+		b.WriteString(m.get(msgNoteBrokenLinks))
+		b.WriteByte('\n')
+		for _, l := range n.BrokenLinks {
+			b.WriteString(m.get(msgNoteBrokenLink, escape(l.Target), l.Line))
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(m.get(msgNoteSHA, escape(n.SHA256)))
+	b.WriteString("\n---\n")
+	// The body goes out exactly as the backend returned it: it is what an
+	// edit must match byte for byte.
+	b.WriteString(n.Content)
+	if n.NextOffset != 0 {
+		if !strings.HasSuffix(n.Content, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(m.get(msgNotePaging, n.Offset, n.NextOffset, n.TotalChars, n.NextOffset))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func renderList(m *messages, res *api.ListResult) string {
+	if len(res.Notes) == 0 {
+		return m.get(msgListNone) + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(m.get(msgListHeader, len(res.Notes)))
+	b.WriteByte('\n')
+	shown := res.Notes[:min(len(res.Notes), maxListText)]
+	for _, n := range shown {
+		fmt.Fprintf(&b, "- %s — %s", escape(n.Path), escape(n.Title))
+		var parts []string
+		if n.Type != "" {
+			parts = append(parts, m.get(msgListType, escape(n.Type)))
+		}
+		if n.Status != "" {
+			parts = append(parts, m.get(msgListStatus, escape(n.Status)))
+		}
+		if len(n.Tags) > 0 {
+			parts = append(parts, m.get(msgListTags, escapedList(n.Tags)))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	if more := len(res.Notes) - len(shown); more > 0 {
+		b.WriteString(m.get(msgListMore, more))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func renderBacklinks(m *messages, req api.BacklinksRequest, res *api.BacklinksResult) string {
+	p := res.Path
+	if p == "" {
+		p = req.Path
+	}
+	if len(res.Backlinks) == 0 {
+		return m.get(msgBacklinksNone, escape(p)) + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(m.get(msgBacklinksHeader, len(res.Backlinks), escape(p)))
+	b.WriteByte('\n')
+	for _, l := range res.Backlinks {
+		fmt.Fprintf(&b, "- %s — %s", escape(l.Path), escape(l.Title))
+		switch len(l.Lines) {
+		case 0:
+		case 1:
+			fmt.Fprintf(&b, " (%s)", m.get(msgLineOne, l.Lines[0]))
+		default:
+			nums := make([]string, len(l.Lines))
+			for i, n := range l.Lines {
+				nums[i] = strconv.Itoa(n)
+			}
+			fmt.Fprintf(&b, " (%s)", m.get(msgLinesMany, strings.Join(nums, ", ")))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func renderGraph(m *messages, req api.GraphRequest, res *api.GraphResult) string {
+	var b strings.Builder
+	b.WriteString(m.get(msgGraphHeader, res.NodeCount, res.EdgeCount, res.BrokenCount))
+	if res.Truncated {
+		limit := req.MaxNodes
+		if limit == 0 {
+			limit = api.DefaultGraphNodes
+		}
+		b.WriteString(m.get(msgGraphTruncated, limit))
+	}
+	b.WriteByte('\n')
+	shown := res.Edges[:min(len(res.Edges), maxGraphEdgesText)]
+	for _, e := range shown {
+		if e.Broken {
+			b.WriteString(m.get(msgGraphBrokenEdge, escape(e.From), escape(e.To)))
+		} else {
+			fmt.Fprintf(&b, "- %s -> %s", escape(e.From), escape(e.To))
+		}
+		b.WriteByte('\n')
+	}
+	if more := len(res.Edges) - len(shown); more > 0 {
+		b.WriteString(m.get(msgGraphMoreEdges, more))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func renderHistory(m *messages, req api.HistoryRequest, res *api.HistoryResult) string {
+	p := res.Path
+	if p == "" {
+		p = req.Path
+	}
+	if len(res.Versions) == 0 {
+		return m.get(msgHistoryNone, escape(p)) + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(m.get(msgHistoryHeader, len(res.Versions), escape(p)))
+	b.WriteByte('\n')
+	for _, v := range res.Versions {
+		msg, _, _ := strings.Cut(v.Message, "\n")
+		fmt.Fprintf(&b, "- %s %s %s\n", escape(shortCommit(v.Commit)), escape(v.Date),
+			escape(strings.TrimSuffix(msg, "\r")))
+	}
+	return b.String()
+}
+
+// shortCommit abbreviates a git object name to 7 hex digits, as git does by
+// default; anything else (a team server's version id) is kept whole.
+func shortCommit(c string) string {
+	if len(c) != 40 && len(c) != 64 {
+		return c
+	}
+	for i := range len(c) {
+		if !strings.ContainsRune("0123456789abcdef", rune(c[i])) {
+			return c
+		}
+	}
+	return c[:7]
+}
+
+func escapedList(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = escape(s)
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,213 @@
+// Package mcpserver exposes a vault (any api.Backend: the local vault or the
+// team REST client) as MCP tools. It validates arguments, calls the backend,
+// and renders each result twice: as text for the model and as structured
+// content (the api result itself). It knows nothing of files.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// Options configure the server.
+type Options struct {
+	// Lang is the language of every text this package renders: "en"
+	// (default) or "pt".
+	Lang string
+	// ReadOnly leaves the write tools unregistered.
+	ReadOnly bool
+	// Version is reported to clients in the handshake.
+	Version string
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// New returns an MCP server whose tools call b.
+func New(b api.Backend, opts Options) *mcp.Server {
+	env := &env{
+		backend: b,
+		msg:     newMessages(opts.Lang),
+		log:     opts.Logger,
+	}
+	if env.log == nil {
+		env.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "vaultmcp", Title: "vaultmcp", Version: version}, &mcp.ServerOptions{
+		Instructions: env.msg.get(msgInstructions),
+		Logger:       env.log,
+	})
+	for _, t := range registry() {
+		if opts.ReadOnly && t.effect != effectRead {
+			continue
+		}
+		t.add(s, env)
+	}
+	return s
+}
+
+// env is what every tool handler shares.
+type env struct {
+	backend api.Backend
+	msg     *messages
+	log     *slog.Logger
+}
+
+// effect is what a tool does to the vault; it decides the annotations and
+// whether the tool exists in read-only mode.
+type effect int
+
+const (
+	effectRead        effect = iota // reads only; idempotent
+	effectWrite                     // adds or changes notes, never removes anything
+	effectDestructive               // may remove or overwrite content (delete, move, replace)
+)
+
+func (e effect) annotations(title string) *mcp.ToolAnnotations {
+	no, yes := false, true
+	a := &mcp.ToolAnnotations{Title: title, OpenWorldHint: &no}
+	switch e {
+	case effectRead:
+		a.ReadOnlyHint = true
+		a.IdempotentHint = true
+		a.DestructiveHint = &no
+	case effectWrite:
+		a.DestructiveHint = &no
+	case effectDestructive:
+		a.DestructiveHint = &yes
+	}
+	return a
+}
+
+// registration is one entry of the tool registry.
+type registration struct {
+	name   string
+	effect effect
+	add    func(*mcp.Server, *env)
+}
+
+// toolSpec declares a tool: In is its argument struct (see args.go), Out the
+// api result that becomes its structured content.
+type toolSpec[In any, Out any] struct {
+	Name        string
+	Title       string
+	Description string
+	Effect      effect
+	// Validate checks what can be checked without the vault; it returns
+	// an api.Invalid error. Optional.
+	Validate func(m *messages, in *In) error
+	// Call asks the backend.
+	Call func(ctx context.Context, b api.Backend, in In) (*Out, error)
+	// Render is the text for the model.
+	Render func(m *messages, in In, out *Out) string
+}
+
+// tool turns a spec into a registration. Schemas are inferred from In and
+// Out; a spec whose types cannot be described is a programming error and
+// panics at registration, which every test run exercises.
+func tool[In any, Out any](spec toolSpec[In, Out]) registration {
+	return registration{
+		name:   spec.Name,
+		effect: spec.Effect,
+		add: func(s *mcp.Server, e *env) {
+			in, err := inputSchema[In]()
+			if err != nil {
+				panic(fmt.Sprintf("mcpserver: tool %s: input schema: %v", spec.Name, err))
+			}
+			out, err := outputSchema[Out]()
+			if err != nil {
+				panic(fmt.Sprintf("mcpserver: tool %s: output schema: %v", spec.Name, err))
+			}
+			s.AddTool(&mcp.Tool{
+				Name:         spec.Name,
+				Title:        spec.Title,
+				Description:  spec.Description,
+				InputSchema:  in,
+				OutputSchema: out,
+				Annotations:  spec.Effect.annotations(spec.Title),
+			}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return handle(ctx, e, spec, req), nil
+			})
+		},
+	}
+}
+
+// handle runs one tool call. It never returns a protocol error and never
+// lets a panic out: every failure becomes an isError result with one line.
+func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out], req *mcp.CallToolRequest) (res *mcp.CallToolResult) {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("tool panicked", "tool", spec.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			res = errorResult(&api.Error{Code: api.CodeInternal, Message: e.msg.get(msgErrPanic, spec.Name)})
+		}
+	}()
+
+	var raw json.RawMessage
+	if req != nil && req.Params != nil {
+		raw = req.Params.Arguments
+	}
+	in, err := decodeArgs[In](e.msg, raw)
+	if err == nil && spec.Validate != nil {
+		err = spec.Validate(e.msg, &in)
+	}
+	if err != nil {
+		e.log.Debug("tool call refused", "tool", spec.Name, "error", err)
+		return errorResult(err)
+	}
+
+	if req.Session != nil {
+		if token := req.Params.GetProgressToken(); token != nil {
+			relay := newProgressRelay(ctx, token, req.Session.NotifyProgress, e.log)
+			defer relay.stop()
+			ctx = api.WithProgress(ctx, relay.report)
+		}
+	}
+
+	out, err := spec.Call(ctx, e.backend, in)
+	if err == nil && out == nil {
+		err = &api.Error{Code: api.CodeInternal, Message: e.msg.get(msgErrNoResult)}
+	}
+	if err != nil {
+		e.log.Info("tool call failed", "tool", spec.Name, "code", api.CodeOf(err), "error", err,
+			"duration", time.Since(start))
+		return errorResult(err)
+	}
+	text := spec.Render(e.msg, in, out)
+	e.log.Debug("tool call", "tool", spec.Name, "duration", time.Since(start))
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: out,
+	}
+}
+
+// errorResult renders err as the one line of an isError result. The line
+// starts with the error's stable code; a backend error whose text does not
+// carry its code gets it prepended.
+func errorResult(err error) *mcp.CallToolResult {
+	msg := err.Error()
+	code := api.CodeOf(err)
+	var ae *api.Error
+	if !errors.As(err, &ae) && !strings.Contains(msg, code) {
+		msg = code + ": " + msg
+	}
+	msg = escape(strings.Join(strings.Fields(msg), " "))
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
+		IsError: true,
+	}
+}

@@ -1,0 +1,358 @@
+package vault
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// Bounds of the frontmatter shown by GetNote.
+const (
+	fmMaxKeys  = 32
+	fmMaxValue = 512
+	fmMaxTotal = 4000
+)
+
+// GetNote returns a note's metadata, links and raw text, paged by characters.
+func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
+	if req.Offset < 0 {
+		return nil, api.Invalid("offset", "must be 0 or more")
+	}
+	rel, err := s.resolveNote("path", req.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	data, _, err := s.fs.ReadNote(rel)
+	if err != nil {
+		return nil, fieldErr("path", err)
+	}
+	n := markdown.Parse(path.Base(rel), data)
+	sum := sha256.Sum256(data)
+	out := &api.Note{Path: rel, Title: n.Title, SHA256: hex.EncodeToString(sum[:])}
+	out.Frontmatter, out.FrontmatterTruncated = boundFrontmatter(n.Frontmatter)
+
+	s.mu.RLock()
+	res := s.graph.Resolver()
+	for _, l := range n.Links {
+		target := l.Target
+		if target == "" {
+			target = "#" + l.Anchor
+		}
+		nl := api.NoteLink{Target: target, Line: l.Line}
+		if to, ok := res.Resolve(rel, l.Target); ok {
+			nl.Path = to
+			out.Links = append(out.Links, nl)
+		} else {
+			out.BrokenLinks = append(out.BrokenLinks, nl)
+		}
+	}
+	s.mu.RUnlock()
+
+	text := string(data)
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	total := utf8.RuneCountInString(text)
+	out.TotalChars = total
+	if req.Offset > total {
+		return nil, api.Invalid("offset", "%d is past the end of the note (%d characters)", req.Offset, total)
+	}
+	start := runeOffset(text, req.Offset)
+	end := runeOffset(text[start:], api.NotePageChars) + start
+	out.Content = text[start:end]
+	out.Offset = req.Offset
+	if end < len(text) {
+		out.NextOffset = req.Offset + utf8.RuneCountInString(out.Content)
+	}
+	return out, nil
+}
+
+// runeOffset returns the byte offset of the n-th character of s (len(s) when
+// s is shorter).
+func runeOffset(s string, n int) int {
+	i := 0
+	for b := range s {
+		if i == n {
+			return b
+		}
+		i++
+	}
+	return len(s)
+}
+
+func boundFrontmatter(fm map[string]any) (map[string]string, bool) {
+	if len(fm) == 0 {
+		return nil, false
+	}
+	keys := make([]string, 0, len(fm))
+	for k := range fm {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string)
+	truncated := false
+	total := 0
+	for _, k := range keys {
+		if len(out) == fmMaxKeys {
+			truncated = true
+			break
+		}
+		v := formatValue(fm[k])
+		if utf8.RuneCountInString(v) > fmMaxValue {
+			v = cutRunes(v, fmMaxValue-1) + "…"
+			truncated = true
+		}
+		n := utf8.RuneCountInString(k) + utf8.RuneCountInString(v)
+		if total+n > fmMaxTotal {
+			truncated = true
+			break
+		}
+		total += n
+		out[k] = v
+	}
+	return out, truncated
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e)
+		}
+		return strings.Join(parts, ", ")
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + formatValue(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// List returns the notes that pass the filters, sorted by path.
+func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResult, error) {
+	f, err := s.filterOf("folder", req.Type, req.Folder, req.Status, req.Tags, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := &api.ListResult{Notes: []api.NoteSummary{}}
+	for _, p := range sortedKeys(s.notes) {
+		if !s.ix.Matches(p, f) {
+			continue
+		}
+		ni := s.notes[p]
+		out.Notes = append(out.Notes, api.NoteSummary{Path: p, Title: ni.title, Type: ni.typ, Status: ni.status, Tags: ni.tags})
+	}
+	return out, nil
+}
+
+// Backlinks returns the notes linking to a note, each once.
+func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
+	rel, err := s.resolveNote("path", req.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.notes[rel]; !ok {
+		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: fmt.Sprintf("%q is not an indexed note", rel)}
+	}
+	out := &api.BacklinksResult{Path: rel, Backlinks: []api.Backlink{}}
+	idx := make(map[string]int)
+	for _, e := range s.graph.Backlinks(rel) {
+		i, ok := idx[e.From]
+		if !ok {
+			i = len(out.Backlinks)
+			idx[e.From] = i
+			title := path.Base(e.From)
+			if ni := s.notes[e.From]; ni != nil {
+				title = ni.title
+			}
+			out.Backlinks = append(out.Backlinks, api.Backlink{Path: e.From, Title: title})
+		}
+		bl := &out.Backlinks[i]
+		if len(bl.Lines) == 0 || bl.Lines[len(bl.Lines)-1] != e.Link.Line {
+			bl.Lines = append(bl.Lines, e.Link.Line)
+		}
+	}
+	sort.Slice(out.Backlinks, func(i, j int) bool { return out.Backlinks[i].Path < out.Backlinks[j].Path })
+	return out, nil
+}
+
+// Graph returns the link graph of the notes that pass the filters.
+func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphResult, error) {
+	if req.MaxNodes == 0 {
+		req.MaxNodes = api.DefaultGraphNodes
+	}
+	if req.MaxNodes < 1 || req.MaxNodes > api.MaxGraphNodes {
+		return nil, api.Invalid("max_nodes", "must be between 1 and %d", api.MaxGraphNodes)
+	}
+	f, err := s.filterOf("folder", req.Type, req.Folder, req.Status, req.Tags, req.IncludeRaw)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	nodes := make(map[string]*api.GraphNode)
+	for p, ni := range s.notes {
+		if s.ix.Matches(p, f) {
+			nodes[p] = &api.GraphNode{Path: p, Title: ni.title, Type: ni.typ}
+		}
+	}
+	type pair struct{ from, to string }
+	seen := make(map[pair]bool)
+	var edges []api.GraphEdge
+	broken := 0
+	for _, from := range sortedKeys(nodes) {
+		for _, e := range s.graph.Out(from) {
+			if e.To == "" {
+				if e.Link.Target == "" {
+					continue
+				}
+				target := e.Link.Target
+				k := pair{from, "\x00" + target}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				broken++
+				if !req.IncludeBroken {
+					continue
+				}
+				bn := nodes["\x00"+target]
+				if bn == nil {
+					bn = &api.GraphNode{Path: target, Broken: true}
+					nodes["\x00"+target] = bn
+				}
+				bn.InDegree++
+				nodes[from].OutDegree++
+				edges = append(edges, api.GraphEdge{From: from, To: target, Broken: true})
+				continue
+			}
+			if e.To == from || nodes[e.To] == nil || seen[pair{from, e.To}] {
+				continue
+			}
+			seen[pair{from, e.To}] = true
+			nodes[from].OutDegree++
+			nodes[e.To].InDegree++
+			edges = append(edges, api.GraphEdge{From: from, To: e.To})
+		}
+	}
+	all := make([]*api.GraphNode, 0, len(nodes))
+	for _, n := range nodes {
+		all = append(all, n)
+	}
+	out := &api.GraphResult{NodeCount: len(all), EdgeCount: len(edges), BrokenCount: broken}
+	keep := make(map[string]bool, len(all))
+	if len(all) > req.MaxNodes {
+		// Keep the best connected nodes.
+		sort.Slice(all, func(i, j int) bool {
+			di, dj := all[i].InDegree+all[i].OutDegree, all[j].InDegree+all[j].OutDegree
+			if di != dj {
+				return di > dj
+			}
+			return all[i].Path < all[j].Path
+		})
+		all = all[:req.MaxNodes]
+		out.Truncated = true
+	}
+	for _, n := range all {
+		keep[n.Path] = true
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Path < all[j].Path })
+	out.Nodes = make([]api.GraphNode, len(all))
+	for i, n := range all {
+		out.Nodes[i] = *n
+	}
+	out.Edges = []api.GraphEdge{}
+	for _, e := range edges {
+		if keep[e.From] && keep[e.To] {
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	return out, nil
+}
+
+// History returns the git history of a note, newest first. A note that no
+// longer exists still has its history.
+func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.HistoryResult, error) {
+	if req.Limit == 0 {
+		req.Limit = api.DefaultHistory
+	}
+	if req.Limit < 1 || req.Limit > api.MaxHistory {
+		return nil, api.Invalid("limit", "must be between 1 and %d", api.MaxHistory)
+	}
+	rel, err := vaultfs.Clean(req.Path)
+	if err == nil {
+		err = vaultfs.CheckPolicy(rel, vaultfs.Read)
+	}
+	if err != nil {
+		return nil, fieldErr("path", err)
+	}
+	out := &api.HistoryResult{Path: rel, Versions: []api.Version{}}
+	if s.git == nil {
+		return out, nil
+	}
+	commits, err := s.git.Log(ctx, rel, req.Limit)
+	if err != nil {
+		return nil, s.errorf("reading history of %s: %w", rel, err)
+	}
+	for _, c := range commits {
+		out.Versions = append(out.Versions, api.Version{Commit: c.Hash, Date: c.Date.Format("2006-01-02T15:04:05Z07:00"), Author: c.Author, Message: c.Subject})
+	}
+	return out, nil
+}
+
+// NoteTexts returns the text of every indexed note (for the grep baseline of
+// the retrieval evaluation).
+func (s *Service) NoteTexts(ctx context.Context) (map[string]string, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	paths := sortedKeys(s.notes)
+	s.mu.RUnlock()
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		data, _, err := s.fs.ReadNote(p)
+		if err == nil {
+			out[p] = string(data)
+		}
+	}
+	return out, nil
+}

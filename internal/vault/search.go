@@ -1,0 +1,189 @@
+package vault
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// Graph expansion parameters (DESIGN.md section 4).
+const (
+	graphSeeds  = 8
+	graphFactor = 0.4
+	typeFactor  = 0.3 // moc and daily notes
+	archFactor  = 0.4 // notes under 99-archive/
+)
+
+// maxRevalidations bounds how often one search re-runs because a hit changed
+// on disk under it.
+const maxRevalidations = 3
+
+// validateSearch checks and normalises a search request.
+func validateSearch(req *api.SearchRequest) error {
+	req.Query = strings.TrimSpace(req.Query)
+	if req.Query == "" {
+		return api.Invalid("query", "must not be empty")
+	}
+	if !utf8.ValidString(req.Query) {
+		return api.Invalid("query", "must be valid UTF-8")
+	}
+	if req.Limit == 0 {
+		req.Limit = api.DefaultSearchLimit
+	}
+	if req.Limit < 1 || req.Limit > api.MaxSearchLimit {
+		return api.Invalid("limit", "must be between 1 and %d", api.MaxSearchLimit)
+	}
+	if r := []rune(req.Query); len(r) > api.MaxQueryChars {
+		req.Query = string(r[:api.MaxQueryChars])
+	}
+	return nil
+}
+
+func (s *Service) filterOf(field string, typ, folder, status string, tags []string, includeRaw bool) (index.Filter, error) {
+	f := index.Filter{Type: typ, Status: status, Tags: tags, IncludeRaw: includeRaw}
+	if folder = strings.TrimSpace(folder); folder != "" && folder != "/" && folder != "." {
+		clean, err := vaultfs.Clean(folder)
+		if err != nil {
+			return f, fieldErr(field, err)
+		}
+		f.Folder = clean
+	}
+	return f, nil
+}
+
+// Search runs a ranked search (DESIGN.md section 4).
+func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
+	if err := validateSearch(&req); err != nil {
+		return nil, err
+	}
+	f, err := s.filterOf("folder", req.Type, req.Folder, req.Status, req.Tags, req.IncludeRaw)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	var hits []scored
+	for attempt := 0; ; attempt++ {
+		hits = s.rank(req.Query, f, req.Limit)
+		// Re-validate every hit against the disk before quoting it: a deleted
+		// or changed note is never served stale.
+		changed := false
+		for _, h := range uniquePaths(hits) {
+			if s.revalidate(h) {
+				changed = true
+			}
+		}
+		if !changed || attempt == maxRevalidations {
+			break
+		}
+	}
+	res := &api.SearchResult{Query: req.Query, Results: []api.SearchHit{}}
+	if len(hits) == 0 {
+		s.mu.RLock()
+		res.Suggestions = s.ix.Suggest(req.Query, 5)
+		s.mu.RUnlock()
+	}
+	res.Results = s.snippets(req.Query, hits)
+	s.mu.RLock()
+	res.Unindexed = sortedKeys(s.unindexed)
+	s.mu.RUnlock()
+	return res, nil
+}
+
+// scored is one ranked chunk before quoting.
+type scored struct {
+	path     string
+	chunk    int
+	score    float64
+	viaGraph bool
+}
+
+// rank returns the final ranking: direct hits plus one hop of graph
+// expansion, cut at limit.
+func (s *Service) rank(query string, f index.Filter, limit int) []scored {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	want := limit
+	if want < graphSeeds {
+		want = graphSeeds
+	}
+	direct := s.ix.Search(query, f, want)
+	out := make([]scored, 0, len(direct)+limit)
+	best := make(map[string]float64) // best direct score per note
+	for _, h := range direct {
+		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score})
+		if h.Score > best[h.Path] {
+			best[h.Path] = h.Score
+		}
+	}
+	// One hop: every neighbour of a note among the top seeds inherits 0.4 x
+	// the best score of its source note; notes found directly keep their own.
+	inherited := make(map[string]float64)
+	for i, h := range direct {
+		if i == graphSeeds {
+			break
+		}
+		src := best[h.Path]
+		for _, n := range s.graph.Neighbors(h.Path) {
+			if _, isDirect := best[n]; isDirect {
+				continue
+			}
+			ni, ok := s.notes[n]
+			if !ok || !s.ix.Matches(n, f) {
+				continue
+			}
+			sc := graphFactor * src * noteFactor(n, ni)
+			if sc > inherited[n] {
+				inherited[n] = sc
+			}
+		}
+	}
+	for n, sc := range inherited {
+		out = append(out, scored{path: n, chunk: 0, score: sc, viaGraph: true})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		if out[i].path != out[j].path {
+			return out[i].path < out[j].path
+		}
+		return out[i].chunk < out[j].chunk
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// noteFactor is the type and archive weight of a note; a note reached through
+// the graph gets it too, so a MOC linked from everything does not flood the
+// results.
+func noteFactor(p string, ni *noteInfo) float64 {
+	f := 1.0
+	if ni.typ == "moc" || ni.typ == "daily" {
+		f *= typeFactor
+	}
+	if p == "99-archive" || strings.HasPrefix(p, "99-archive/") {
+		f *= archFactor
+	}
+	return f
+}
+
+func uniquePaths(hits []scored) []string {
+	seen := make(map[string]bool, len(hits))
+	var out []string
+	for _, h := range hits {
+		if !seen[h.path] {
+			seen[h.path] = true
+			out = append(out, h.path)
+		}
+	}
+	return out
+}

@@ -1,0 +1,186 @@
+package vault
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/index"
+)
+
+// snippets quotes the chunk of every hit from the file as it is now, sharing
+// api.MaxQuotedChars between them: each result gets an equal share, and what
+// a short snippet leaves over goes to the longer ones. A snippet cut to fit
+// keeps the window of lines with the most query terms and says so.
+func (s *Service) snippets(query string, hits []scored) []api.SearchHit {
+	type cand struct {
+		hit   api.SearchHit
+		lines []string
+		first int // line number of lines[0]
+		size  int // characters of the whole chunk text
+	}
+	files := make(map[string][]string)
+	var cands []cand
+	for _, h := range hits {
+		lines, ok := files[h.path]
+		if !ok {
+			data, _, err := s.fs.ReadNote(h.path)
+			if err != nil {
+				files[h.path] = nil
+				continue
+			}
+			text := strings.ReplaceAll(string(data), "\r\n", "\n")
+			lines = strings.Split(text, "\n")
+			files[h.path] = lines
+		}
+		if lines == nil {
+			continue
+		}
+		s.mu.RLock()
+		ni := s.notes[h.path]
+		s.mu.RUnlock()
+		if ni == nil {
+			continue
+		}
+		c := cand{hit: api.SearchHit{Path: h.path, Title: ni.title, Score: round2(h.score), ViaGraph: h.viaGraph}}
+		start, end := 1, len(lines)
+		if h.chunk < len(ni.chunks) {
+			sp := ni.chunks[h.chunk]
+			c.hit.Headings = sp.headings
+			start, end = sp.start, sp.end
+		}
+		start = max(1, min(start, len(lines)))
+		end = max(start, min(end, len(lines)))
+		body := lines[start-1 : end]
+		for len(body) > 1 && strings.TrimSpace(body[len(body)-1]) == "" {
+			body = body[:len(body)-1]
+		}
+		c.lines, c.first = body, start
+		for _, l := range body {
+			c.size += utf8.RuneCountInString(l) + 1
+		}
+		cands = append(cands, c)
+	}
+	sizes := make([]int, len(cands))
+	for i, c := range cands {
+		sizes[i] = c.size
+	}
+	alloc := share(api.MaxQuotedChars, sizes)
+	var terms map[string]bool
+	out := make([]api.SearchHit, len(cands))
+	for i, c := range cands {
+		lines, first := c.lines, c.first
+		if c.size > alloc[i] {
+			if terms == nil {
+				terms = s.queryTerms(query)
+			}
+			lines, first = window(lines, first, alloc[i], s.an, terms)
+			c.hit.Truncated = true
+		}
+		c.hit.Line = first
+		c.hit.EndLine = first + max(len(lines)-1, 0)
+		c.hit.Snippet = strings.Join(lines, "\n")
+		out[i] = c.hit
+	}
+	return out
+}
+
+func round2(f float64) float64 {
+	return float64(int64(f*100+0.5)) / 100
+}
+
+// share divides budget between items of the given sizes: an equal share
+// each, the unused part of small items redistributed to larger ones.
+func share(budget int, sizes []int) []int {
+	alloc := make([]int, len(sizes))
+	left := budget
+	open := make([]int, 0, len(sizes))
+	for i := range sizes {
+		open = append(open, i)
+	}
+	for len(open) > 0 && left > 0 {
+		each := max(left/len(open), 1)
+		gave := 0
+		var still []int
+		for _, i := range open {
+			give := min(sizes[i]-alloc[i], each, left)
+			alloc[i] += give
+			left -= give
+			gave += give
+			if alloc[i] < sizes[i] {
+				still = append(still, i)
+			}
+		}
+		if gave == 0 {
+			break
+		}
+		open = still
+	}
+	return alloc
+}
+
+// window picks the run of consecutive lines, at most budget characters, that
+// holds the most query terms (earliest on ties). A single line longer than the
+// budget is cut.
+func window(lines []string, first, budget int, an *index.Analyzer, terms map[string]bool) ([]string, int) {
+	if budget <= 0 || len(lines) == 0 {
+		return nil, first
+	}
+	score := make([]int, len(lines))
+	size := make([]int, len(lines))
+	for i, l := range lines {
+		size[i] = utf8.RuneCountInString(l) + 1
+		an.Tokens(l, func(t string) {
+			if terms[t] {
+				score[i]++
+			}
+		})
+	}
+	bestStart, bestEnd, bestScore := 0, 0, -1
+	lo, sum, sc := 0, 0, 0
+	for hi := range lines {
+		sum += size[hi]
+		sc += score[hi]
+		for sum > budget && lo <= hi {
+			sum -= size[lo]
+			sc -= score[lo]
+			lo++
+		}
+		if lo <= hi && sc > bestScore {
+			bestStart, bestEnd, bestScore = lo, hi+1, sc
+		}
+	}
+	if bestScore < 0 {
+		// Every line alone is longer than the budget: cut the best line.
+		best := 0
+		for i := range lines {
+			if score[i] > score[best] {
+				best = i
+			}
+		}
+		return []string{cutRunes(lines[best], budget-1) + "…"}, first + best
+	}
+	return lines[bestStart:bestEnd], first + bestStart
+}
+
+func cutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+func (s *Service) queryTerms(query string) map[string]bool {
+	m := make(map[string]bool)
+	for _, t := range s.an.QueryTerms(query) {
+		m[t] = true
+	}
+	return m
+}

@@ -1,0 +1,500 @@
+// Package vault is the vault service: it owns the index, the link graph and
+// the note metadata of one vault folder, keeps them fresh, and answers the
+// operations of api.Backend. It knows nothing of MCP; every byte it reads goes
+// through internal/vaultfs.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/watch"
+)
+
+// Options configure a Service.
+type Options struct {
+	Dir    string
+	Lang   string // profile language: "en" or "pt"
+	Logger *slog.Logger
+	// Watch keeps the index fresh with a recursive file watcher.
+	Watch bool
+	// Debounce of watcher events; 0 means 50 ms.
+	Debounce time.Duration
+	// Index tunes the search engine (zero values: measured defaults).
+	Index index.Options
+}
+
+// noteInfo is what the service remembers of an indexed note.
+type noteInfo struct {
+	title   string
+	typ     string
+	status  string
+	tags    []string
+	chunks  []chunkSpan
+	size    int64
+	modTime time.Time
+}
+
+type chunkSpan struct {
+	headings   []string
+	start, end int
+}
+
+// Service implements api.Backend over a local vault folder.
+type Service struct {
+	fs   *vaultfs.Vault
+	git  *gitx.Repo // nil when the vault is not in a git work tree
+	log  *slog.Logger
+	opts Options
+
+	mu        sync.RWMutex // guards notes, unindexed and compound updates of ix+graph
+	notes     map[string]*noteInfo
+	unindexed map[string]string // path -> reason
+	ix        *index.Index
+	an        *index.Analyzer
+	graph     *links.Graph
+
+	ready     chan struct{}
+	buildErr  error
+	progMu    sync.Mutex
+	progDone  int
+	progTotal int
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ api.Backend = (*Service)(nil)
+
+// Open opens the vault folder and starts indexing it in the background; it
+// returns at once. Use Ready or any operation (which waits) to use the index.
+func Open(ctx context.Context, opts Options) (*Service, error) {
+	fsys, err := vaultfs.Open(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 50 * time.Millisecond
+	}
+	if opts.Index.Lang == "" {
+		opts.Index.Lang = opts.Lang
+	}
+	s := &Service{
+		fs:        fsys,
+		log:       opts.Logger,
+		opts:      opts,
+		notes:     make(map[string]*noteInfo),
+		unindexed: make(map[string]string),
+		ix:        index.New(opts.Index),
+		an:        index.NewAnalyzer(opts.Index.Lang),
+		graph:     links.NewGraph(),
+		ready:     make(chan struct{}),
+	}
+	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
+		s.git = repo
+	} else {
+		s.log.Debug("vault is not in a git work tree", "err", err)
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	var w *watch.Watcher
+	if opts.Watch {
+		// The watcher starts before the first walk so that no change made
+		// during indexing is missed; its events are applied after the build.
+		w, err = watch.New(fsys.Dir(), vaultfs.IsIgnored, opts.Debounce)
+		if err != nil {
+			s.log.Warn("file watcher unavailable; changes are picked up when a hit is re-validated", "err", fsys.Redact(err.Error()))
+			w = nil
+		}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.build(bg)
+		if w != nil {
+			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
+				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
+			}
+		}
+	}()
+	if w != nil {
+		go func() { <-bg.Done(); _ = w.Close() }()
+	}
+	return s, nil
+}
+
+// Close stops the watcher and releases the vault.
+func (s *Service) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return s.fs.Close()
+}
+
+// FS returns the gatekeeper of this vault.
+func (s *Service) FS() *vaultfs.Vault { return s.fs }
+
+// Ready waits until the first index build is complete, reporting progress to
+// the ctx's progress reporter (api.WithProgress) while it waits.
+func (s *Service) Ready(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.buildErr
+	default:
+	}
+	report := api.Progress(ctx)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if report != nil {
+			done, total := s.progress()
+			report(done, total, "indexing the vault")
+		}
+		select {
+		case <-s.ready:
+			if report != nil {
+				_, total := s.progress()
+				report(total, total, "index ready")
+			}
+			return s.buildErr
+		case <-ctx.Done():
+			return &api.Error{Code: api.CodeUnavailable, Message: "the vault is still being indexed", Err: ctx.Err()}
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Service) progress() (int, int) {
+	s.progMu.Lock()
+	defer s.progMu.Unlock()
+	return s.progDone, s.progTotal
+}
+
+func (s *Service) setProgress(done, total int) {
+	s.progMu.Lock()
+	s.progDone, s.progTotal = done, total
+	s.progMu.Unlock()
+}
+
+// Stats describes the index.
+type Stats struct {
+	Notes, Files, Unindexed int
+}
+
+// Stats returns counts of the index (waiting for the first build).
+func (s *Service) Stats(ctx context.Context) (Stats, error) {
+	if err := s.Ready(ctx); err != nil {
+		return Stats{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return Stats{Notes: len(s.notes), Files: len(s.graph.Resolver().Paths()), Unindexed: len(s.unindexed)}, nil
+}
+
+// parsed is one note read and parsed, ready to be put in the index.
+type parsed struct {
+	path string
+	note *markdown.Note
+	info vaultfs.FileInfo
+	err  error
+}
+
+// build walks the vault, parses the notes on every core and fills the index.
+func (s *Service) build(ctx context.Context) {
+	defer close(s.ready)
+	start := time.Now()
+	var files []vaultfs.FileInfo
+	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
+		files = append(files, fi)
+		return nil
+	}, func(rel string, err error) {
+		s.log.Warn("cannot read folder", "path", rel, "err", s.fs.Redact(err.Error()))
+	})
+	if err != nil {
+		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
+		return
+	}
+	var notes []vaultfs.FileInfo
+	for _, fi := range files {
+		if fi.IsNote {
+			notes = append(notes, fi)
+		}
+	}
+	s.setProgress(0, len(notes))
+	results := s.parseAll(ctx, notes)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fi := range files {
+		if !fi.IsNote {
+			s.graph.AddFile(fi.Path)
+		}
+	}
+	items := make([]index.Item, 0, len(results))
+	for _, r := range results {
+		if r.err != nil {
+			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+			s.graph.AddFile(r.path)
+			continue
+		}
+		items = append(items, index.Item{Path: r.path, Note: r.note})
+		s.notes[r.path] = infoOf(r.note, r.info)
+		s.graph.SetNote(r.path, r.note.Links)
+	}
+	s.ix.AddBatch(items)
+	s.log.Info("vault indexed", "notes", len(items), "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+}
+
+// parseAll reads and parses notes with one worker per CPU, keeping order.
+func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []parsed {
+	out := make([]parsed, len(files))
+	workers := runtime.GOMAXPROCS(0)
+	var next, done int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if int(i) >= len(files) || ctx.Err() != nil {
+					return
+				}
+				out[i] = s.readParse(files[i].Path)
+				mu.Lock()
+				done++
+				d := done
+				mu.Unlock()
+				if d%256 == 0 {
+					s.setProgress(int(d), len(files))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.setProgress(len(files), len(files))
+	return out
+}
+
+func (s *Service) readParse(rel string) parsed {
+	data, info, err := s.fs.ReadNote(rel)
+	if err != nil {
+		return parsed{path: rel, err: err}
+	}
+	return parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: info}
+}
+
+func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
+	ni := &noteInfo{title: n.Title, typ: n.Type, status: n.Status, tags: n.Tags, size: fi.Size, modTime: fi.ModTime}
+	ni.chunks = make([]chunkSpan, len(n.Chunks))
+	for i, c := range n.Chunks {
+		ni.chunks[i] = chunkSpan{headings: c.Headings, start: c.StartLine, end: c.EndLine}
+	}
+	return ni
+}
+
+// put replaces the indexed state of one note. Caller holds s.mu.
+func (s *Service) put(r parsed) {
+	if r.err != nil {
+		s.dropLocked(r.path)
+		if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
+			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+			s.graph.AddFile(r.path)
+		}
+		return
+	}
+	delete(s.unindexed, r.path)
+	s.ix.Add(r.path, r.note)
+	s.notes[r.path] = infoOf(r.note, r.info)
+	s.graph.SetNote(r.path, r.note.Links)
+}
+
+// dropLocked forgets one file. Caller holds s.mu.
+func (s *Service) dropLocked(rel string) {
+	if _, ok := s.notes[rel]; ok {
+		s.ix.Remove(rel)
+		delete(s.notes, rel)
+	}
+	delete(s.unindexed, rel)
+	s.graph.Remove(rel)
+}
+
+// Refresh re-reads one path (a note or attachment) and updates the index and
+// graph: used after writes and by the watcher.
+func (s *Service) Refresh(rel string) {
+	fi, err := s.fs.Stat(rel)
+	switch {
+	case err != nil:
+		s.mu.Lock()
+		s.dropTreeLocked(rel)
+		s.mu.Unlock()
+	case fi.IsNote:
+		r := s.readParse(rel)
+		s.mu.Lock()
+		s.put(r)
+		s.mu.Unlock()
+	default:
+		s.mu.Lock()
+		s.graph.AddFile(rel)
+		s.mu.Unlock()
+	}
+}
+
+// dropTreeLocked forgets rel and everything under rel/ (a removed folder).
+func (s *Service) dropTreeLocked(rel string) {
+	s.dropLocked(rel)
+	prefix := rel + "/"
+	for _, p := range s.graph.Resolver().Paths() {
+		if strings.HasPrefix(p, prefix) {
+			s.dropLocked(p)
+		}
+	}
+	for p := range s.unindexed {
+		if strings.HasPrefix(p, prefix) {
+			delete(s.unindexed, p)
+		}
+	}
+}
+
+// apply handles one batch of watcher events.
+func (s *Service) apply(ctx context.Context, ev watch.Event) {
+	if ev.Rescan {
+		s.rescan(ctx)
+		return
+	}
+	for _, p := range ev.Paths {
+		if ctx.Err() != nil {
+			return
+		}
+		rel, err := vaultfs.Clean(p)
+		if err != nil || vaultfs.IsIgnored(rel) {
+			continue
+		}
+		if s.isDir(rel) {
+			// A folder appeared (or was renamed into place): pick up what it holds.
+			s.rescan(ctx)
+			continue
+		}
+		s.Refresh(rel)
+	}
+}
+
+func (s *Service) isDir(rel string) bool {
+	_, err := s.fs.Stat(rel)
+	return err != nil && vaultfs.CodeOf(err) == vaultfs.CodeNotANote
+}
+
+// rescan walks the whole vault and reconciles the index with the disk:
+// changed files are re-read, vanished ones removed, new ones added.
+func (s *Service) rescan(ctx context.Context) {
+	seen := make(map[string]bool)
+	var changed []vaultfs.FileInfo
+	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
+		seen[fi.Path] = true
+		s.mu.RLock()
+		ni, known := s.notes[fi.Path]
+		hasFile := s.graph.Resolver().Has(fi.Path)
+		_, bad := s.unindexed[fi.Path]
+		s.mu.RUnlock()
+		switch {
+		case fi.IsNote && (!known || ni.size != fi.Size || !ni.modTime.Equal(fi.ModTime)):
+			changed = append(changed, fi)
+		case fi.IsNote && bad:
+			changed = append(changed, fi)
+		case !fi.IsNote && !hasFile:
+			s.mu.Lock()
+			s.graph.AddFile(fi.Path)
+			s.mu.Unlock()
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		s.log.Warn("rescan failed", "err", s.fs.Redact(err.Error()))
+		return
+	}
+	results := s.parseAll(ctx, changed)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range results {
+		s.put(r)
+	}
+	for _, p := range s.graph.Resolver().Paths() {
+		if !seen[p] {
+			s.dropLocked(p)
+		}
+	}
+	for p := range s.unindexed {
+		if !seen[p] {
+			delete(s.unindexed, p)
+		}
+	}
+}
+
+// revalidate checks that the indexed copy of rel is still what is on disk
+// (size and mtime) and re-reads it when not. It reports whether the index
+// changed.
+func (s *Service) revalidate(rel string) bool {
+	fi, err := s.fs.Stat(rel)
+	s.mu.RLock()
+	ni, ok := s.notes[rel]
+	s.mu.RUnlock()
+	if ok && err == nil && ni.size == fi.Size && ni.modTime.Equal(fi.ModTime) {
+		return false
+	}
+	s.Refresh(rel)
+	return true
+}
+
+// resolveExisting resolves a client path for reading and checks the note is
+// known.
+func (s *Service) resolveNote(field, p string) (string, error) {
+	rel, err := s.fs.Resolve(p, vaultfs.Read)
+	if err != nil {
+		return "", fieldErr(field, err)
+	}
+	return rel, nil
+}
+
+// fieldErr names the input field in a gatekeeper error.
+func fieldErr(field string, err error) error {
+	var ve *vaultfs.Error
+	if errors.As(err, &ve) {
+		return &api.Error{Code: string(ve.Code), Field: field, Message: strings.TrimPrefix(ve.Error(), string(ve.Code)+": "), Err: err}
+	}
+	return err
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// errorf builds an internal error with the vault path redacted.
+func (s *Service) errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &api.Error{Code: api.CodeInternal, Message: s.fs.Redact(err.Error()), Err: err}
+}

@@ -1,0 +1,281 @@
+package vaultfs
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on a client path, checked before any other work so that a hostile
+// input costs little.
+const (
+	// MaxPathBytes is the longest path Clean accepts.
+	MaxPathBytes = 4096
+	// MaxSegmentBytes is the longest single file or folder name.
+	MaxSegmentBytes = 255
+)
+
+// Folder names with a policy of their own (DESIGN.md section 2).
+const (
+	TemplatesFolder   = "_templates"   // never indexed, never written
+	ArchiveFolder     = "99-archive"   // read and searched, written only by a move
+	NodeModulesFolder = "node_modules" // never indexed, read or written
+)
+
+// Access is what a caller means to do with a path.
+type Access int
+
+const (
+	// Read: read an existing note.
+	Read Access = iota
+	// Write: create or replace a note (never under 99-archive).
+	Write
+	// Move: a write done by vault_move, which may target or leave 99-archive.
+	Move
+)
+
+func (a Access) String() string {
+	switch a {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Move:
+		return "move"
+	}
+	return fmt.Sprintf("Access(%d)", int(a))
+}
+
+// Clean normalises a client path lexically and refuses hostile spellings; see
+// the package documentation for the rules and their order. On success the
+// result is "dir/a.md" form: segments joined by '/', none empty, "." or "..",
+// none hidden, no ':' or '\', and Clean(result) == result.
+func Clean(p string) (string, error) {
+	if p == "" {
+		return "", newErr(CodeInvalidPath, p, "empty path")
+	}
+	if len(p) > MaxPathBytes {
+		return "", newErr(CodeInvalidPath, p, "longer than %d bytes", MaxPathBytes)
+	}
+	if !utf8.ValidString(p) {
+		return "", newErr(CodeInvalidPath, p, "not valid UTF-8")
+	}
+	for _, r := range p {
+		if reason := badRune(r); reason != "" {
+			return "", newErr(CodeInvalidPath, p, "%s", reason)
+		}
+	}
+	if p[0] == '/' || p[0] == '\\' {
+		return "", newErr(CodePathEscape, p, "absolute paths are not allowed; give a path relative to the vault")
+	}
+	if i := strings.IndexByte(p, ':'); i >= 0 {
+		if i == 1 && isASCIILetter(p[0]) {
+			return "", newErr(CodePathEscape, p, "drive-letter paths are not allowed; give a path relative to the vault")
+		}
+		return "", newErr(CodePathEscape, p, "':' is not allowed in a path (drive letters, alternate data streams)")
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	segs := make([]string, 0, strings.Count(p, "/")+1)
+	for seg := range strings.SplitSeq(p, "/") {
+		switch {
+		case seg == "" || seg == ".":
+			continue
+		case seg == "..":
+			if len(segs) == 0 {
+				return "", newErr(CodePathEscape, p, "'..' climbs out of the vault")
+			}
+			segs = segs[:len(segs)-1]
+			continue
+		case seg[0] == '.':
+			return "", newErr(CodeHiddenSegment, p, "%s starts with '.': hidden files and folders are off limits", QuotePath(seg))
+		case len(seg) > MaxSegmentBytes:
+			return "", newErr(CodeInvalidPath, p, "a file or folder name is longer than %d bytes", MaxSegmentBytes)
+		case onlyDotLike(seg):
+			return "", newErr(CodeInvalidPath, p, "%s is made of characters that look like '.' and would read as . or ..", QuotePath(seg))
+		}
+		segs = append(segs, seg)
+	}
+	if len(segs) == 0 {
+		return "", newErr(CodeInvalidPath, p, "names the vault folder itself, not a note")
+	}
+	out := strings.Join(segs, "/")
+	// Last guard, for the platform: on Windows this refuses reserved device
+	// names (NUL, CON.md, COM1, ...); elsewhere it cannot fail here.
+	if !filepath.IsLocal(filepath.FromSlash(out)) {
+		return "", newErr(CodePathEscape, p, "not a path inside the vault on this system (reserved device name?)")
+	}
+	return out, nil
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// badRune says why r may not appear in a path, or "" when it may.
+func badRune(r rune) string {
+	switch {
+	case r == 0:
+		return "contains a NUL byte"
+	case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
+		return fmt.Sprintf("contains control character U+%04X", r)
+	case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point) || r == 0x2800:
+		// Cf covers bidi controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C),
+		// zero-width characters (U+200B-200D, U+2060, U+FEFF), the soft hyphen
+		// and tag characters; the other sets are invisible fillers.
+		return fmt.Sprintf("contains invisible or bidirectional formatting character U+%04X", r)
+	case unicode.Is(unicode.Noncharacter_Code_Point, r):
+		return fmt.Sprintf("contains noncharacter U+%04X", r)
+	case isSeparatorLike(r):
+		return fmt.Sprintf("contains U+%04X (%c), which looks like a path separator", r, r)
+	}
+	return ""
+}
+
+// isSeparatorLike reports characters that look like '/' or '\' (or become one
+// under Unicode compatibility normalisation). A path containing one can only
+// mislead: it reads as a folder that is not there.
+func isSeparatorLike(r rune) bool {
+	switch r {
+	case 0x2044, // FRACTION SLASH
+		0x2215, // DIVISION SLASH
+		0x2216, // SET MINUS
+		0x2571, // BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
+		0x2572, // BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT
+		0x27CB, // MATHEMATICAL RISING DIAGONAL
+		0x27CD, // MATHEMATICAL FALLING DIAGONAL
+		0x29F5, // REVERSE SOLIDUS OPERATOR
+		0x29F8, // BIG SOLIDUS
+		0x29F9, // BIG REVERSE SOLIDUS
+		0xFE68, // SMALL REVERSE SOLIDUS
+		0xFF0F, // FULLWIDTH SOLIDUS
+		0xFF3C: // FULLWIDTH REVERSE SOLIDUS
+		return true
+	}
+	return false
+}
+
+// isDotLike reports '.' and characters that look like it or become dots under
+// Unicode compatibility normalisation.
+func isDotLike(r rune) bool {
+	switch r {
+	case '.',
+		0x00B7, // MIDDLE DOT
+		0x0701, // SYRIAC SUPRALINEAR FULL STOP
+		0x0702, // SYRIAC SUBLINEAR FULL STOP
+		0x2024, // ONE DOT LEADER
+		0x2025, // TWO DOT LEADER
+		0x2026, // HORIZONTAL ELLIPSIS
+		0x2027, // HYPHENATION POINT
+		0x2219, // BULLET OPERATOR
+		0x22C5, // DOT OPERATOR
+		0x30FB, // KATAKANA MIDDLE DOT
+		0xFE52, // SMALL FULL STOP
+		0xFF0E, // FULLWIDTH FULL STOP
+		0xFF65: // HALFWIDTH KATAKANA MIDDLE DOT
+		return true
+	}
+	return false
+}
+
+// onlyDotLike reports a segment made only of dot look-alikes ("‥", "．．").
+func onlyDotLike(seg string) bool {
+	for _, r := range seg {
+		if !isDotLike(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// policyName is how a segment is compared with the protected folder names:
+// case-insensitively and without trailing dots and spaces, because Windows and
+// macOS file systems treat "_Templates", "_templates." and "_templates " as
+// the folder "_templates".
+func policyName(seg string) string {
+	return strings.ToLower(strings.TrimRight(seg, ". "))
+}
+
+// CheckPolicy applies the access rules of DESIGN.md section 3 to a path that
+// Clean already returned (anything else is refused with Clean's error or
+// INVALID_PATH):
+//   - node_modules anywhere -> PROTECTED_PATH, for every access;
+//   - _templates anywhere, for Write and Move -> PROTECTED_PATH;
+//   - 99-archive as the first segment, for Write -> PROTECTED_PATH (Move may
+//     target or leave it; Read is allowed);
+//   - an extension other than .md or .markdown (any case) -> INVALID_EXTENSION.
+//
+// Folder names are compared as the strictest file system would (see
+// policyName): "_Templates/x.md" is protected too.
+func CheckPolicy(rel string, acc Access) error {
+	return checkPolicy(rel, acc, true)
+}
+
+func checkPolicy(rel string, acc Access, requireNote bool) error {
+	c, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if c != rel {
+		return newErr(CodeInvalidPath, rel, "not a clean vault path (expected %s)", QuotePath(c))
+	}
+	if acc != Read && acc != Write && acc != Move {
+		return newErr(CodeProtectedPath, rel, "unknown access mode %v", acc)
+	}
+	segs := strings.Split(rel, "/")
+	for _, s := range segs {
+		switch policyName(s) {
+		case NodeModulesFolder:
+			return newErr(CodeProtectedPath, rel, "node_modules is off limits")
+		case TemplatesFolder:
+			if acc != Read {
+				return newErr(CodeProtectedPath, rel, "_templates is never written")
+			}
+		}
+	}
+	if acc == Write && len(segs) > 1 && policyName(segs[0]) == ArchiveFolder {
+		return newErr(CodeProtectedPath, rel, "99-archive is written only by vault_move")
+	}
+	if requireNote && !IsNoteName(rel) {
+		ext := path.Ext(rel)
+		if ext == "" {
+			return newErr(CodeInvalidExtension, rel, "no extension; notes end in .md or .markdown")
+		}
+		return newErr(CodeInvalidExtension, rel, "extension %s is not a note's; notes end in .md or .markdown", QuotePath(ext))
+	}
+	return nil
+}
+
+// IsNoteName reports whether a file name (or path) ends in .md or .markdown,
+// in any letter case.
+func IsNoteName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// IsIgnored reports paths that are never indexed: any segment starting with
+// '.', and any node_modules or _templates segment (compared as policyName
+// does). It splits on '/' only and does not clean its input.
+func IsIgnored(rel string) bool {
+	for s := range strings.SplitSeq(rel, "/") {
+		if ignoredSegment(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func ignoredSegment(s string) bool {
+	if strings.HasPrefix(s, ".") {
+		return true
+	}
+	n := policyName(s)
+	return n == NodeModulesFolder || n == TemplatesFolder
+}
+
+// IsArchived reports whether a clean path lies under the top-level
+// 99-archive folder (search weight 0.4, written only by a move).
+func IsArchived(rel string) bool {
+	first, _, found := strings.Cut(rel, "/")
+	return found && policyName(first) == ArchiveFolder
+}
