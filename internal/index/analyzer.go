@@ -72,20 +72,34 @@ func (a *Analyzer) Tokens(text string, fn func(tok string)) {
 // first appearance, after cutting the query at MaxQueryChars characters and
 // keeping at most MaxQueryTerms terms.
 func (a *Analyzer) QueryTerms(query string) []string {
+	qs := a.queryTerms(query)
+	if qs == nil {
+		return nil
+	}
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.term
+	}
+	return out
+}
+
+// qterm is a query term, with its accented lowercase form when it has one.
+type qterm struct{ term, orig string }
+
+func (a *Analyzer) queryTerms(query string) []qterm {
 	query = cutChars(query, MaxQueryChars)
-	var out []string
-	seen := make(map[string]struct{})
+	var out []qterm
 	var t tokenizer
 	t.emit = func(tok string, scratch bool) {
 		if len(out) >= MaxQueryTerms {
 			return
 		}
-		if _, dup := seen[tok]; dup {
-			return
+		for _, q := range out {
+			if q.term == tok {
+				return
+			}
 		}
-		tok = strings.Clone(tok)
-		seen[tok] = struct{}{}
-		out = append(out, tok)
+		out = append(out, qterm{strings.Clone(tok), strings.Clone(t.orig)})
 	}
 	t.run(query)
 	return out
@@ -145,6 +159,11 @@ type tokenizer struct {
 	emit  func(tok string, scratch bool)
 	buf   []byte
 	stats *textStats // optional
+	// orig, during emit, is the token as written but lowercase, with its
+	// accents, when that differs from tok and tok has no hyphen (scratch
+	// memory too); "" otherwise.
+	orig string
+	obuf []byte
 }
 
 func isCJK(r rune) bool {
@@ -307,6 +326,7 @@ func (t *tokenizer) cjk(text string, i int) int {
 func (t *tokenizer) word(text string, i int) int {
 	j := i
 	plain := true // ASCII without uppercase: the token is a slice of text
+	ascii := true
 	cyr := false
 	for j < len(text) {
 		c := text[j]
@@ -328,7 +348,7 @@ func (t *tokenizer) word(text string, i int) int {
 		if !cyr && unicode.Is(unicode.Cyrillic, r) {
 			cyr = true
 		}
-		plain = false
+		plain, ascii = false, false
 		j += size
 	}
 	if t.stats != nil {
@@ -345,9 +365,50 @@ func (t *tokenizer) word(text string, i int) int {
 		}
 		return j
 	}
-	b := t.buf[:0]
-	for k := i; k < j; {
-		c := text[k]
+	word := text[i:j]
+	b := appendFolded(t.buf[:0], word)
+	t.buf = b
+	tok := trimHyphens(b)
+	if tok == "" {
+		return j
+	}
+	if !ascii && strings.IndexByte(tok, '-') < 0 {
+		// Keep the lowercase word with its accents for the stemmers, which
+		// need them ("configurações" and "configuração" share a stem only
+		// with their accents).
+		o := t.obuf[:0]
+		for _, r := range word {
+			o = utf8.AppendRune(o, unicode.ToLower(r))
+		}
+		t.obuf = o
+		if orig := trimHyphens(o); orig != tok {
+			t.orig = orig
+		}
+	}
+	t.token(tok, true)
+	t.orig = ""
+	return j
+}
+
+// trimHyphens returns b without edge hyphens, as a string sharing b's memory.
+func trimHyphens(b []byte) string {
+	s, e := 0, len(b)
+	for s < e && b[s] == '-' {
+		s++
+	}
+	for e > s && b[e-1] == '-' {
+		e--
+	}
+	if s == e {
+		return ""
+	}
+	return unsafe.String(&b[s], e-s)
+}
+
+// appendFolded appends s in NFD with the combining marks stripped, lowercased.
+func appendFolded(b []byte, s string) []byte {
+	for k := 0; k < len(s); {
+		c := s[k]
 		if c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
@@ -356,8 +417,8 @@ func (t *tokenizer) word(text string, i int) int {
 			k++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(text[k:])
-		if d := norm.NFD.PropertiesString(text[k : k+size]).Decomposition(); d != nil {
+		r, size := utf8.DecodeRuneInString(s[k:])
+		if d := norm.NFD.PropertiesString(s[k : k+size]).Decomposition(); d != nil {
 			for len(d) > 0 {
 				dr, ds := utf8.DecodeRune(d)
 				d = d[ds:]
@@ -370,19 +431,17 @@ func (t *tokenizer) word(text string, i int) int {
 		}
 		k += size
 	}
-	t.buf = b
-	// trim edge hyphens
-	s, e := 0, len(b)
-	for s < e && b[s] == '-' {
-		s++
+	return b
+}
+
+// fold returns s folded like a token (no splitting).
+func fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return string(appendFolded(make([]byte, 0, len(s)), s))
+		}
 	}
-	for e > s && b[e-1] == '-' {
-		e--
-	}
-	if s < e {
-		t.token(unsafe.String(&b[s], e-s), true)
-	}
-	return j
+	return s
 }
 
 // token applies the length, stopword and hyphen rules to one folded word
@@ -414,7 +473,7 @@ func (t *tokenizer) single(tok string, scratch bool) {
 		return
 	}
 	if len(tok) <= maxStopLen {
-		if m, ok := stopwords[tok]; ok {
+		if m := stopLangs(tok); m != 0 {
 			if t.stats != nil {
 				for l := 0; l < numStopLangs; l++ {
 					if m&(1<<l) != 0 {

@@ -151,6 +151,21 @@ func (s *stemmer) stem(l langID, t string) string {
 	return s.env.Current()
 }
 
+// stemKeys returns the stem keys of a stemmable folded term in a language:
+// the stem of the term, and, when the term was written with accents (orig)
+// and that gives another stem, the folded stem of orig ("" otherwise).
+func stemKeys(st *stemmer, l langID, term, orig string) (string, string) {
+	k1 := stemKey(l, st.stem(l, term))
+	if orig == "" {
+		return k1, ""
+	}
+	k2 := stemKey(l, fold(st.stem(l, orig)))
+	if k2 == k1 {
+		return k1, ""
+	}
+	return k1, k2
+}
+
 // stemKey is the key of a stem in the stem term space: the language byte,
 // then the stem, so each language has its own space.
 func stemKey(l langID, stem string) string {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unique"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
@@ -22,30 +21,34 @@ type Edge struct {
 func (e Edge) Broken() bool { return e.To == "" }
 
 // storedLink is the compact in-memory form of one out-link: offsets are int32
-// (notes over 10 MiB are never parsed) and repeated targets and anchors share
-// one interned string, so the graph does not keep any note's source text alive.
+// (notes over 10 MiB are never parsed) and strings are copied, so the graph
+// never keeps a note's source text alive.
 type storedLink struct {
-	target, anchor, alias string
-	to                    string // resolved path ("" when broken), shared with the resolver's copy
-	start, end            int32
-	targetStart, tgtEnd   int32
-	line                  int32
-	kind                  markdown.LinkKind
-	hasAlias              bool
+	target, anchor, alias  string
+	folded                 string // foldTarget(target): what resolution and the index use
+	to                     string // resolved path ("" when broken), shared with the resolver's copy
+	start, end             int32
+	targetStart, targetEnd int32
+	line                   int32
+	kind                   markdown.LinkKind
+	hasAlias               bool
 }
 
 func newStoredLink(l markdown.Link) storedLink {
 	s := storedLink{
-		target:      intern(l.Target),
-		anchor:      intern(l.Anchor),
+		target:      strings.Clone(l.Target),
+		anchor:      strings.Clone(l.Anchor),
 		start:       clamp32(l.Start),
 		end:         clamp32(l.End),
 		targetStart: clamp32(l.TargetStart),
-		tgtEnd:      clamp32(l.TargetEnd),
+		targetEnd:   clamp32(l.TargetEnd),
 		line:        clamp32(l.Line),
 		kind:        l.Kind,
 		hasAlias:    l.HasAlias,
 	}
+	// The folded form is usually the target itself (no upper case, no spaces
+	// around): share its bytes then.
+	s.folded = foldTarget(s.target)
 	if l.Alias != "" {
 		if l.Alias == l.Target {
 			s.alias = s.target
@@ -66,16 +69,9 @@ func (s *storedLink) link() markdown.Link {
 		Start:       int(s.start),
 		End:         int(s.end),
 		TargetStart: int(s.targetStart),
-		TargetEnd:   int(s.tgtEnd),
+		TargetEnd:   int(s.targetEnd),
 		Line:        int(s.line),
 	}
-}
-
-func intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	return unique.Make(s).Value()
 }
 
 func clamp32(v int) int32 {
@@ -94,7 +90,8 @@ func clamp32(v int) int32 {
 // When a file appears or disappears, only the links whose resolution could
 // change are resolved again: those whose target's last segment names a file
 // with the same (case-folded) base name — the only files a link can ever
-// resolve to (see LinkKeys and FileKey).
+// resolve to (see LinkKeys and FileKey). The same index answers backlinks: a
+// link resolving to p is always indexed under FileKey(p).
 //
 // A note is any path given to SetNote, and any path ending in .md or
 // .markdown given to AddFile. Hidden paths (a segment starting with '.') are
@@ -102,18 +99,23 @@ func clamp32(v int) int32 {
 type Graph struct {
 	mu    sync.RWMutex
 	r     *Resolver
-	notes map[string][]storedLink       // note -> out-links in document order (nil: a note without links)
-	in    map[string]map[string]int32 // resolved target -> source note -> number of links
-	byKey map[string]map[string]int32 // LinkKeys key -> source note -> number of links depending on it
+	notes map[string]*noteRec
+	byKey map[string]*srcSet // LinkKeys key -> notes with links depending on it
+}
+
+// noteRec is one note of the graph.
+type noteRec struct {
+	path  string
+	dir   string       // folded parent folder, for resolution
+	links []storedLink // in document order
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{
 		r:     NewResolver(),
-		notes: make(map[string][]storedLink),
-		in:    make(map[string]map[string]int32),
-		byKey: make(map[string]map[string]int32),
+		notes: make(map[string]*noteRec),
+		byKey: make(map[string]*srcSet),
 	}
 }
 
@@ -131,10 +133,8 @@ func (g *Graph) AddFile(p string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.addFile(p)
-	if isNoteName(p) {
-		if _, ok := g.notes[p]; !ok {
-			g.notes[p] = nil
-		}
+	if isNoteName(p) && g.notes[p] == nil {
+		g.notes[p] = newNoteRec(p)
 	}
 }
 
@@ -146,23 +146,31 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.dropLinks(p)
-	g.addFile(p)
-	var stored []storedLink
-	if len(links) > 0 {
-		stored = make([]storedLink, len(links))
-		g.r.mu.RLock()
-		for i, l := range links {
-			s := newStoredLink(l)
-			s.to, _ = g.r.resolve(p, s.target, s.kind == markdown.MarkdownLink)
-			stored[i] = s
-		}
-		g.r.mu.RUnlock()
-		for i := range stored {
-			g.index(p, &stored[i])
-		}
+	n := g.notes[p]
+	if n == nil {
+		n = newNoteRec(p)
+		g.notes[p] = n
+	} else {
+		g.dropLinks(n)
 	}
-	g.notes[p] = stored
+	g.addFile(p)
+	if len(links) == 0 {
+		return
+	}
+	stored := make([]storedLink, len(links))
+	g.r.mu.RLock()
+	for i, l := range links {
+		s := newStoredLink(l)
+		s.to = g.resolveStored(n, &s)
+		stored[i] = s
+	}
+	g.r.mu.RUnlock()
+	n.links = stored
+	for i := range stored {
+		k1, k2 := foldedKeys(stored[i].folded)
+		g.count(k1, n, 1)
+		g.count(k2, n, 1)
+	}
 }
 
 // Remove records that the file at p disappeared: its out-links are dropped
@@ -198,17 +206,18 @@ func (g *Graph) RemoveTree(dir string) []string {
 	return gone
 }
 
-// Out returns the note's out-links in link order; nil for an unknown note.
+// Out returns the note's out-links in link order; nil for an unknown note or
+// a note without links.
 func (g *Graph) Out(p string) []Edge {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	links := g.notes[p]
-	if len(links) == 0 {
+	n := g.notes[p]
+	if n == nil || len(n.links) == 0 {
 		return nil
 	}
-	out := make([]Edge, len(links))
-	for i := range links {
-		out[i] = Edge{From: p, To: links[i].to, Link: links[i].link()}
+	out := make([]Edge, len(n.links))
+	for i := range n.links {
+		out[i] = Edge{From: p, To: n.links[i].to, Link: n.links[i].link()}
 	}
 	return out
 }
@@ -218,22 +227,14 @@ func (g *Graph) Out(p string) []Edge {
 func (g *Graph) Backlinks(p string) []Edge {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	srcs := g.in[p]
-	if len(srcs) == 0 {
-		return nil
-	}
 	var out []Edge
-	for from := range srcs {
-		if from == p {
-			continue
-		}
-		links := g.notes[from]
-		for i := range links {
-			if links[i].to == p {
-				out = append(out, Edge{From: from, To: p, Link: links[i].link()})
+	g.eachSource(p, func(n *noteRec) {
+		for i := range n.links {
+			if n.links[i].to == p {
+				out = append(out, Edge{From: n.path, To: p, Link: n.links[i].link()})
 			}
 		}
-	}
+	})
 	slices.SortFunc(out, func(a, b Edge) int {
 		return cmp.Or(strings.Compare(a.From, b.From), cmp.Compare(a.Link.Line, b.Link.Line), cmp.Compare(a.Link.Start, b.Link.Start))
 	})
@@ -246,11 +247,11 @@ func (g *Graph) BacklinkSources(p string) []string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var out []string
-	for from := range g.in[p] {
-		if from != p {
-			out = append(out, from)
+	g.eachSource(p, func(n *noteRec) {
+		if n.linksTo(p) {
+			out = append(out, n.path)
 		}
-	}
+	})
 	slices.Sort(out)
 	return out
 }
@@ -261,19 +262,19 @@ func (g *Graph) Neighbors(p string) []string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	seen := make(map[string]struct{})
-	for _, l := range g.notes[p] {
-		if l.to == "" || l.to == p {
-			continue
-		}
-		if _, ok := g.notes[l.to]; ok {
-			seen[l.to] = struct{}{}
-		}
-	}
-	for from := range g.in[p] {
-		if from != p {
-			seen[from] = struct{}{}
+	if n := g.notes[p]; n != nil {
+		for i := range n.links {
+			to := n.links[i].to
+			if to != "" && to != p && g.notes[to] != nil {
+				seen[to] = struct{}{}
+			}
 		}
 	}
+	g.eachSource(p, func(n *noteRec) {
+		if n.linksTo(p) {
+			seen[n.path] = struct{}{}
+		}
+	})
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
@@ -286,8 +287,7 @@ func (g *Graph) Neighbors(p string) []string {
 func (g *Graph) IsNote(p string) bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	_, ok := g.notes[p]
-	return ok
+	return g.notes[p] != nil
 }
 
 // Notes returns every note's path, sorted.
@@ -330,10 +330,10 @@ func (g *Graph) Stats() Stats {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	s := Stats{Files: g.r.Len(), Notes: len(g.notes)}
-	for _, links := range g.notes {
-		s.Links += len(links)
-		for i := range links {
-			if links[i].to == "" {
+	for _, n := range g.notes {
+		s.Links += len(n.links)
+		for i := range n.links {
+			if n.links[i].to == "" {
 				s.Broken++
 			}
 		}
@@ -341,11 +341,39 @@ func (g *Graph) Stats() Stats {
 	return s
 }
 
-// --- internals; the caller holds g.mu for writing ---
+// --- internals; the caller holds g.mu (for writing, unless noted) ---
+
+func newNoteRec(p string) *noteRec {
+	return &noteRec{path: p, dir: parentDir(fold(p))}
+}
+
+func (n *noteRec) linksTo(p string) bool {
+	for i := range n.links {
+		if n.links[i].to == p {
+			return true
+		}
+	}
+	return false
+}
+
+// eachSource calls fn for every note other than p that may link to p (it has
+// a link indexed under p's file key), in no particular order. Read lock is
+// enough.
+func (g *Graph) eachSource(p string, fn func(*noteRec)) {
+	set := g.byKey[FileKey(p)]
+	if set == nil {
+		return
+	}
+	set.each(func(n *noteRec) {
+		if n.path != p {
+			fn(n)
+		}
+	})
+}
 
 func (g *Graph) removeLocked(p string) {
-	if _, ok := g.notes[p]; ok {
-		g.dropLinks(p)
+	if n := g.notes[p]; n != nil {
+		g.dropLinks(n)
 		delete(g.notes, p)
 	}
 	g.r.mu.Lock()
@@ -365,80 +393,132 @@ func (g *Graph) addFile(p string) {
 	}
 }
 
-// dropLinks removes the note's out-links from the indexes (the note stays).
-func (g *Graph) dropLinks(p string) {
-	links := g.notes[p]
-	for i := range links {
-		g.unindex(p, &links[i])
+// dropLinks removes the note's out-links (the note stays).
+func (g *Graph) dropLinks(n *noteRec) {
+	for i := range n.links {
+		k1, k2 := foldedKeys(n.links[i].folded)
+		g.count(k1, n, -1)
+		g.count(k2, n, -1)
 	}
-	if links != nil {
-		g.notes[p] = nil
+	n.links = nil
+}
+
+// count adds d to the number of n's links depending on key; "" is ignored.
+func (g *Graph) count(key string, n *noteRec, d int32) {
+	if key == "" {
+		return
+	}
+	set := g.byKey[key]
+	if set == nil {
+		if d <= 0 {
+			return
+		}
+		set = &srcSet{}
+		g.byKey[key] = set
+	}
+	if set.add(n, d) {
+		delete(g.byKey, key)
 	}
 }
 
-func (g *Graph) index(from string, l *storedLink) {
-	k1, k2 := LinkKeys(l.target)
-	addCount(g.byKey, k1, from, 1)
-	addCount(g.byKey, k2, from, 1)
-	addCount(g.in, l.to, from, 1)
-}
-
-func (g *Graph) unindex(from string, l *storedLink) {
-	k1, k2 := LinkKeys(l.target)
-	addCount(g.byKey, k1, from, -1)
-	addCount(g.byKey, k2, from, -1)
-	addCount(g.in, l.to, from, -1)
+// resolveStored resolves a stored link of note n; the caller holds g.r.mu.
+func (g *Graph) resolveStored(n *noteRec, l *storedLink) string {
+	if l.folded == "" {
+		if g.r.has(n.path) {
+			return n.path
+		}
+		return ""
+	}
+	to, _ := g.r.resolveFolded(n.dir, l.folded, l.kind == markdown.MarkdownLink)
+	return to
 }
 
 // reresolve resolves again every link that depends on files named key.
 func (g *Graph) reresolve(key string) {
-	srcs := g.byKey[key]
-	if len(srcs) == 0 {
+	set := g.byKey[key]
+	if set == nil {
 		return
 	}
 	g.r.mu.RLock()
 	defer g.r.mu.RUnlock()
-	for from := range srcs {
-		links := g.notes[from]
-		for i := range links {
-			l := &links[i]
-			if k1, k2 := LinkKeys(l.target); k1 != key && k2 != key {
-				continue
+	set.each(func(n *noteRec) {
+		for i := range n.links {
+			l := &n.links[i]
+			if dependsOn(l.folded, key) {
+				l.to = g.resolveStored(n, l)
 			}
-			to, _ := g.r.resolve(from, l.target, l.kind == markdown.MarkdownLink)
-			if to == l.to {
-				continue
-			}
-			addCount(g.in, l.to, from, -1)
-			l.to = to
-			addCount(g.in, to, from, 1)
 		}
-	}
+	})
 }
 
-// addCount adds d to m[k][sub], deleting entries that reach zero; an empty k
-// is ignored.
-func addCount(m map[string]map[string]int32, k, sub string, d int32) {
-	if k == "" {
+// srcSet is a counted set of notes: a short list while small (most file
+// names are linked from a handful of notes), a map once it grows.
+type srcSet struct {
+	list []srcCount
+	big  map[*noteRec]int32
+}
+
+type srcCount struct {
+	n *noteRec
+	c int32
+}
+
+const srcSetListMax = 16
+
+// add adds d to n's count, dropping n at zero; it reports whether the set is
+// now empty.
+func (s *srcSet) add(n *noteRec, d int32) (empty bool) {
+	if s.big != nil {
+		c := s.big[n] + d
+		if c <= 0 {
+			delete(s.big, n)
+		} else {
+			s.big[n] = c
+		}
+		return len(s.big) == 0
+	}
+	for i := range s.list {
+		if s.list[i].n == n {
+			s.list[i].c += d
+			if s.list[i].c <= 0 {
+				s.list = slices.Delete(s.list, i, i+1)
+			}
+			return len(s.list) == 0
+		}
+	}
+	if d <= 0 {
+		return len(s.list) == 0
+	}
+	if len(s.list) < srcSetListMax {
+		s.list = append(s.list, srcCount{n, d})
+		return false
+	}
+	s.big = make(map[*noteRec]int32, 2*srcSetListMax)
+	for _, e := range s.list {
+		s.big[e.n] = e.c
+	}
+	s.big[n] = d
+	s.list = nil
+	return false
+}
+
+func (s *srcSet) len() int {
+	if s.big != nil {
+		return len(s.big)
+	}
+	return len(s.list)
+}
+
+func (s *srcSet) each(fn func(*noteRec)) {
+	if s.big != nil {
+		for n := range s.big {
+			fn(n)
+		}
 		return
 	}
-	inner := m[k]
-	if inner == nil {
-		if d <= 0 {
-			return
-		}
-		inner = make(map[string]int32)
-		m[k] = inner
+	for _, e := range s.list {
+		fn(e.n)
 	}
-	n := inner[sub] + d
-	if n <= 0 {
-		delete(inner, sub)
-		if len(inner) == 0 {
-			delete(m, k)
-		}
-		return
-	}
-	inner[sub] = n
 }
 
 func isNoteName(p string) bool {

@@ -132,6 +132,24 @@ func (r *Resolver) Files() []string {
 	return out
 }
 
+// Clone returns an independent copy, for trying out changes (what would
+// this link resolve to if that file were moved?) without touching r.
+func (r *Resolver) Clone() *Resolver {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := &Resolver{
+		files:  make(map[string]struct{}, len(r.files)),
+		byName: make(map[string][]candidate, len(r.byName)),
+	}
+	for p := range r.files {
+		c.files[p] = struct{}{}
+	}
+	for k, list := range r.byName {
+		c.byName[k] = slices.Clone(list)
+	}
+	return c
+}
+
 // Resolve resolves target (as written, anchor removed; "" means the source
 // note itself) from the note at from, with wiki-link rules. It returns the
 // vault-relative path of the file it names and true, or "" and false when the
@@ -199,14 +217,19 @@ func (r *Resolver) has(p string) bool {
 // resolve implements the rules in the package documentation. The caller holds
 // r.mu (read or write).
 func (r *Resolver) resolve(from, target string, mdLink bool) (string, bool) {
-	target = strings.TrimSpace(target)
-	if target == "" {
+	t := foldTarget(target)
+	if t == "" {
 		if r.has(from) {
 			return from, true
 		}
 		return "", false
 	}
-	t := fold(target)
+	return r.resolveFolded(parentDir(fold(from)), t, mdLink)
+}
+
+// resolveFolded resolves the non-empty folded target t written in a note of
+// the folded folder dir.
+func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 	name := baseName(t)
 	var cands []candidate
 	if strings.Contains(name, ".") {
@@ -222,7 +245,6 @@ func (r *Resolver) resolve(from, target string, mdLink bool) (string, bool) {
 	if len(cands) == 1 && !strings.Contains(t, "/") {
 		return cands[0].path, true
 	}
-	dir := parentDir(fold(from))
 	rooted := strings.HasPrefix(t, "/")
 	if !rooted {
 		dotted := strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
@@ -267,15 +289,31 @@ func (r *Resolver) resolve(from, target string, mdLink bool) (string, bool) {
 // on: a file with one of these base names appearing or disappearing may change
 // where the target resolves. A same-note target ("") depends on none.
 func LinkKeys(target string) (k1, k2 string) {
-	target = strings.TrimSpace(target)
-	if target == "" {
+	return foldedKeys(foldTarget(target))
+}
+
+// foldedKeys is LinkKeys for a folded target.
+func foldedKeys(t string) (k1, k2 string) {
+	if t == "" {
 		return "", ""
 	}
-	name := baseName(fold(target))
+	name := baseName(t)
 	if strings.Contains(name, ".") {
 		return name, name + ".md"
 	}
 	return name + ".md", ""
+}
+
+// dependsOn reports whether key is one of foldedKeys(t), without allocating.
+func dependsOn(t, key string) bool {
+	if t == "" {
+		return false
+	}
+	name := baseName(t)
+	if key == name && strings.Contains(name, ".") {
+		return true
+	}
+	return len(key) == len(name)+3 && strings.HasPrefix(key, name) && strings.HasSuffix(key, ".md")
 }
 
 // FileKey is the folded base name under which the file at p is a candidate;
@@ -313,6 +351,12 @@ func candidateCmp(a, b candidate) int {
 		return c
 	}
 	return strings.Compare(a.path, b.path)
+}
+
+// foldTarget is the comparison form of a link target: spaces around it
+// trimmed, then folded.
+func foldTarget(target string) string {
+	return fold(strings.TrimSpace(target))
 }
 
 // fold is the case-insensitive comparison form of a path or target.

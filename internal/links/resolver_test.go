@@ -204,6 +204,13 @@ func TestLinkKeysMatchFileKey(t *testing.T) {
 		if k1 != tt.k1 || k2 != tt.k2 {
 			t.Errorf("LinkKeys(%q) = %q, %q; want %q, %q", tt.target, k1, k2, tt.k1, tt.k2)
 		}
+		folded := foldTarget(tt.target)
+		for _, key := range []string{tt.k1, tt.k2, tt.k1 + ".md", baseName(folded), "other.md", "md", ".md"} {
+			want := key != "" && (key == tt.k1 || key == tt.k2)
+			if got := dependsOn(folded, key); got != want {
+				t.Errorf("dependsOn(%q, %q) = %v, want %v", folded, key, got, want)
+			}
+		}
 	}
 	// Every file a target resolves to is keyed under one of the target's keys.
 	r := newTestResolver(t)
@@ -238,5 +245,27 @@ func TestIsHidden(t *testing.T) {
 		if got := IsHidden(p); got != want {
 			t.Errorf("IsHidden(%q) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+func TestResolverClone(t *testing.T) {
+	r := newTestResolver(t)
+	c := r.Clone()
+	c.Remove("unique/only.md")
+	c.Add("elsewhere/only.md")
+	if got, _ := r.Resolve("index.md", "only"); got != "unique/only.md" {
+		t.Errorf("original changed by its clone: %q", got)
+	}
+	if got, _ := c.Resolve("index.md", "only"); got != "elsewhere/only.md" {
+		t.Errorf("clone resolves to %q, want elsewhere/only.md", got)
+	}
+	if !slices.Equal(r.Files(), func() []string {
+		f := slices.Clone(c.Files())
+		f = slices.DeleteFunc(f, func(p string) bool { return p == "elsewhere/only.md" })
+		f = append(f, "unique/only.md")
+		slices.Sort(f)
+		return f
+	}()) {
+		t.Error("clone does not hold the same files as the original")
 	}
 }

@@ -92,8 +92,8 @@ func decodeFrontmatter(n *Note, content []byte, firstLine int) {
 	}
 	switch {
 	case root.Kind == yaml.MappingNode:
-	case root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null":
-		// Only comments, or an explicit null: an empty mapping.
+	case root.Kind == 0, root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null":
+		// Nothing but comments, or an explicit null: an empty mapping.
 		n.Frontmatter = map[string]any{}
 		return
 	default:

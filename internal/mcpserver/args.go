@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -154,7 +155,11 @@ func decodeArgs[In any](m *messages, raw json.RawMessage) (In, error) {
 			continue
 		}
 		if err := json.Unmarshal(val, v.Field(f.index).Addr().Interface()); err != nil {
-			return in, api.Invalid(f.name, "%s", m.get(wantMessage(f.kind)))
+			n, ok := integral(val)
+			if f.kind != kindInt || !ok {
+				return in, api.Invalid(f.name, "%s", m.get(wantMessage(f.kind)))
+			}
+			v.Field(f.index).SetInt(n)
 		}
 		if f.kind == kindInt {
 			n := int(v.Field(f.index).Int())
@@ -164,6 +169,16 @@ func decodeArgs[In any](m *messages, raw json.RawMessage) (In, error) {
 		}
 	}
 	return in, nil
+}
+
+// integral accepts a JSON number with a fraction or exponent that is still a
+// whole number (5.0, 1e2), as JSON Schema's "integer" does.
+func integral(val json.RawMessage) (int64, bool) {
+	var f float64
+	if json.Unmarshal(val, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 func wantMessage(k argKind) msgID {

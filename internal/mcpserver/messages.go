@@ -1,6 +1,9 @@
 package mcpserver
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // msgID names one fixed text of the tool output. Every id has a text in
 // every language of the catalogue (a test checks it, and that the texts of
@@ -167,7 +170,7 @@ var catalogue = map[string]map[msgID]string{
 		msgLineOne:         "linha %d",
 		msgLinesMany:       "linhas %s",
 
-		msgGraphHeader:     "Grafo: %d notas, %d links, %d quebrados",
+		msgGraphHeader:     "Grafo: %d notas, %d links, quebrados: %d",
 		msgGraphTruncated:  " (truncado em %d nós)",
 		msgGraphBrokenEdge: "- %s -> %s (quebrado)",
 		msgGraphMoreEdges:  "… e mais %d arestas",
@@ -197,9 +200,13 @@ type messages struct {
 	texts map[msgID]string
 }
 
-// newMessages returns the catalogue of lang; an unknown or empty language
-// falls back to English.
+// newMessages returns the catalogue of lang ("pt", also "PT" or "pt-BR");
+// an unknown or empty language falls back to English.
 func newMessages(lang string) *messages {
+	lang = strings.ToLower(lang)
+	if i := strings.IndexAny(lang, "-_"); i >= 0 {
+		lang = lang[:i]
+	}
 	if t, ok := catalogue[lang]; ok {
 		return &messages{lang: lang, texts: t}
 	}

@@ -29,6 +29,7 @@ type progressRelay struct {
 
 	wake chan struct{}
 	quit chan struct{}
+	done chan struct{} // closed when the sender goroutine has ended
 }
 
 func newProgressRelay(ctx context.Context, token any, send func(context.Context, *mcp.ProgressNotificationParams) error, log *slog.Logger) *progressRelay {
@@ -39,6 +40,7 @@ func newProgressRelay(ctx context.Context, token any, send func(context.Context,
 		log:   log,
 		wake:  make(chan struct{}, 1),
 		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 	go p.run()
 	return p
@@ -80,6 +82,7 @@ func (p *progressRelay) stop() {
 }
 
 func (p *progressRelay) run() {
+	defer close(p.done)
 	for {
 		select {
 		case <-p.quit:

@@ -7,7 +7,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +34,10 @@ type Options struct {
 
 // New returns an MCP server whose tools call b.
 func New(b api.Backend, opts Options) *mcp.Server {
+	return newServer(b, opts, registry())
+}
+
+func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	env := &env{
 		backend: b,
 		msg:     newMessages(opts.Lang),
@@ -51,7 +54,7 @@ func New(b api.Backend, opts Options) *mcp.Server {
 		Instructions: env.msg.get(msgInstructions),
 		Logger:       env.log,
 	})
-	for _, t := range registry() {
+	for _, t := range tools {
 		if opts.ReadOnly && t.effect != effectRead {
 			continue
 		}
@@ -170,7 +173,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 		return errorResult(err)
 	}
 
-	if req.Session != nil {
+	if req != nil && req.Session != nil && req.Params != nil {
 		if token := req.Params.GetProgressToken(); token != nil {
 			relay := newProgressRelay(ctx, token, req.Session.NotifyProgress, e.log)
 			defer relay.stop()
@@ -195,17 +198,27 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	}
 }
 
-// errorResult renders err as the one line of an isError result. The line
-// starts with the error's stable code; a backend error whose text does not
-// carry its code gets it prepended.
+// errorResult renders err as the one line of an isError result, which
+// always starts with the error's stable code (api.CodeOf): the context a
+// wrapping error put before the code is dropped (the log keeps it), and a
+// message that does not carry its code gets it prepended.
 func errorResult(err error) *mcp.CallToolResult {
 	msg := err.Error()
 	code := api.CodeOf(err)
-	var ae *api.Error
-	if !errors.As(err, &ae) && !strings.Contains(msg, code) {
+	switch i := strings.Index(msg, code+": "); {
+	case i == 0:
+	case i > 0:
+		msg = msg[i:]
+	default:
 		msg = code + ": " + msg
 	}
-	msg = escape(strings.Join(strings.Fields(msg), " "))
+	// One line: line breaks (and the indentation after them) become one
+	// space; other spacing is kept, as a path in the message may need it.
+	lines := strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	msg = escape(strings.Join(lines, " "))
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
 		IsError: true,

@@ -51,7 +51,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 			target = "#" + l.Anchor
 		}
 		nl := api.NoteLink{Target: target, Line: l.Line}
-		if to, ok := res.Resolve(rel, l.Target); ok {
+		if to, ok := res.ResolveLink(rel, l); ok {
 			nl.Path = to
 			out.Links = append(out.Links, nl)
 		} else {

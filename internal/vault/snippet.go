@@ -52,6 +52,10 @@ func (s *Service) snippets(query string, hits []scored) []api.SearchHit {
 		start = max(1, min(start, len(lines)))
 		end = max(start, min(end, len(lines)))
 		body := lines[start-1 : end]
+		for len(body) > 1 && strings.TrimSpace(body[0]) == "" {
+			body = body[1:]
+			start++
+		}
 		for len(body) > 1 && strings.TrimSpace(body[len(body)-1]) == "" {
 			body = body[:len(body)-1]
 		}

@@ -204,7 +204,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return Stats{Notes: len(s.notes), Files: len(s.graph.Resolver().Paths()), Unindexed: len(s.unindexed)}, nil
+	return Stats{Notes: len(s.notes), Files: len(s.graph.Resolver().Files()), Unindexed: len(s.unindexed)}, nil
 }
 
 // parsed is one note read and parsed, ready to be put in the index.
@@ -363,12 +363,10 @@ func (s *Service) Refresh(rel string) {
 // dropTreeLocked forgets rel and everything under rel/ (a removed folder).
 func (s *Service) dropTreeLocked(rel string) {
 	s.dropLocked(rel)
-	prefix := rel + "/"
-	for _, p := range s.graph.Resolver().Paths() {
-		if strings.HasPrefix(p, prefix) {
-			s.dropLocked(p)
-		}
+	for _, p := range s.graph.RemoveTree(rel) {
+		s.dropLocked(p)
 	}
+	prefix := rel + "/"
 	for p := range s.unindexed {
 		if strings.HasPrefix(p, prefix) {
 			delete(s.unindexed, p)
@@ -438,7 +436,7 @@ func (s *Service) rescan(ctx context.Context) {
 	for _, r := range results {
 		s.put(r)
 	}
-	for _, p := range s.graph.Resolver().Paths() {
+	for _, p := range s.graph.Resolver().Files() {
 		if !seen[p] {
 			s.dropLocked(p)
 		}

@@ -114,22 +114,31 @@ func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <
 
 // badRune says why r may not appear in a path, or "" when it may.
 func badRune(r rune) string {
+	if r >= 0x20 && r < 0x7f {
+		return "" // printable ASCII, the common case
+	}
 	switch {
 	case r == 0:
 		return "contains a NUL byte"
 	case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
 		return fmt.Sprintf("contains control character U+%04X", r)
-	case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point) || r == 0x2800:
-		// Cf covers bidi controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C),
-		// zero-width characters (U+200B-200D, U+2060, U+FEFF), the soft hyphen
-		// and tag characters; the other sets are invisible fillers.
-		return fmt.Sprintf("contains invisible or bidirectional formatting character U+%04X", r)
 	case unicode.Is(unicode.Noncharacter_Code_Point, r):
 		return fmt.Sprintf("contains noncharacter U+%04X", r)
+	case isInvisible(r):
+		return fmt.Sprintf("contains invisible or bidirectional formatting character U+%04X", r)
 	case isSeparatorLike(r):
 		return fmt.Sprintf("contains U+%04X (%c), which looks like a path separator", r, r)
 	}
 	return ""
+}
+
+// isInvisible reports characters that change how text displays without being
+// seen: Unicode category Cf (bidi controls U+202A-202E, U+2066-2069,
+// U+200E/F, U+061C; zero-width U+200B-200D, U+2060, U+FEFF; the soft hyphen;
+// tag characters), Zl, Zp, Other_Default_Ignorable_Code_Point (Hangul
+// fillers and the like), the blank braille pattern U+2800 and noncharacters.
+func isInvisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Noncharacter_Code_Point) || r == 0x2800
 }
 
 // isSeparatorLike reports characters that look like '/' or '\' (or become one

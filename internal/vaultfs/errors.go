@@ -78,24 +78,25 @@ func newErr(code Code, path, format string, args ...any) *Error {
 }
 
 // QuotePath renders a possibly hostile path for a one-line message: double
-// quoted, every control, invisible, bidirectional or invalid UTF-8 character
-// escaped, and cut after 200 characters.
+// quoted like strconv.Quote, with every control, invisible or bidirectional
+// character (mustEscape) and invalid byte escaped, and cut after 200
+// characters.
 func QuotePath(p string) string {
 	head, cut := cutRunes(p, maxShownPath)
 	if cut {
-		return strconv.Quote(head) + "… (truncated)"
+		return `"` + escape(head, true) + `"… (truncated)`
 	}
-	return strconv.Quote(p)
+	return `"` + escape(p, true) + `"`
 }
 
-// DisplayPath is QuotePath without the quotes (quotes and backslashes are
-// left alone): the same escaping, for lists of paths.
+// DisplayPath escapes like QuotePath, without the quotes (quotes and
+// backslashes are left alone): for lists of paths.
 func DisplayPath(p string) string {
 	head, cut := cutRunes(p, maxShownPath)
 	if cut {
-		return escapeUnprintable(head) + "…"
+		return escape(head, false) + "…"
 	}
-	return escapeUnprintable(p)
+	return escape(p, false)
 }
 
 // cutRunes returns the first n runes of s and whether anything was cut.
@@ -110,17 +111,25 @@ func cutRunes(s string, n int) (string, bool) {
 	return s, false
 }
 
-// escapeUnprintable escapes what strconv.Quote would escape, but leaves quotes
-// and backslashes alone.
-func escapeUnprintable(s string) string {
-	clean := true
+// mustEscape reports runes that are never shown raw: what strconv.Quote
+// escapes (not printable) and every character Clean refuses as invisible.
+func mustEscape(r rune) bool {
+	return r == utf8.RuneError || !strconv.IsPrint(r) || isInvisible(r)
+}
+
+func escapeUnprintable(s string) string { return escape(s, false) }
+
+// escape writes s with mustEscape runes as \xNN, \uNNNN or \UNNNNNNNN
+// escapes (and, inside quotes, '"' and '\\' escaped too).
+func escape(s string, quoted bool) string {
+	plain := true
 	for _, r := range s {
-		if r == utf8.RuneError || !strconv.IsPrint(r) {
-			clean = false
+		if mustEscape(r) || quoted && (r == '"' || r == '\\') {
+			plain = false
 			break
 		}
 	}
-	if clean {
+	if plain {
 		return s
 	}
 	var b strings.Builder
@@ -129,11 +138,18 @@ func escapeUnprintable(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case strconv.IsPrint(r):
+		case quoted && (r == '"' || r == '\\'):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case !mustEscape(r):
 			b.WriteString(s[i : i+size])
-		default:
-			q := strconv.QuoteRune(r) // 'x' with escapes
+		case r < 0x80:
+			q := strconv.QuoteRune(r) // '\n', '\x1b'
 			b.WriteString(q[1 : len(q)-1])
+		case r <= 0xFFFF:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		}
 		i += size
 	}

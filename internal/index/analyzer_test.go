@@ -1,0 +1,222 @@
+package index
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func tokens(a *Analyzer, s string) []string {
+	var out []string
+	a.Tokens(s, func(t string) { out = append(out, t) })
+	return out
+}
+
+func TestAnalyzerTokens(t *testing.T) {
+	a := NewAnalyzer("en")
+	long := strings.Repeat("x", 64)
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"plain ascii", "retry with exponential backoff", []string{"retry", "exponential", "backoff"}},
+		{"uppercase", "HTTP Server", []string{"http", "server"}},
+		{"folding", "Ação Über café naïve", []string{"acao", "uber", "cafe", "naive"}},
+		{"folding decomposed input", "Ac\u0327a\u0303o", []string{"acao"}},
+		{"folding uppercase accents", "ÉCOLE ÇA", []string{"ecole", "ca"}},
+		{"alias c++", "I love C++ and c++", []string{"love", "cpp", "cpp"}},
+		{"alias c# f#", "C# vs F#, c#.", []string{"csharp", "vs", "fsharp", "csharp"}},
+		{"alias node.js", "Node.js server, node.JS", []string{"nodejs", "server", "nodejs"}},
+		{"alias .net", "the .NET runtime (.net)", []string{"dotnet", "runtime", "dotnet"}},
+		{"alias needs word boundary before", "asp.net abc++ xc#", []string{"asp", "net", "abc", "xc"}},
+		{"alias needs word boundary after", "c++x node.jsx .netty c#d", []string{"node", "jsx", "netty"}},
+		{"hyphen whole and parts", "exponential-backoff", []string{"exponential-backoff", "exponential", "backoff"}},
+		{"edge hyphens trimmed", "--verbose- -x- -", []string{"verbose"}},
+		{"hyphen parts obey rules", "state-of-the-art x-ray", []string{"state-of-the-art", "state", "art", "x-ray", "ray"}},
+		{"split on punctuation", "foo_bar/baz.qux:quux", []string{"foo", "bar", "baz", "qux", "quux"}},
+		{"digits", "HTTP 404 in 2024, v2", []string{"http", "404", "2024", "v2"}},
+		{"stopwords en pt es", "the cat and o gato e el gato de la casa", []string{"cat", "gato", "gato", "casa"}},
+		{"stopwords folded", "não está também", nil},
+		{"german stopwords kept", "der die und", []string{"der", "die", "und"}},
+		{"length min", "a b c ab", []string{"ab"}},
+		{"length max", long + " " + long + "y", []string{long}},
+		{"cjk bigrams", "日本語", []string{"日本", "本語"}},
+		{"cjk single", "字", []string{"字"}},
+		{"cjk mixed", "Go言語とRust", []string{"go", "言語", "語と", "rust"}},
+		{"hangul", "한국어 텍스트", []string{"한국", "국어", "텍스", "스트"}},
+		{"katakana", "カタカナ", []string{"カタ", "タカ", "カナ"}},
+		{"cyrillic folded", "Привет Ёжик", []string{"привет", "ежик"}},
+		{"empty", "", nil},
+		{"only punctuation", "!!! ... ---", nil},
+		{"emoji separate", "rocket🚀launch", []string{"rocket", "launch"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tokens(a, tc.in)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Tokens(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAnalyzerTokensCanBeKept(t *testing.T) {
+	a := NewAnalyzer("en")
+	var kept []string
+	a.Tokens("Ação ÚNICA Über", func(tok string) { kept = append(kept, tok) })
+	if want := []string{"acao", "unica", "uber"}; !slices.Equal(kept, want) {
+		t.Fatalf("kept tokens = %q, want %q (scratch buffer leaked into kept strings)", kept, want)
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	a := NewAnalyzer("en")
+	if got, want := a.QueryTerms("Retry retry RETRY the exponential-backoff backoff"),
+		[]string{"retry", "exponential-backoff", "exponential", "backoff"}; !slices.Equal(got, want) {
+		t.Errorf("dedupe: got %q, want %q", got, want)
+	}
+	// 64-term limit.
+	var words []string
+	for i := range 100 {
+		words = append(words, "zq"+strings.Repeat("z", i/26)+string(rune('a'+i%26)))
+	}
+	got := a.QueryTerms(strings.Join(words, " "))
+	if len(got) != MaxQueryTerms || got[0] != "zqa" || got[63] != words[63] {
+		t.Errorf("64-term limit: got %d terms, first %q last %q", len(got), got[0], got[len(got)-1])
+	}
+	// 1,024-character cut (characters, not bytes): a term straddling the
+	// cut is cut too; the 1,020-character word is over the length limit.
+	q := strings.Repeat("é", 1020) + " abcdef"
+	got = a.QueryTerms(q)
+	if !slices.Equal(got, []string{"abc"}) {
+		t.Errorf("1024-char cut: got %q", got)
+	}
+	if a.QueryTerms("the and of") != nil {
+		t.Errorf("stopword-only query should give no terms")
+	}
+}
+
+func TestFoldingTable(t *testing.T) {
+	a := NewAnalyzer("pt")
+	for in, want := range map[string]string{
+		"Ação":        "acao",
+		"coração":     "coracao",
+		"ÑANDÚ":       "nandu",
+		"İstanbul":    "istanbul",
+		"Ǖber":        "uber",
+		"Straße":      "straße",
+		"Œuvre":       "œuvre",
+		"façade-like": "facade-like",
+	} {
+		got := tokens(a, in)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("fold %q = %q, want %q first", in, got, want)
+		}
+	}
+}
+
+func TestDetectLang(t *testing.T) {
+	tests := []struct {
+		text     string
+		fallback langID
+		want     langID
+	}{
+		{"The cat is on the table and it is happy with the sun", langEN, langEN},
+		{"O gato está em cima da mesa e não quer sair para o jardim com os outros", langEN, langPT},
+		{"El gato está sobre la mesa y no quiere salir con los otros del jardín", langEN, langES},
+		{"Die Katze ist auf dem Tisch und sie will nicht mit dem Hund spielen", langEN, langDE},
+		{"Кошка сидит на столе и не хочет уходить", langEN, langRU},
+		{"日本語のテキストです", langEN, langNone},
+		{"kubernetes deployment yaml", langPT, langPT}, // too little evidence
+	}
+	for _, tc := range tests {
+		var st textStats
+		tk := tokenizer{emit: func(string, bool) {}, stats: &st}
+		tk.run(tc.text)
+		if got := detectLang(&st, tc.fallback); got != tc.want {
+			t.Errorf("detectLang(%q) = %s, want %s (stats %+v)", tc.text, langCodes[got], langCodes[tc.want], st)
+		}
+	}
+}
+
+func TestParseLang(t *testing.T) {
+	for in, want := range map[string]langID{"": langNone, "en": langEN, "pt-BR": langPT, "PT_br": langPT, "es": langES, "nb": langNO, "xx": langNone} {
+		if got := parseLang(in); got != want {
+			t.Errorf("parseLang(%q) = %d, want %d", in, got, want)
+		}
+	}
+	if NewAnalyzer("").lang != langEN || NewAnalyzer("klingon").lang != langEN {
+		t.Errorf("unknown or empty profile language should fall back to en")
+	}
+}
+
+func TestStopwordTable(t *testing.T) {
+	for l, list := range stopLists {
+		for _, w := range strings.Fields(list) {
+			if stopLangs(w)&(1<<l) == 0 {
+				t.Errorf("stopword %q of list %d not found in the table", w, l)
+			}
+		}
+	}
+	for _, w := range []string{"go", "backoff", "retry", "os", "get", "sin", "xyz", "thee"} {
+		if m := stopLangs(w); m&dropMask != 0 {
+			t.Errorf("%q should not be a dropped stopword", w)
+		}
+	}
+}
+
+func TestLevenshtein(t *testing.T) {
+	tests := []struct {
+		a, b string
+		k    int
+		want int
+	}{
+		{"kitten", "sitting", 3, 3},
+		{"kitten", "sitting", 2, 3}, // over the bound: k+1
+		{"abc", "abc", 2, 0},
+		{"abc", "abd", 2, 1},
+		{"abc", "ab", 2, 1},
+		{"", "ab", 2, 2},
+		{"ação", "acão", 2, 1},
+		{"backoff", "bakcoff", 2, 2},
+		{"abcdef", "ab", 2, 3},
+	}
+	for _, tc := range tests {
+		got := levenshtein([]rune(tc.a), []rune(tc.b), tc.k)
+		if got != tc.want {
+			t.Errorf("levenshtein(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.k, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkTokens(b *testing.B) {
+	a := NewAnalyzer("en")
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog; exponential-backoff retries with Ação and C++ code. ", 100)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var tk tokenizer
+	n := 0
+	tk.emit = func(string, bool) { n++ }
+	for b.Loop() {
+		tk.run(text)
+	}
+	_ = a
+}
+
+func TestBitParallelDistance(t *testing.T) {
+	words := []string{"", "a", "ab", "abc", "kitten", "sitting", "backoff", "bakcoff", "ação", "acão", "日本語", "日本",
+		"configuration", "configuratoin", strings.Repeat("ab", 32), strings.Repeat("ab", 31) + "ba", "aaaa", "aaab", "baaa"}
+	for _, q := range words {
+		if q == "" {
+			continue
+		}
+		var pm patternMask
+		pm.init([]rune(q))
+		for _, w := range words {
+			want := levenshtein([]rune(q), []rune(w), 200)
+			if got := pm.distance(w); got != want {
+				t.Errorf("distance(%q, %q) = %d, want %d", q, w, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,344 @@
+package index
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+)
+
+// rawPosting is one (term, chunk, tf) triple of a partial index, with local ids.
+type rawPosting struct {
+	term  uint32
+	chunk uint32
+	tf    float32
+}
+
+// rawList is an append-only list of raw postings in blocks, so that growing
+// it never copies (measured: doubling a flat slice was two thirds of the
+// bytes allocated while indexing).
+type rawList struct {
+	blocks [][]rawPosting
+	n      int
+}
+
+const maxRawBlock = 1 << 13
+
+func (l *rawList) add(p rawPosting) {
+	k := len(l.blocks) - 1
+	if k < 0 || len(l.blocks[k]) == cap(l.blocks[k]) {
+		size := 256
+		if k >= 0 {
+			size = min(2*cap(l.blocks[k]), maxRawBlock)
+		}
+		l.blocks = append(l.blocks, make([]rawPosting, 0, size))
+		k++
+	}
+	l.blocks[k] = append(l.blocks[k], p)
+	l.n++
+}
+
+// partNote is a note of a partial index; its term lists hold local ids.
+type partNote struct {
+	path   string
+	note   *markdown.Note
+	lang   langID
+	first  uint32 // first local chunk
+	n      uint32
+	terms  []uint32
+	stems  []uint32
+	sumLen float64
+	// postings: exact + stem postings of the note
+	postings int
+}
+
+// partial is the index of a set of notes built by one worker, with its own
+// term ids; merge folds it into the Index.
+type partial struct {
+	terms  []string
+	stems  []string // stem keys
+	post   rawList
+	spost  rawList
+	cidx   []uint32 // per local chunk: index in note.Chunks
+	clen   []float32
+	cnote  []uint32 // per local chunk: local note
+	notes  []partNote
+	sumLen float64
+}
+
+type tfEntry struct {
+	term uint32
+	tf   float32
+}
+
+// builder analyzes notes into a partial. One per goroutine.
+type builder struct {
+	fw       FieldWeights
+	fallback langID
+	p        *partial
+
+	dict  *termTable
+	sdict map[string]uint32
+	// accent[term]: the term as first written with accents ("" if none).
+	accent []string
+	// stemOf[lang][term]: the term's local stem ids, once computed.
+	stemOf [numLangs][]stemPair
+	st     *stemmer
+
+	tok    tokenizer
+	stats  textStats
+	weight float32 // weight of the field being analyzed
+	length float32 // weighted length of the chunk being analyzed
+
+	acc      []float32 // per local term: tf in the current chunk
+	touched  []uint32
+	sacc     []float32 // per local stem: tf in the current chunk
+	stouched []uint32
+	seen     []uint32 // per local term: last note stamp
+	sseen    []uint32 // per local stem: last note stamp
+	stamp    uint32
+
+	// per note scratch
+	ctf    []tfEntry
+	ends   []int
+	lens   []float32
+	tlist  []uint32
+	slist  []uint32
+	fmTags []string
+}
+
+func newBuilder(fw FieldWeights, fallback langID) *builder {
+	b := &builder{
+		fw:       fw,
+		fallback: fallback,
+		p:        &partial{},
+		dict:     newTermTable(),
+		sdict:    make(map[string]uint32),
+		st:       newStemmer(),
+	}
+	b.tok.emit = b.add
+	return b
+}
+
+// add is the tokenizer callback: one occurrence of tok in the current field.
+func (b *builder) add(tok string, scratch bool) {
+	b.length += b.weight
+	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
+	if !ok {
+		b.acc = append(b.acc, 0)
+		b.seen = append(b.seen, 0)
+		b.accent = append(b.accent, "")
+	}
+	if b.tok.orig != "" && b.accent[id] == "" {
+		b.accent[id] = strings.Clone(b.tok.orig)
+	}
+	if b.acc[id] == 0 {
+		b.touched = append(b.touched, id)
+	}
+	b.acc[id] += b.weight
+}
+
+func (b *builder) field(text string, w float64, detect bool) {
+	if w <= 0 || text == "" {
+		return
+	}
+	b.weight = float32(w)
+	if detect {
+		b.tok.stats = &b.stats
+	} else {
+		b.tok.stats = nil
+	}
+	b.tok.run(text)
+}
+
+// addNote analyzes one note into the partial.
+func (b *builder) addNote(path string, n *markdown.Note) {
+	p := b.p
+	b.stats = textStats{}
+	b.ctf, b.ends, b.lens = b.ctf[:0], b.ends[:0], b.lens[:0]
+	b.fmTags = frontmatterTags(n.Frontmatter, b.fmTags[:0])
+	for ci := range n.Chunks {
+		ch := &n.Chunks[ci]
+		b.length = 0
+		for _, h := range ch.Headings {
+			b.field(h, b.fw.Heading, true)
+		}
+		if ci == 0 {
+			b.field(n.Title, b.fw.Heading, true)
+			for _, a := range n.Aliases {
+				b.field(a, b.fw.Heading, true)
+			}
+		}
+		for _, t := range b.fmTags {
+			b.field(t, b.fw.Tags, false)
+		}
+		for _, t := range ch.Tags {
+			b.field(t, b.fw.Tags, false)
+		}
+		b.field(ch.Prose, b.fw.Prose, true)
+		b.field(ch.Code, b.fw.Code, false)
+		for _, id := range b.touched {
+			b.ctf = append(b.ctf, tfEntry{id, b.acc[id]})
+			b.acc[id] = 0
+		}
+		b.touched = b.touched[:0]
+		b.ends = append(b.ends, len(b.ctf))
+		b.lens = append(b.lens, b.length)
+	}
+	lang := detectLang(&b.stats, b.fallback)
+	stems := stemFuncs[lang] != nil
+
+	b.stamp++
+	stamp := b.stamp
+	local := uint32(len(p.notes))
+	first := uint32(len(p.cidx))
+	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
+	before := p.post.n + p.spost.n
+	var sum float64
+	start := 0
+	for ci, end := range b.ends {
+		cid := uint32(len(p.cidx))
+		p.cidx = append(p.cidx, uint32(ci))
+		p.clen = append(p.clen, b.lens[ci])
+		p.cnote = append(p.cnote, local)
+		sum += float64(b.lens[ci])
+		for _, e := range b.ctf[start:end] {
+			p.post.add(rawPosting{e.term, cid, e.tf})
+			if b.seen[e.term] != stamp {
+				b.seen[e.term] = stamp
+				b.tlist = append(b.tlist, e.term)
+			}
+			if stems {
+				sp := b.stemIDs(lang, e.term)
+				for _, sid := range [2]int32{sp.a, sp.b} {
+					if sid >= 0 {
+						if b.sacc[sid] == 0 {
+							b.stouched = append(b.stouched, uint32(sid))
+						}
+						b.sacc[sid] += e.tf
+					}
+				}
+			}
+		}
+		for _, sid := range b.stouched {
+			p.spost.add(rawPosting{sid, cid, b.sacc[sid]})
+			b.sacc[sid] = 0
+			if b.sseen[sid] != stamp {
+				b.sseen[sid] = stamp
+				b.slist = append(b.slist, sid)
+			}
+		}
+		b.stouched = b.stouched[:0]
+		start = end
+	}
+	p.notes = append(p.notes, partNote{
+		path:   path,
+		note:   n,
+		lang:   lang,
+		first:  first,
+		n:      uint32(len(b.ends)),
+		terms:  append([]uint32(nil), b.tlist...),
+		stems:  append([]uint32(nil), b.slist...),
+		sumLen: sum,
+
+		postings: p.post.n + p.spost.n - before,
+	})
+	p.sumLen += sum
+}
+
+// finish returns the partial built so far.
+func (b *builder) finish() *partial {
+	b.p.terms = b.dict.terms
+	return b.p
+}
+
+// stemPair holds the local stem ids of a term in a language: the stem of the
+// folded term and, when different, the folded stem of the accented form; -1
+// for none.
+type stemPair struct {
+	a, b int32
+	done bool
+}
+
+// stemIDs returns the local stem ids of a local term in a language.
+func (b *builder) stemIDs(l langID, term uint32) stemPair {
+	cache := b.stemOf[l]
+	if int(term) >= len(cache) {
+		grown := make([]stemPair, len(b.dict.terms)+len(b.dict.terms)/4+16)
+		copy(grown, cache)
+		cache = grown
+		b.stemOf[l] = cache
+	}
+	if cache[term].done {
+		return cache[term]
+	}
+	sp := stemPair{a: -1, b: -1, done: true}
+	t := b.dict.terms[term]
+	if stemmable(t) {
+		k1, k2 := stemKeys(b.st, l, t, b.accent[term])
+		sp.a = b.stemLocal(k1)
+		if k2 != "" {
+			sp.b = b.stemLocal(k2)
+		}
+	}
+	cache[term] = sp
+	return sp
+}
+
+func (b *builder) stemLocal(key string) int32 {
+	sid, ok := b.sdict[key]
+	if !ok {
+		sid = uint32(len(b.p.stems))
+		b.sdict[key] = sid
+		b.p.stems = append(b.p.stems, key)
+		b.sacc = append(b.sacc, 0)
+		b.sseen = append(b.sseen, 0)
+	}
+	return int32(sid)
+}
+
+// frontmatterTags reads the frontmatter `tags` (or `tag`) value: a list or a
+// comma/space separated string; '#' stripped, lowercased.
+func frontmatterTags(fm map[string]any, out []string) []string {
+	for _, key := range [...]string{"tags", "tag"} {
+		v, ok := fm[key]
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			out = appendTagString(out, x)
+		case []any:
+			for _, e := range x {
+				switch s := e.(type) {
+				case string:
+					out = appendTagString(out, s)
+				case nil:
+				default:
+					out = appendTagString(out, fmt.Sprint(s))
+				}
+			}
+		case []string:
+			for _, s := range x {
+				out = appendTagString(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func appendTagString(out []string, s string) []string {
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		if t := normTag(f); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// normTag: trimmed, leading '#' stripped, lowercased.
+func normTag(t string) string {
+	t = strings.TrimSpace(t)
+	t = strings.TrimLeft(t, "#")
+	return strings.ToLower(t)
+}

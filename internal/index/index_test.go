@@ -1,0 +1,726 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+)
+
+// prose returns a one-chunk note with no title, only prose.
+func prose(text string) *markdown.Note {
+	return &markdown.Note{Chunks: []markdown.Chunk{{Prose: text}}}
+}
+
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b))
+}
+
+func scoreOf(hits []Hit, path string, chunk int) (float64, bool) {
+	for _, h := range hits {
+		if h.Path == path && h.Chunk == chunk {
+			return h.Score, true
+		}
+	}
+	return 0, false
+}
+
+func paths(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s#%d", h.Path, h.Chunk))
+	}
+	return out
+}
+
+// TestBM25HandComputed checks scores against values computed by hand for a
+// 3-chunk corpus: N = 3, lengths 3, 2, 4, average 3, k1 1.2, b 0.75,
+// idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
+func TestBM25HandComputed(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("a.md", prose("apple banana apple"))        // length 3
+	ix.Add("b.md", prose("banana cherry"))             // length 2
+	ix.Add("c.md", prose("cherry cherry cherry date")) // length 4
+	// apple: df 1, idf = ln(1 + 2.5/1.5) = ln(2.6667) = 0.980829
+	//   a: tf 2, K = 1.2 x (0.25 + 0.75 x 3/3) = 1.2 -> 0.980829 x 2 x 2.2 / 3.2 = 1.348640
+	// banana: df 2, idf = ln(1 + 1.5/2.5) = ln(1.6) = 0.470004
+	//   a: tf 1, K = 1.2 -> 0.470004 x 2.2 / 2.2 = 0.470004
+	//   b: tf 1, K = 1.2 x (0.25 + 0.5) = 0.9 -> 0.470004 x 2.2 / 1.9 = 0.544215
+	// cherry: df 2, idf 0.470004
+	//   c: tf 3, K = 1.2 x (0.25 + 1) = 1.5 -> 0.470004 x 6.6 / 4.5 = 0.689339
+	tests := []struct {
+		query string
+		want  map[string]float64
+		order []string
+	}{
+		{"apple", map[string]float64{"a.md": 1.3486402228911236}, []string{"a.md#0"}},
+		{"banana", map[string]float64{"a.md": 0.47000362924573563, "b.md": 0.5442147286003255}, []string{"b.md#0", "a.md#0"}},
+		{"cherry", map[string]float64{"b.md": 0.5442147286003255, "c.md": 0.6893386562270789}, []string{"c.md#0", "b.md#0"}},
+		{"apple banana", map[string]float64{"a.md": 1.3486402228911236 + 0.47000362924573563, "b.md": 0.5442147286003255}, []string{"a.md#0", "b.md#0"}},
+	}
+	for _, tc := range tests {
+		hits := ix.Search(tc.query, Filter{}, 10)
+		if got := paths(hits); !slices.Equal(got, tc.order) {
+			t.Errorf("%q: order %v, want %v", tc.query, got, tc.order)
+		}
+		for p, want := range tc.want {
+			got, ok := scoreOf(hits, p, 0)
+			if !ok || !near(got, want) {
+				t.Errorf("%q: score of %s = %v (found %v), want %v", tc.query, p, got, ok, want)
+			}
+		}
+	}
+}
+
+func TestFieldWeights(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("heading.md", &markdown.Note{Chunks: []markdown.Chunk{
+		{Prose: "intro words here"},
+		{Headings: []string{"Backoff"}, Prose: "something else entirely"},
+	}})
+	ix.Add("prose.md", prose("backoff something else entirely"))
+	ix.Add("code.md", &markdown.Note{Chunks: []markdown.Chunk{{Prose: "something else entirely", Code: "backoff()"}}})
+	ix.Add("tags.md", &markdown.Note{Tags: []string{"backoff"}, Frontmatter: map[string]any{"tags": []any{"backoff"}},
+		Chunks: []markdown.Chunk{{Prose: "something else entirely"}}})
+	hits := ix.Search("backoff", Filter{}, 10)
+	want := []string{"heading.md#1", "tags.md#0", "prose.md#0", "code.md#0"}
+	if got := paths(hits); !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v (heading 3 > tags 2 > prose 1 > code 0.5)", got, want)
+	}
+}
+
+func TestTitleAndAliasesInFirstChunkHeading(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("n.md", &markdown.Note{Title: "Zebra Notes", Aliases: []string{"Quagga"}, Chunks: []markdown.Chunk{
+		{Prose: "first"}, {Headings: []string{"More"}, Prose: "second"},
+	}})
+	for _, q := range []string{"zebra", "quagga"} {
+		hits := ix.Search(q, Filter{}, 10)
+		if got := paths(hits); !slices.Equal(got, []string{"n.md#0"}) {
+			t.Errorf("%q: %v, want only the first chunk", q, got)
+		}
+	}
+}
+
+func TestExactBeatsStemOnly(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("exact.md", prose("the retry loop"))
+	ix.Add("stem.md", prose("the retries loop"))
+	ix.Add("other.md", prose("unrelated text"))
+	hits := ix.Search("retry", Filter{}, 10)
+	if got := paths(hits); !slices.Equal(got, []string{"exact.md#0", "stem.md#0"}) {
+		t.Fatalf("retry: %v, want the exact match first and the stem match second", got)
+	}
+	if hits[1].Score >= hits[0].Score || hits[1].Fuzzy {
+		t.Errorf("stem-only match should score lower and not be fuzzy: %+v", hits)
+	}
+	// By hand: N 3, every length 2 (avg 2, so K = 1.2), tf 1; the stem
+	// "retri" is in 2 chunks: idf ln(1 + 1.5/2.5) = ln 1.6, score =
+	// StemWeight x ln 1.6 x 2.2 / 2.2.
+	if want := DefaultStemWeight * math.Log(1.6); !near(hits[1].Score, want) {
+		t.Errorf("stem score %v, want %v", hits[1].Score, want)
+	}
+	// The exact match: df 1, idf ln(1 + 2.5/1.5); its own stem match is
+	// weaker, so the exact score stands.
+	if want := math.Log(1 + 2.5/1.5); !near(hits[0].Score, want) {
+		t.Errorf("exact score %v, want %v", hits[0].Score, want)
+	}
+	hits = ix.Search("retries", Filter{}, 10)
+	if got := paths(hits); !slices.Equal(got, []string{"stem.md#0", "exact.md#0"}) {
+		t.Errorf("retries: %v", got)
+	}
+	// Custom weight.
+	ix2 := New(Options{StemWeight: 0.25})
+	ix2.Add("exact.md", prose("the retry loop"))
+	ix2.Add("stem.md", prose("the retries loop"))
+	// N 2: exact idf ln(1 + 1.5/1.5) = ln 2, stem idf ln(1 + 0.5/2.5) = ln 1.2.
+	a, b := scoreFor(t, ix2, "retry", "exact.md"), scoreFor(t, ix2, "retry", "stem.md")
+	if !near(a, math.Log(2)) || !near(b, 0.25*math.Log(1.2)) {
+		t.Errorf("StemWeight 0.25: stem %v exact %v", b, a)
+	}
+}
+
+func scoreFor(t *testing.T, ix *Index, q, path string) float64 {
+	t.Helper()
+	s, ok := scoreOf(ix.Search(q, Filter{IncludeRaw: true}, 0), path, 0)
+	if !ok {
+		t.Fatalf("%q: %s not found", q, path)
+	}
+	return s
+}
+
+func TestStemmingPerLanguage(t *testing.T) {
+	ix := New(Options{Lang: "en"})
+	ix.Add("pt.md", prose("As configurações do servidor são carregadas quando o processo inicia e não mudam depois"))
+	ix.Add("en.md", prose("The configuration of the server is loaded when the process starts"))
+	ix.Add("ru.md", prose("Настройки сервера загружаются при запуске"))
+	if st := ix.Stats(); !slices.Equal(st.LanguagesPresent, []string{"en", "pt", "ru"}) {
+		t.Fatalf("languages present %v", st.LanguagesPresent)
+	}
+	tests := []struct{ q, want string }{
+		{"configuração", "pt.md"}, // pt stem of configuracoes/configuracao
+		{"configurations", "en.md"},
+		{"настройка", "ru.md"},
+		{"starting", "en.md"},
+	}
+	for _, tc := range tests {
+		hits := ix.Search(tc.q, Filter{}, 10)
+		if len(hits) == 0 || hits[0].Path != tc.want {
+			t.Errorf("%q: %v, want %s first", tc.q, paths(hits), tc.want)
+		}
+	}
+}
+
+func TestFuzzy(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("a.md", prose("exponential backoff with jitter"))
+	ix.Add("b.md", prose("circuit breaker pattern"))
+	exact := scoreFor(t, ix, "backoff", "a.md")
+	hits := ix.Search("bakoff", Filter{}, 10) // distance 1, length 6
+	if len(hits) != 1 || hits[0].Path != "a.md" || !hits[0].Fuzzy {
+		t.Fatalf("bakoff: %+v", hits)
+	}
+	if !near(hits[0].Score, DefaultFuzzyWeight*exact) {
+		t.Errorf("fuzzy score %v, want %v x %v", hits[0].Score, DefaultFuzzyWeight, exact)
+	}
+	// Length 8+: distance 2.
+	if hits := ix.Search("exponentail", Filter{}, 10); len(hits) != 1 || !hits[0].Fuzzy {
+		t.Errorf("exponentail (2 edits): %+v", hits)
+	}
+	// Under 8: distance 2 is not expanded; under 4 nothing is.
+	if hits := ix.Search("bkoff", Filter{}, 10); hits != nil {
+		t.Errorf("bkoff (2 edits, length 5) should not match: %+v", hits)
+	}
+	if hits := ix.Search("jiter", Filter{}, 10); len(hits) != 1 {
+		t.Errorf("jiter (1 edit, length 5) should match: %+v", hits)
+	}
+	// A chunk matched exactly by another term is not fuzzy.
+	hits = ix.Search("bakoff jitter", Filter{}, 10)
+	if len(hits) != 1 || hits[0].Fuzzy {
+		t.Errorf("bakoff jitter: %+v", hits)
+	}
+	// A term in the vocabulary is not expanded.
+	ix.Add("c.md", prose("bakoff is a word here"))
+	if hits := ix.Search("bakoff", Filter{}, 10); len(hits) != 1 || hits[0].Path != "c.md" {
+		t.Errorf("bakoff in vocabulary: %+v", hits)
+	}
+}
+
+func TestNoteFactors(t *testing.T) {
+	ix := New(Options{})
+	text := "distinctive content words"
+	add := func(path, typ string) {
+		n := prose(text)
+		n.Type = typ
+		ix.Add(path, n)
+	}
+	add("02-wiki/plain.md", "wiki")
+	add("02-wiki/map.md", "MOC")
+	add("04-daily/2024-01-01.md", "daily")
+	add("99-archive/old.md", "wiki")
+	add("99-archive/oldmap.md", "moc")
+	add("99-archived/not-archive.md", "note")
+	hits := ix.Search("distinctive", Filter{}, 0)
+	base, _ := scoreOf(hits, "02-wiki/plain.md", 0)
+	want := map[string]float64{
+		"02-wiki/map.md":             0.3,
+		"04-daily/2024-01-01.md":     0.3,
+		"99-archive/old.md":          0.4,
+		"99-archive/oldmap.md":       0.12,
+		"99-archived/not-archive.md": 1,
+	}
+	for p, f := range want {
+		got, ok := scoreOf(hits, p, 0)
+		if !ok || !near(got, f*base) {
+			t.Errorf("%s: %v, want %v x %v", p, got, f, base)
+		}
+	}
+}
+
+func TestRawExcluded(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("01-raw/capture.md", prose("ephemeral capture"))
+	ix.Add("01-rawish/x.md", prose("ephemeral other"))
+	if got := paths(ix.Search("ephemeral", Filter{}, 10)); !slices.Equal(got, []string{"01-rawish/x.md#0"}) {
+		t.Errorf("raw not excluded: %v", got)
+	}
+	if got := ix.Search("ephemeral", Filter{IncludeRaw: true}, 10); len(got) != 2 {
+		t.Errorf("IncludeRaw: %v", paths(got))
+	}
+	if got := ix.Search("ephemeral", Filter{Folder: "01-raw"}, 10); len(got) != 1 || got[0].Path != "01-raw/capture.md" {
+		t.Errorf("folder 01-raw implies raw: %v", paths(got))
+	}
+	if ix.Matches("01-raw/capture.md", Filter{}) || !ix.Matches("01-raw/capture.md", Filter{IncludeRaw: true}) {
+		t.Errorf("Matches does not apply the raw rule")
+	}
+}
+
+func TestFilters(t *testing.T) {
+	ix := New(Options{})
+	mk := func(path, typ, status string, tags ...string) {
+		n := prose("shared keyword")
+		n.Type, n.Status, n.Tags = typ, status, tags
+		ix.Add(path, n)
+	}
+	mk("02-wiki/go/a.md", "wiki", "active", "go", "concurrency")
+	mk("02-wiki/go/deep/b.md", "wiki", "draft", "Go")
+	mk("02-wiki/golang/c.md", "wiki", "active", "go/generics")
+	mk("03-projects/p.md", "project", "Active", "work")
+	mk("notes/n.md", "note", "", "#go")
+	tests := []struct {
+		name string
+		f    Filter
+		want []string
+	}{
+		{"none", Filter{}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md", "02-wiki/golang/c.md", "03-projects/p.md", "notes/n.md"}},
+		{"type", Filter{Type: "WIKI"}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md", "02-wiki/golang/c.md"}},
+		{"type pt", Filter{Type: "projeto"}, []string{"03-projects/p.md"}},
+		{"folder boundary", Filter{Folder: "02-wiki/go"}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md"}},
+		{"folder trailing slash", Filter{Folder: "02-wiki/go/"}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md"}},
+		{"folder ./ and backslash", Filter{Folder: `./02-wiki\go\deep`}, []string{"02-wiki/go/deep/b.md"}},
+		{"folder none", Filter{Folder: "02-wiki/g"}, nil},
+		{"status", Filter{Status: "active"}, []string{"02-wiki/go/a.md", "02-wiki/golang/c.md", "03-projects/p.md"}},
+		{"tag", Filter{Tags: []string{"#GO"}}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md", "02-wiki/golang/c.md", "notes/n.md"}},
+		{"tags all", Filter{Tags: []string{"go", "concurrency"}}, []string{"02-wiki/go/a.md"}},
+		{"nested tag", Filter{Tags: []string{"go/generics"}}, []string{"02-wiki/golang/c.md"}},
+		{"combined", Filter{Type: "wiki", Folder: "02-wiki", Status: "active", Tags: []string{"go"}}, []string{"02-wiki/go/a.md", "02-wiki/golang/c.md"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, h := range ix.Search("keyword", tc.f, 10) {
+				got = append(got, h.Path)
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Search: %v, want %v", got, tc.want)
+			}
+			var m []string
+			for _, p := range []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md", "02-wiki/golang/c.md", "03-projects/p.md", "notes/n.md"} {
+				if ix.Matches(p, tc.f) {
+					m = append(m, p)
+				}
+			}
+			if !slices.Equal(m, tc.want) {
+				t.Errorf("Matches: %v, want %v", m, tc.want)
+			}
+		})
+	}
+	if ix.Matches("absent.md", Filter{}) {
+		t.Errorf("Matches of an absent note")
+	}
+}
+
+func TestFilterBeforeCut(t *testing.T) {
+	ix := New(Options{})
+	for i := range 20 {
+		n := prose(strings.Repeat("needle ", 20-i) + "hay")
+		n.Type = "note"
+		if i == 19 {
+			n.Type = "wiki" // the weakest match
+		}
+		ix.Add(fmt.Sprintf("n%02d.md", i), n)
+	}
+	hits := ix.Search("needle", Filter{Type: "wiki"}, 3)
+	if len(hits) != 1 || hits[0].Path != "n19.md" {
+		t.Errorf("filter applied after the cut: %v", paths(hits))
+	}
+}
+
+func TestTiesAndMax(t *testing.T) {
+	ix := New(Options{})
+	for _, p := range []string{"c.md", "a.md", "b.md"} {
+		ix.Add(p, &markdown.Note{Chunks: []markdown.Chunk{{Prose: "equal words"}, {Prose: "equal words"}}})
+	}
+	hits := ix.Search("equal", Filter{}, 0)
+	want := []string{"a.md#0", "a.md#1", "b.md#0", "b.md#1", "c.md#0", "c.md#1"}
+	if got := paths(hits); !slices.Equal(got, want) {
+		t.Errorf("ties: %v, want %v", got, want)
+	}
+	for max := 1; max <= 7; max++ {
+		got := paths(ix.Search("equal", Filter{}, max))
+		if !slices.Equal(got, want[:min(max, len(want))]) {
+			t.Errorf("max %d: %v", max, got)
+		}
+	}
+}
+
+func TestTopKMatchesFullSort(t *testing.T) {
+	items := syntheticSized(300, 60)
+	ix := New(Options{})
+	ix.AddBatch(items)
+	for _, it := range items[:20] {
+		q := it.Note.Title
+		all := ix.Search(q, Filter{}, 0)
+		for _, k := range []int{1, 5, 17} {
+			got := ix.Search(q, Filter{}, k)
+			if !slices.Equal(got, all[:min(k, len(all))]) {
+				t.Fatalf("%q top %d differs from the full ranking", q, k)
+			}
+		}
+	}
+}
+
+func TestQueryLimits(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("late.md", prose("zzlateterm"))
+	var words []string
+	for i := range MaxQueryTerms {
+		words = append(words, fmt.Sprintf("filler%03d", i))
+	}
+	if hits := ix.Search(strings.Join(words, " ")+" zzlateterm", Filter{}, 10); hits != nil {
+		t.Errorf("the 65th term was used: %v", paths(hits))
+	}
+	if hits := ix.Search(strings.Repeat(" ", MaxQueryChars)+"zzlateterm", Filter{}, 10); hits != nil {
+		t.Errorf("text past 1,024 characters was used: %v", paths(hits))
+	}
+	if hits := ix.Search(strings.Repeat(" ", MaxQueryChars-10)+"zzlateterm", Filter{}, 10); len(hits) != 1 {
+		t.Errorf("term within 1,024 characters not found: %v", paths(hits))
+	}
+	if ix.Search("", Filter{}, 10) != nil || ix.Search("the of", Filter{}, 10) != nil {
+		t.Errorf("empty queries should give nil")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("a.md", prose("kubernetes cluster deploy deployment docker dockerd"))
+	tests := []struct {
+		q    string
+		max  int
+		want []string
+	}{
+		{"dokcer", 5, []string{"docker"}}, // a transposition is 2; dockerd is 3 away
+		{"deplo", 5, []string{"deploy"}},
+		{"clustr kubernets", 5, []string{"cluster", "kubernetes"}},
+		{"dockr", 5, []string{"docker", "dockerd"}}, // 1, then 2
+		{"dockr", 1, []string{"docker"}},
+		{"zzzzzz", 5, nil},
+		{"docker zzzz", 5, nil}, // a term exists: no suggestions
+	}
+	for _, tc := range tests {
+		got := ix.Suggest(tc.q, tc.max)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Suggest(%q, %d) = %q, want %q", tc.q, tc.max, got, tc.want)
+		}
+	}
+	// Distance first, then alphabetical.
+	ix2 := New(Options{})
+	ix2.Add("b.md", prose("cart card care bard cards"))
+	if got, want := ix2.Suggest("carx", 10), []string{"card", "care", "cart", "bard", "cards"}; !slices.Equal(got, want) {
+		t.Errorf("ordering: %q, want %q", got, want)
+	}
+}
+
+// reference builds a fresh index from the final notes.
+func reference(notes map[string]*markdown.Note) *Index {
+	ix := New(Options{})
+	var items []Item
+	for p, n := range notes {
+		items = append(items, Item{p, n})
+	}
+	ix.AddBatch(items)
+	return ix
+}
+
+func sameRanking(t *testing.T, label string, got, want *Index, queries []string) {
+	t.Helper()
+	for _, q := range queries {
+		a, b := got.Search(q, Filter{IncludeRaw: true}, 0), want.Search(q, Filter{IncludeRaw: true}, 0)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %q: %d hits, fresh index %d", label, q, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].Path != b[i].Path || a[i].Chunk != b[i].Chunk || a[i].Fuzzy != b[i].Fuzzy || !near(a[i].Score, b[i].Score) {
+				t.Fatalf("%s: %q: hit %d = %+v, fresh index %+v", label, q, i, a[i], b[i])
+			}
+		}
+		if s1, s2 := got.Suggest(q, 5), want.Suggest(q, 5); !slices.Equal(s1, s2) {
+			t.Fatalf("%s: Suggest(%q) = %q, fresh %q", label, q, s1, s2)
+		}
+	}
+	gs, ws := got.Stats(), want.Stats()
+	if gs.Notes != ws.Notes || gs.Chunks != ws.Chunks || gs.Terms != ws.Terms || gs.Stems != ws.Stems ||
+		gs.Postings != ws.Postings || !near(gs.AvgChunkLength, ws.AvgChunkLength) {
+		t.Fatalf("%s: stats %+v, fresh %+v", label, gs, ws)
+	}
+}
+
+func TestIncrementalMatchesFresh(t *testing.T) {
+	pool := syntheticSized(400, 60)
+	r := rand.New(rand.NewPCG(7, 9))
+	var queries []string
+	for _, it := range pool[:15] {
+		words := strings.Fields(it.Note.Chunks[0].Prose)
+		queries = append(queries, it.Note.Title, words[0]+" "+words[len(words)-1], words[1]+"x")
+	}
+	queries = append(queries, "zzznothing")
+
+	ix := New(Options{})
+	live := map[string]*markdown.Note{}
+	// Initial batch, with a duplicate path (last wins) and a nil note.
+	batch := append([]Item{}, pool[:100]...)
+	batch = append(batch, Item{pool[0].Path, pool[200].Note}, Item{"nil.md", nil})
+	ix.AddBatch(batch)
+	for _, it := range pool[:100] {
+		live[it.Path] = it.Note
+	}
+	live[pool[0].Path] = pool[200].Note
+	sameRanking(t, "after batch", ix, reference(live), queries)
+
+	// Churn: adds, replacements, removals, batches with replacements; enough
+	// to trigger the compactions.
+	for round := range 20 {
+		for range 60 {
+			it := pool[r.IntN(len(pool))]
+			path := fmt.Sprintf("02-wiki/d%d/n%05d.md", r.IntN(3), r.IntN(150))
+			switch r.IntN(4) {
+			case 0, 1:
+				ix.Add(path, it.Note)
+				live[path] = it.Note
+			case 2:
+				ix.Remove(path)
+				delete(live, path)
+			case 3:
+				ix.Add(path, nil)
+				delete(live, path)
+			}
+		}
+		var items []Item
+		for range 10 {
+			it := pool[r.IntN(len(pool))]
+			path := fmt.Sprintf("02-wiki/d%d/n%05d.md", r.IntN(3), r.IntN(150))
+			items = append(items, Item{path, it.Note})
+			live[path] = it.Note
+		}
+		ix.AddBatch(items)
+		if round%5 == 4 {
+			sameRanking(t, fmt.Sprintf("round %d", round), ix, reference(live), queries)
+		}
+	}
+	if ix.Len() != len(live) {
+		t.Fatalf("Len %d, want %d", ix.Len(), len(live))
+	}
+	// Remove everything: an empty index.
+	for p := range live {
+		ix.Remove(p)
+	}
+	if ix.Len() != 0 || ix.Search(queries[0], Filter{}, 10) != nil {
+		t.Fatalf("not empty after removing everything")
+	}
+	st := ix.Stats()
+	if st.Chunks != 0 || st.Terms != 0 || st.Postings != 0 || st.AvgChunkLength != 0 {
+		t.Fatalf("stats of an empty index: %+v", st)
+	}
+	// And it works again.
+	ix.Add("x.md", prose("phoenix rises"))
+	if hits := ix.Search("phoenix", Filter{}, 5); len(hits) != 1 {
+		t.Fatalf("after emptying: %v", paths(hits))
+	}
+}
+
+func TestCompactionHappens(t *testing.T) {
+	items := syntheticSized(200, 60)
+	ix := New(Options{})
+	ix.AddBatch(items)
+	const rounds = 6
+	for round := range rounds {
+		for i, it := range items {
+			ix.Add(it.Path, items[(i+round+1)%len(items)].Note)
+		}
+	}
+	ix.mu.RLock()
+	slots, dead, deadPost, all, compactions := len(ix.cnote), ix.dead, ix.deadPostings, ix.postings, ix.compactions
+	ix.mu.RUnlock()
+	if compactions == 0 {
+		t.Fatalf("no compaction after %d replacements", rounds*len(items))
+	}
+	if dead*4 > slots && dead >= minDeadChunks || deadPost*4 > all && deadPost >= minDeadPostings {
+		t.Fatalf("no compaction: %d dead of %d slots, %d dead of %d postings", dead, slots, deadPost, all)
+	}
+	if slots > 2*ix.Stats().Chunks+minDeadChunks*4 {
+		t.Fatalf("slots grow without bound: %d for %d chunks", slots, ix.Stats().Chunks)
+	}
+	fresh := map[string]*markdown.Note{}
+	for i, it := range items {
+		fresh[it.Path] = items[(i+rounds)%len(items)].Note
+	}
+	sameRanking(t, "after compactions", ix, reference(fresh), []string{items[3].Note.Title, items[50].Note.Title})
+}
+
+func TestAddBatchEqualsAdds(t *testing.T) {
+	items := syntheticSized(250, 60)
+	a, b := New(Options{}), New(Options{})
+	a.AddBatch(items)
+	for _, it := range items {
+		b.Add(it.Path, it.Note)
+	}
+	var qs []string
+	for _, it := range items[:10] {
+		qs = append(qs, it.Note.Title)
+	}
+	sameRanking(t, "batch vs adds", a, b, qs)
+}
+
+func TestChunkIndexAndEmptyNotes(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("multi.md", &markdown.Note{Chunks: []markdown.Chunk{
+		{Prose: "alpha"}, {Headings: []string{"B"}, Prose: "beta"}, {Headings: []string{"B", "C"}, Prose: "gamma delta"},
+	}})
+	ix.Add("empty.md", &markdown.Note{})
+	ix.Add("blank.md", &markdown.Note{Chunks: []markdown.Chunk{{}}})
+	if hits := ix.Search("delta", Filter{}, 5); len(hits) != 1 || hits[0].Chunk != 2 {
+		t.Errorf("chunk index: %+v", hits)
+	}
+	if ix.Len() != 3 || !ix.Has("empty.md") || !ix.Matches("empty.md", Filter{}) {
+		t.Errorf("notes without text are indexed for filters")
+	}
+	ix.Remove("empty.md")
+	ix.Remove("blank.md")
+	ix.Remove("never.md")
+	if ix.Len() != 1 {
+		t.Errorf("Len %d", ix.Len())
+	}
+}
+
+func TestCJKSearch(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("ja.md", prose("日本語のテキストを検索できます"))
+	ix.Add("zh.md", prose("中文文本搜索"))
+	ix.Add("ko.md", prose("한국어 텍스트 검색"))
+	for q, want := range map[string]string{"日本語": "ja.md", "検索": "ja.md", "文本": "zh.md", "한국어": "ko.md"} {
+		hits := ix.Search(q, Filter{}, 5)
+		if len(hits) == 0 || hits[0].Path != want {
+			t.Errorf("%q: %v, want %s", q, paths(hits), want)
+		}
+	}
+}
+
+func TestFrontmatterTagsField(t *testing.T) {
+	ix := New(Options{})
+	n := &markdown.Note{
+		Frontmatter: map[string]any{"tags": "#Resilience, networking"},
+		Tags:        []string{"resilience", "networking", "inline"},
+		Chunks: []markdown.Chunk{
+			{Prose: "intro"},
+			{Headings: []string{"Other"}, Prose: "body #inline", Tags: []string{"inline"}},
+		},
+	}
+	ix.Add("t.md", n)
+	// Frontmatter tags reach every chunk; inline tags only theirs.
+	if got := paths(ix.Search("resilience", Filter{}, 5)); len(got) != 2 {
+		t.Errorf("frontmatter tag: %v", got)
+	}
+	if got := paths(ix.Search("inline", Filter{}, 5)); !slices.Equal(got, []string{"t.md#1"}) {
+		t.Errorf("inline tag: %v", got)
+	}
+	if got := frontmatterTags(map[string]any{"tags": []any{"A", 2024, nil, "#b c"}, "tag": "d"}, nil); !slices.Equal(got, []string{"a", "2024", "b", "c", "d"}) {
+		t.Errorf("frontmatterTags: %q", got)
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	ix := New(Options{StemWeight: 1.5, FuzzyWeight: -1})
+	if ix.stemWeight != DefaultStemWeight || ix.fuzzyWeight != DefaultFuzzyWeight || ix.fw != DefaultFields {
+		t.Errorf("defaults not applied: %v %v %+v", ix.stemWeight, ix.fuzzyWeight, ix.fw)
+	}
+	// A zero field weight (others set) leaves that field out.
+	ix = New(Options{Fields: FieldWeights{Heading: 1, Prose: 1}})
+	ix.Add("a.md", &markdown.Note{Chunks: []markdown.Chunk{{Prose: "visible", Code: "hiddencode"}}})
+	if ix.Search("hiddencode", Filter{}, 5) != nil || ix.Search("visible", Filter{}, 5) == nil {
+		t.Errorf("zero code weight should leave code out")
+	}
+}
+
+func TestConcurrentSearchWhileAdding(t *testing.T) {
+	items := syntheticSized(200, 60)
+	ix := New(Options{})
+	ix.AddBatch(items[:100])
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				it := items[(i*7+w)%len(items)]
+				for _, h := range ix.Search(it.Note.Title, Filter{Type: "wiki"}, 5) {
+					if h.Score <= 0 || h.Path == "" {
+						t.Errorf("bad hit %+v", h)
+						return
+					}
+				}
+				ix.Suggest("qqqqzz", 3)
+				ix.Matches(it.Path, Filter{Tags: []string{"x"}})
+				ix.Len()
+			}
+		}()
+	}
+	for i, it := range items[100:] {
+		ix.Add(it.Path, it.Note)
+		if i%3 == 0 {
+			ix.Remove(items[i].Path)
+		}
+		if i%25 == 0 {
+			ix.AddBatch(items[i : i+10])
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func TestVocabularyCompaction(t *testing.T) {
+	word := func(k int) string { // letters only, so the words are stemmed too
+		b := []byte("zq")
+		for range 4 {
+			b = append(b, byte('a'+k%26))
+			k /= 26
+		}
+		return string(b)
+	}
+	ix := New(Options{})
+	ix.Add("stable.md", prose("stable anchor words"))
+	var paths []string
+	for n := range 120 {
+		var ws []string
+		for k := range 50 {
+			ws = append(ws, word(n*50+k))
+		}
+		p := fmt.Sprintf("tmp/%03d.md", n)
+		paths = append(paths, p)
+		ix.Add(p, prose(strings.Join(ws, " ")))
+	}
+	if st := ix.Stats(); st.Terms < 6000 || st.Stems < 4096 {
+		t.Fatalf("setup: %+v", st)
+	}
+	for _, p := range paths {
+		ix.Remove(p)
+	}
+	ix.mu.RLock()
+	exactTerms, exactEmpty, stemTerms, stemEmpty := len(ix.exact.terms), ix.exact.empty, len(ix.stems.terms), ix.stems.empty
+	ix.mu.RUnlock()
+	// Compaction ran once a quarter (and at least minEmptyTerms) were empty.
+	if exactTerms > 6003-minEmptyTerms || exactEmpty >= minEmptyTerms || stemTerms > 6003-minEmptyTerms || stemEmpty >= minEmptyTerms {
+		t.Fatalf("vocabulary not compacted: exact %d (%d empty), stems %d (%d empty)", exactTerms, exactEmpty, stemTerms, stemEmpty)
+	}
+	if got := ix.Suggest("anchr", 5); !slices.Equal(got, []string{"anchor"}) {
+		t.Errorf("fuzzy index not rebuilt: %q", got)
+	}
+	sameRanking(t, "after vocabulary compaction", ix, reference(map[string]*markdown.Note{"stable.md": prose("stable anchor words")}),
+		[]string{"stable", "anchors", "anchr", word(7)})
+	ix.Add("again.md", prose(word(7)))
+	if hits := ix.Search(word(7), Filter{}, 5); len(hits) != 1 || hits[0].Path != "again.md" {
+		t.Errorf("a removed word added again: %+v", hits)
+	}
+}

@@ -1,0 +1,398 @@
+package index
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// maxExpansions bounds the vocabulary terms one misspelled query term is
+// expanded to (closest first, then the most frequent).
+const maxExpansions = 10
+
+// Search returns the direct chunk hits for query, best first (ties: path
+// ascending, then chunk ascending), at most max (max <= 0: all of them).
+// Filters apply before the cut; chunks under 01-raw/ are left out unless
+// f.IncludeRaw; the final score is multiplied by 0.3 for notes of type moc or
+// daily and by 0.4 under 99-archive/.
+//
+// Per query term, a chunk scores max(exact, StemWeight x stem, FuzzyWeight x
+// best misspelling expansion), each a BM25 term score (k1 1.2, b 0.75) over
+// field-weighted term frequencies; a chunk's score is the sum over terms.
+// Expansions are tried only for a term absent from the vocabulary: at
+// distance 1 for terms of 4+ characters, 2 for 8+.
+func (ix *Index) Search(query string, f Filter, max int) []Hit {
+	terms := ix.an.queryTerms(query)
+	if len(terms) == 0 {
+		return nil
+	}
+	pf := prepareFilter(f)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
+	s := getScratch(len(ix.cnote))
+	defer scratchPool.Put(s)
+	sc := scorer{s: s, clen: ix.clen, n: float64(ix.live), avg: ix.sumLen / float64(ix.live)}
+	if sc.avg <= 0 {
+		sc.avg = 1
+	}
+	var st *stemmer
+	for _, qt := range terms {
+		q := qt.term
+		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
+			sc.add(ix.exact.post[id], ix.exact.df[id], 1, true)
+		} else {
+			for _, id := range ix.expansions(q) {
+				sc.add(ix.exact.post[id], ix.exact.df[id], ix.fuzzyWeight, false)
+			}
+		}
+		if stemmable(q) {
+			for l := langNone + 1; l < numLangs; l++ {
+				if ix.langNotes[l] == 0 || stemFuncs[l] == nil {
+					continue
+				}
+				if st == nil {
+					st = newStemmer()
+				}
+				k1, k2 := stemKeys(st, l, q, qt.orig)
+				for _, k := range [2]string{k1, k2} {
+					if id, ok := ix.stems.ids[k]; ok && ix.stems.df[id] > 0 {
+						sc.add(ix.stems.post[id], ix.stems.df[id], ix.stemWeight, true)
+					}
+				}
+			}
+		}
+		s.endTerm()
+	}
+	return ix.collect(s, &pf, max)
+}
+
+// expansions returns the vocabulary terms a term absent from the vocabulary
+// is expanded to.
+func (ix *Index) expansions(q string) []uint32 {
+	n := runeLen(q)
+	if n < 4 {
+		return nil
+	}
+	d := 1
+	if n >= 8 {
+		d = 2
+	}
+	type cand struct {
+		id   uint32
+		dist int
+	}
+	var cs []cand
+	ix.fz.near(q, d, ix.exact.terms, func(id uint32, dist int) {
+		if ix.exact.df[id] > 0 {
+			cs = append(cs, cand{id, dist})
+		}
+	})
+	slices.SortFunc(cs, func(a, b cand) int {
+		if c := cmp.Compare(a.dist, b.dist); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ix.exact.df[b.id], ix.exact.df[a.id]); c != 0 {
+			return c
+		}
+		return strings.Compare(ix.exact.terms[a.id], ix.exact.terms[b.id])
+	})
+	out := make([]uint32, 0, min(len(cs), maxExpansions))
+	for _, c := range cs[:min(len(cs), maxExpansions)] {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// Suggest returns, when no analyzed term of query is in the vocabulary, up to
+// max vocabulary terms within Levenshtein distance 2 of the query terms,
+// closest first, then alphabetically; nil otherwise.
+func (ix *Index) Suggest(query string, max int) []string {
+	terms := ix.an.QueryTerms(query)
+	if len(terms) == 0 || max <= 0 {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, q := range terms {
+		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
+			return nil
+		}
+	}
+	best := make(map[uint32]int)
+	for _, q := range terms {
+		ix.fz.near(q, 2, ix.exact.terms, func(id uint32, d int) {
+			if ix.exact.df[id] == 0 {
+				return
+			}
+			if old, ok := best[id]; !ok || d < old {
+				best[id] = d
+			}
+		})
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	type cand struct {
+		term string
+		dist int
+	}
+	cs := make([]cand, 0, len(best))
+	for id, d := range best {
+		cs = append(cs, cand{ix.exact.terms[id], d})
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if c := cmp.Compare(a.dist, b.dist); c != 0 {
+			return c
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	out := make([]string, 0, min(max, len(cs)))
+	for _, c := range cs[:min(max, len(cs))] {
+		out = append(out, c.term)
+	}
+	return out
+}
+
+// Matches reports whether the note indexed at path passes the filter
+// (including the 01-raw rule); false when no note is indexed there.
+func (ix *Index) Matches(path string, f Filter) bool {
+	pf := prepareFilter(f)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.byPath[path]
+	return ok && pf.pass(&ix.notes[slot])
+}
+
+// idf is BM25's ln(1 + (N - df + 0.5) / (df + 0.5)).
+func idf(n, df float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+type scorer struct {
+	s      *scratch
+	clen   []float32
+	n, avg float64
+}
+
+// add scores one posting list (df live chunks) for the current query term:
+// each chunk keeps the best of its matches for the term. Dead chunks (negative
+// length) are skipped.
+func (sc *scorer) add(l []posting, df uint32, w float64, strong bool) {
+	s := sc.s
+	wi := w * idf(sc.n, float64(df)) * (k1 + 1)
+	base := k1 * (1 - b)
+	perLen := k1 * b / sc.avg
+	for _, p := range l {
+		c := p.chunk
+		cl := sc.clen[c]
+		if cl < 0 {
+			continue
+		}
+		tf := float64(p.tf)
+		v := wi * tf / (tf + base + perLen*float64(cl))
+		if v > s.term[c] {
+			if s.term[c] == 0 {
+				s.termTouched = append(s.termTouched, c)
+			}
+			s.term[c] = v
+		}
+		if strong {
+			s.strong[c] = true
+		}
+	}
+}
+
+// scratch holds the per-query accumulators, dense over chunk slots and reset
+// through their touched lists, pooled between queries.
+type scratch struct {
+	term        []float64
+	termTouched []uint32
+	total       []float64
+	touched     []uint32
+	strong      []bool
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch(n int) *scratch {
+	s := scratchPool.Get().(*scratch)
+	if len(s.term) < n {
+		n += n / 4
+		s.term = make([]float64, n)
+		s.total = make([]float64, n)
+		s.strong = make([]bool, n)
+	}
+	return s
+}
+
+func (s *scratch) endTerm() {
+	for _, c := range s.termTouched {
+		if s.total[c] == 0 {
+			s.touched = append(s.touched, c)
+		}
+		s.total[c] += s.term[c]
+		s.term[c] = 0
+	}
+	s.termTouched = s.termTouched[:0]
+}
+
+// collect applies the filter and note factors, picks the best max hits and
+// resets the scratch.
+func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []Hit {
+	var h hitHeap
+	h.max = max
+	for _, c := range s.touched {
+		score, strong := s.total[c], s.strong[c]
+		s.total[c], s.strong[c] = 0, false
+		info := &ix.notes[ix.cnote[c]]
+		if !pf.pass(info) {
+			continue
+		}
+		h.offer(Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score * info.mult, Fuzzy: !strong})
+	}
+	s.touched = s.touched[:0]
+	out := h.items
+	slices.SortFunc(out, cmpHit)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// cmpHit orders hits best first: score descending, then path and chunk ascending.
+func cmpHit(a, b Hit) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Chunk, b.Chunk)
+}
+
+// worse: a ranks below b.
+func worse(a, b Hit) bool { return cmpHit(a, b) > 0 }
+
+// hitHeap keeps the best max hits: a min-heap whose root is the worst kept.
+type hitHeap struct {
+	items []Hit
+	max   int
+}
+
+func (h *hitHeap) offer(x Hit) {
+	if h.max <= 0 || len(h.items) < h.max {
+		h.items = append(h.items, x)
+		if h.max > 0 {
+			h.up(len(h.items) - 1)
+		}
+		return
+	}
+	if !worse(h.items[0], x) {
+		return
+	}
+	h.items[0] = x
+	h.down(0)
+}
+
+func (h *hitHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(h.items[i], h.items[p]) {
+			return
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *hitHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && worse(h.items[r], h.items[l]) {
+			m = r
+		}
+		if !worse(h.items[m], h.items[i]) {
+			return
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+// preparedFilter is a Filter normalised once per query.
+type preparedFilter struct {
+	typ, status, folder string
+	tags                []string
+	raw                 bool
+}
+
+func prepareFilter(f Filter) preparedFilter {
+	pf := preparedFilter{
+		typ:    normType(strings.ToLower(strings.TrimSpace(f.Type))),
+		status: strings.ToLower(strings.TrimSpace(f.Status)),
+		raw:    f.IncludeRaw,
+	}
+	folder := strings.ReplaceAll(strings.TrimSpace(f.Folder), "\\", "/")
+	for strings.HasPrefix(folder, "./") {
+		folder = folder[2:]
+	}
+	folder = strings.Trim(folder, "/")
+	if folder == "." {
+		folder = ""
+	}
+	pf.folder = folder
+	// Asking for a folder inside 01-raw is asking for raw notes.
+	if folder == RawFolder || underFolder(folder, RawFolder) {
+		pf.raw = true
+	}
+	for _, t := range f.Tags {
+		if t = normTag(t); t != "" {
+			pf.tags = append(pf.tags, t)
+		}
+	}
+	return pf
+}
+
+func (pf *preparedFilter) pass(n *noteInfo) bool {
+	if n.raw && !pf.raw {
+		return false
+	}
+	if pf.typ != "" && n.typ != pf.typ {
+		return false
+	}
+	if pf.status != "" && n.status != pf.status {
+		return false
+	}
+	if pf.folder != "" && !underFolder(n.path, pf.folder) {
+		return false
+	}
+	for _, t := range pf.tags {
+		if !hasTag(n.tags, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTag: t is one of tags, or the parent of a nested one ("a" of "a/b").
+func hasTag(tags []string, t string) bool {
+	for _, nt := range tags {
+		if nt == t || (len(nt) > len(t) && nt[len(t)] == '/' && strings.HasPrefix(nt, t)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,415 @@
+package markdown
+
+import (
+	"strings"
+)
+
+// How a note is read (DESIGN.md section 4, and the decisions taken where it
+// is silent):
+//
+//   - The parser is one pass over the lines of the file, with byte offsets;
+//     strings in the result are sub-strings of one copy of the source, so
+//     keeping any of them keeps the note's text alive (clone what you keep
+//     long-term without the rest).
+//   - A UTF-8 BOM is skipped; line endings are LF or CRLF (a lone CR is not a
+//     line break). Line numbers are 1-based and count the frontmatter.
+//   - Frontmatter: see findFrontmatter and decodeFrontmatter. Links and tags
+//     written inside frontmatter values are not reported: only the body is
+//     scanned.
+//   - Code fences follow CommonMark (``` or ~~~, 3 or more, up to 3 spaces of
+//     indent, closed by the same character at least as long, no backtick in
+//     a backtick fence's info string, unclosed runs to the end of the file).
+//     Blockquote containers are understood, because Obsidian callouts hold
+//     code ("> ```md"): a fence opened inside a quote ends when the quote
+//     does. List items are not containers here: a fence indented 4 or more
+//     spaces under a list item is not recognised. Indented code blocks are not
+//     treated as code.
+//   - Headings are ATX only (# to ######, then a space, a tab or the end of
+//     the line; up to 3 spaces of indent), at top level (not inside a
+//     blockquote). Setext headings (text underlined by === or ---) are not
+//     supported: Obsidian users write ATX headings, and "---" under a line is
+//     far more often meant as a rule.
+//   - Inline syntax is read per line: a code span or a link does not continue
+//     on the next line. Reference-style markdown links ([x][ref]), HTML and
+//     comments (<!-- -->, %% %%) are not interpreted.
+//   - The text of a heading that splits chunks (## and ###) is the chunk's
+//     heading trail, not its prose; other headings (# and ####..######) stay
+//     in the prose of their chunk. Tags are not read in heading lines.
+
+// Parse parses one note. name is the file name (or a vault path), used for
+// the fallback title: its base name without .md or .markdown. src is the
+// whole file. Parse never fails: problems become Note.Diagnostics.
+func Parse(name string, src []byte) *Note {
+	p := &parser{src: string(src), note: &Note{BodyLine: 1}}
+	p.run(name, src)
+	return p.note
+}
+
+const bom = "\xEF\xBB\xBF"
+
+// seg is a run of consecutive source lines [s, e) (e excludes the last line's
+// terminator); next is the offset of the line after the run.
+type seg struct{ s, e, next int }
+
+// opener is a '[' or '![' that may start a markdown link.
+type opener struct {
+	start  int // offset of '!' for an image, of '[' otherwise
+	br     int // offset of '['
+	image  bool
+	active bool
+}
+
+type parser struct {
+	src  string
+	note *Note
+
+	// Fence state.
+	inFence    bool
+	fenceChar  byte
+	fenceLen   int
+	fenceQuote int // blockquote depth holding the fence
+
+	// Current chunk.
+	chunkStart int
+	headed     bool
+	trail      []string
+	h2         string
+	hasH2      bool
+	prose      []seg
+	code       []seg
+	chunkTags  strSet
+
+	tags     strSet // frontmatter then inline tags of the note
+	blockIDs strSet
+
+	// Per-line scratch of the inline scanner.
+	openers   []opener
+	tickFail  []int // backtick run lengths with no closer further on the line
+	wikiFrom  int   // the last "]]" search started here ...
+	wikiClose int   // ... and found this offset (-1: none)
+	budget    int   // bytes of markdown link destination scanning left on the line
+}
+
+func (p *parser) run(name string, b []byte) {
+	src, n := p.src, p.note
+	if strings.HasPrefix(src, bom) {
+		n.BodyOffset = len(bom)
+	}
+	if cs, ce, body, bodyLine, ok := findFrontmatter(src, n.BodyOffset); ok {
+		n.BodyOffset, n.BodyLine = body, bodyLine
+		decodeFrontmatter(n, b[cs:ce], 2)
+	}
+	for _, t := range n.Tags {
+		p.tags.add(t)
+	}
+
+	p.chunkStart = n.BodyLine
+	ln := n.BodyLine
+	for pos := n.BodyOffset; pos < len(src); ln++ {
+		end, next := len(src), len(src)
+		if i := strings.IndexByte(src[pos:], '\n'); i >= 0 {
+			end, next = pos+i, pos+i+1
+		}
+		if end > pos && src[end-1] == '\r' {
+			end--
+		}
+		p.line(pos, end, next, ln)
+		pos = next
+	}
+	p.finishChunk(max(ln-1, p.chunkStart), true)
+
+	n.Tags = p.tags.list
+	n.BlockIDs = p.blockIDs.list
+	if n.Title == "" {
+		n.Title = baseName(name)
+	}
+}
+
+// line handles the body line [ls, le) numbered ln; next is the offset of the
+// following line.
+func (p *parser) line(ls, le, next, ln int) {
+	src := p.src
+	if p.inFence {
+		s, inside := ls, true
+		if p.fenceQuote > 0 {
+			var depth int
+			s, depth = stripQuotes(src, ls, le, p.fenceQuote)
+			inside = depth == p.fenceQuote
+		}
+		if inside {
+			if isFenceClose(src[s:le], p.fenceChar, p.fenceLen) {
+				p.inFence = false
+			} else {
+				p.code = addSeg(p.code, s, le, next)
+			}
+			return
+		}
+		p.inFence = false // the blockquote holding the fence has ended
+	}
+
+	s, q := ls, 0
+	if i := skipSpaces(src, ls, le, 3); i < le && src[i] == '>' {
+		s, q = stripQuotes(src, ls, le, le-ls)
+	}
+	if c, l, ok := fenceOpen(src[s:le]); ok {
+		p.inFence, p.fenceChar, p.fenceLen, p.fenceQuote = true, c, l, q
+		return
+	}
+	if q == 0 {
+		if level, ts := atxHeading(src, ls, le); level > 0 {
+			text := headingText(src[ts:le])
+			p.note.Headings = append(p.note.Headings, Heading{Level: level, Text: text, Line: ln})
+			if level == 2 || level == 3 {
+				p.split(level, text, ln)
+			} else {
+				if level == 1 && p.note.Title == "" && text != "" {
+					p.note.Title = text
+				}
+				p.prose = addSeg(p.prose, ls, le, next)
+			}
+			p.scanInline(ts, le, ln, false)
+			p.blockID(ls, le)
+			return
+		}
+	}
+	p.prose = addSeg(p.prose, ls, le, next)
+	p.scanInline(ls, le, ln, true)
+	p.blockID(ls, le)
+}
+
+func addSeg(segs []seg, s, e, next int) []seg {
+	if k := len(segs) - 1; k >= 0 && segs[k].next == s {
+		segs[k].e, segs[k].next = e, next
+		return segs
+	}
+	return append(segs, seg{s, e, next})
+}
+
+// split starts the chunk of a ## or ### heading on line ln.
+func (p *parser) split(level int, text string, ln int) {
+	p.finishChunk(ln-1, false)
+	switch {
+	case level == 2:
+		p.h2, p.hasH2 = text, true
+		p.trail = []string{text}
+	case p.hasH2:
+		p.trail = []string{p.h2, text}
+	default:
+		p.trail = []string{text}
+	}
+	p.headed = true
+	p.chunkStart = ln
+}
+
+// finishChunk closes the current chunk at line end. The chunk before the
+// first split heading is kept only when it has content or is the only one.
+func (p *parser) finishChunk(end int, eof bool) {
+	prose := strings.TrimSpace(p.joinSegs(p.prose))
+	code := strings.TrimRight(strings.TrimLeft(p.joinSegs(p.code), "\n"), " \t\n")
+	keep := p.headed || prose != "" || strings.TrimSpace(code) != "" || eof
+	if keep {
+		p.note.Chunks = append(p.note.Chunks, Chunk{
+			Headings:  p.trail,
+			StartLine: p.chunkStart,
+			EndLine:   max(end, p.chunkStart),
+			Prose:     prose,
+			Code:      code,
+			Tags:      p.chunkTags.list,
+		})
+	}
+	p.prose, p.code = p.prose[:0], p.code[:0]
+	p.chunkTags = strSet{}
+}
+
+// joinSegs joins runs of lines with '\n', with CRLF line ends made LF. A
+// single LF run is a sub-string of the source (no copy).
+func (p *parser) joinSegs(segs []seg) string {
+	var s string
+	switch len(segs) {
+	case 0:
+		return ""
+	case 1:
+		s = p.src[segs[0].s:segs[0].e]
+	default:
+		size := 0
+		for _, sg := range segs {
+			size += sg.e - sg.s + 1
+		}
+		var b strings.Builder
+		b.Grow(size)
+		for i, sg := range segs {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(p.src[sg.s:sg.e])
+		}
+		s = b.String()
+	}
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
+}
+
+// blockID records a "^id" written at the end of the line [ls, le), after a
+// space or alone on the line.
+func (p *parser) blockID(ls, le int) {
+	t := trimLineEnd(p.src[ls:le])
+	k := len(t)
+	for k > 0 && isBlockIDChar(t[k-1]) {
+		k--
+	}
+	if k == len(t) || k == 0 || t[k-1] != '^' {
+		return
+	}
+	if k >= 2 && t[k-2] != ' ' && t[k-2] != '\t' {
+		return
+	}
+	p.blockIDs.add(t[k:])
+}
+
+func isBlockIDChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+}
+
+// skipSpaces skips up to max spaces from i.
+func skipSpaces(src string, i, le, max int) int {
+	for n := 0; n < max && i < le && src[i] == ' '; n++ {
+		i++
+	}
+	return i
+}
+
+// stripQuotes consumes up to max blockquote markers ("> ", up to 3 spaces of
+// indent each) from the line [ls, le) and returns where the content starts
+// and how many markers were consumed.
+func stripQuotes(src string, ls, le, max int) (int, int) {
+	i, depth := ls, 0
+	for depth < max {
+		j := skipSpaces(src, i, le, 3)
+		if j >= le || src[j] != '>' {
+			break
+		}
+		j++
+		if j < le && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		i = j
+		depth++
+	}
+	return i, depth
+}
+
+// fenceOpen reports whether line opens a fenced code block.
+func fenceOpen(line string) (byte, int, bool) {
+	i := 0
+	for i < 3 && i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line) || line[i] != '`' && line[i] != '~' {
+		return 0, 0, false
+	}
+	c := line[i]
+	j := i
+	for j < len(line) && line[j] == c {
+		j++
+	}
+	if j-i < 3 || c == '`' && strings.IndexByte(line[j:], '`') >= 0 {
+		return 0, 0, false
+	}
+	return c, j - i, true
+}
+
+// isFenceClose reports whether line closes a fence of n characters c.
+func isFenceClose(line string, c byte, n int) bool {
+	i := 0
+	for i < 3 && i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] == c {
+		j++
+	}
+	if j-i < n {
+		return false
+	}
+	for ; j < len(line); j++ {
+		if line[j] != ' ' && line[j] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// atxHeading returns the level of an ATX heading on the line [ls, le) and
+// where its content starts; level 0 when the line is not a heading.
+func atxHeading(src string, ls, le int) (level, ts int) {
+	i := skipSpaces(src, ls, le, 3)
+	j := i
+	for j < le && src[j] == '#' {
+		j++
+	}
+	level = j - i
+	if level < 1 || level > 6 || j < le && src[j] != ' ' && src[j] != '\t' {
+		return 0, 0
+	}
+	return level, j
+}
+
+// headingText trims a heading's content and removes an optional closing
+// sequence of '#'s (which CommonMark requires to follow a space: "C#" stays).
+func headingText(s string) string {
+	s = strings.Trim(s, " \t")
+	k := len(s)
+	for k > 0 && s[k-1] == '#' {
+		k--
+	}
+	switch {
+	case k == 0:
+		return ""
+	case k < len(s) && (s[k-1] == ' ' || s[k-1] == '\t'):
+		return strings.TrimRight(s[:k], " \t")
+	}
+	return s
+}
+
+// baseName is the file name without directories and without .md/.markdown.
+func baseName(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, ext := range []string{".md", ".markdown"} {
+		if len(name) > len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext) {
+			return name[:len(name)-len(ext)]
+		}
+	}
+	return name
+}
+
+// strSet is an insertion-ordered set of strings, cheap while small.
+type strSet struct {
+	list []string
+	m    map[string]struct{}
+}
+
+func (s *strSet) add(v string) {
+	if s.m == nil {
+		for _, x := range s.list {
+			if x == v {
+				return
+			}
+		}
+		s.list = append(s.list, v)
+		if len(s.list) > 16 {
+			s.m = make(map[string]struct{}, 2*len(s.list))
+			for _, x := range s.list {
+				s.m[x] = struct{}{}
+			}
+		}
+		return
+	}
+	if _, ok := s.m[v]; !ok {
+		s.m[v] = struct{}{}
+		s.list = append(s.list, v)
+	}
+}

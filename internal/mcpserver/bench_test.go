@@ -1,0 +1,68 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// bigSearch is a search result at the limits: 50 hits quoting 8,000
+// characters in all, one hit in ten carrying characters to escape.
+func bigSearch() *api.SearchResult {
+	res := &api.SearchResult{Query: "how do we deploy the api"}
+	line := strings.Repeat("word ", 31) // 155 characters
+	for i := range api.MaxSearchLimit {
+		snippet := line + "\n"
+		if i%10 == 0 {
+			snippet += "colour \x1b[31m and override \u202e here\n"
+		}
+		res.Results = append(res.Results, api.SearchHit{
+			Path: fmt.Sprintf("02-wiki/ops/note-%02d.md", i), Line: 10 + i, Title: "Note",
+			Headings: []string{"Deploy", "Steps"}, Score: 10 - float64(i)/10, Snippet: snippet,
+		})
+	}
+	return res
+}
+
+func BenchmarkRenderSearch(b *testing.B) {
+	m := newMessages("en")
+	res := bigSearch()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = renderSearch(m, api.SearchRequest{}, res)
+	}
+}
+
+// BenchmarkCallSearch is one vault_search over the in-memory transport:
+// argument decoding, the (canned) backend, rendering, JSON both ways.
+func BenchmarkCallSearch(b *testing.B) {
+	fake := newFake()
+	fake.search = bigSearch()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(fake, Options{}).Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	}()
+	params := &mcp.CallToolParams{Name: "vault_search", Arguments: map[string]any{"query": "deploy api", "limit": 50}}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package mcpserver
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/<name>, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// hostileSnippet mixes what a note may contain to fool a reader: an ANSI
+// colour sequence, a right-to-left override, a line that itself looks like a
+// quoted line, a zero-width space, a tag character, CRLF line ends, a tab,
+// and a byte that is not UTF-8.
+const hostileSnippet = "## Deploy\r\n" +
+	"Run \x1b[31mmake deploy\x1b[0m first.\r\n" +
+	"> quoted by the author\r\n" +
+	"file: evil\u202etxt.exe\r\n" +
+	"\r\n" +
+	"\tindented\u200b \U000E0041 code \xff\r\n"
+
+func searchFixture() *api.SearchResult {
+	return &api.SearchResult{
+		Query: "deploy\u202e steps\x1b",
+		Results: []api.SearchHit{
+			{
+				Path: "02-wiki/ops/deploy.md", Line: 12, EndLine: 17, Title: "Deploy",
+				Headings: []string{"Deploy", "Steps"}, Score: 7.9431,
+				Snippet: hostileSnippet,
+			},
+			{
+				Path: "03-projects/site.md", Line: 1, EndLine: 3, Title: "Site", Score: 3.177,
+				ViaGraph: true, Truncated: true,
+				Snippet: "# Site\nThe site is deployed by CI.\n> not a quote from the server",
+			},
+		},
+		Unindexed: []string{"a.md", "b\u202e.md", "c.md", "d.md", "e.md"},
+	}
+}
+
+func noteFixture() *api.Note {
+	return &api.Note{
+		Path:  "02-wiki/ops/deploy.md",
+		Title: "Deploy",
+		Frontmatter: map[string]string{
+			"type":   "wiki",
+			"tags":   "ops, ci",
+			"status": "active\x1b[2J",
+			"alias":  "line one\nline two",
+		},
+		FrontmatterTruncated: true,
+		Links: []api.NoteLink{
+			{Target: "ci", Path: "02-wiki/ops/ci.md", Line: 9},
+			{Target: "runbook#Rollback", Path: "02-wiki/ops/runbook.md", Line: 14},
+		},
+		BrokenLinks: []api.NoteLink{{Target: "missing note", Line: 21}},
+		Content: "---\ntype: wiki\n---\n# Deploy\n\nRun \x1b[31mmake\x1b[0m.\n> a quote\n" +
+			"Arabic override \u202e kept raw in the body",
+		Offset:     0,
+		NextOffset: 20000,
+		TotalChars: 45210,
+		SHA256:     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+	}
+}
+
+func lastPageFixture() *api.Note {
+	return &api.Note{
+		Path:       "notes/short.md",
+		Title:      "short",
+		Content:    "no frontmatter, no links\nlast line without newline",
+		Offset:     40000,
+		TotalChars: 40050,
+		SHA256:     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+	}
+}
+
+func listFixture() *api.ListResult {
+	return &api.ListResult{Notes: []api.NoteSummary{
+		{Path: "00-index/index-knowledge.md", Title: "Knowledge index", Type: "moc"},
+		{Path: "02-wiki/go/errors.md", Title: "Errors in Go", Type: "wiki", Status: "active", Tags: []string{"go", "errors"}},
+		{Path: "04-daily/2024-05-01.md", Title: "2024-05-01"},
+		{Path: "x/evil\u202e.md", Title: "Evil\x1b[0m", Tags: []string{"t\u200b"}},
+	}}
+}
+
+func backlinksFixture() *api.BacklinksResult {
+	return &api.BacklinksResult{Path: "02-wiki/go/errors.md", Backlinks: []api.Backlink{
+		{Path: "02-wiki/go/go-moc.md", Title: "Go", Lines: []int{7}},
+		{Path: "03-projects/api.md", Title: "API", Lines: []int{3, 9, 40}},
+	}}
+}
+
+func graphFixture() *api.GraphResult {
+	return &api.GraphResult{
+		NodeCount: 3, EdgeCount: 2, BrokenCount: 1, Truncated: true,
+		Nodes: []api.GraphNode{
+			{Path: "a.md", Title: "A", OutDegree: 2},
+			{Path: "b.md", Title: "B", InDegree: 1},
+			{Path: "missing", InDegree: 1, Broken: true},
+		},
+		Edges: []api.GraphEdge{
+			{From: "a.md", To: "b.md"},
+			{From: "a.md", To: "missing", Broken: true},
+		},
+	}
+}
+
+func historyFixture() *api.HistoryResult {
+	return &api.HistoryResult{Path: "02-wiki/go/errors.md", Versions: []api.Version{
+		{Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Date: "2024-05-02T10:11:12+02:00", Author: "Ana", Message: "docs(vault): errors\n\nlonger body"},
+		{Commit: "v17", Date: "2024-04-30T08:00:00Z", Message: "first version\r\n"},
+	}}
+}
+
+func TestRenderGolden(t *testing.T) {
+	cases := []struct {
+		name   string
+		render func(m *messages) string
+	}{
+		{"search", func(m *messages) string {
+			return renderSearch(m, api.SearchRequest{Query: "ignored when the result has one"}, searchFixture())
+		}},
+		{"search_none_suggestions", func(m *messages) string {
+			return renderSearch(m, api.SearchRequest{Query: "kubernets"}, &api.SearchResult{
+				Query: "kubernets", Suggestions: []string{"kubernetes", "kubelet"},
+				Unindexed: []string{"big.md"},
+			})
+		}},
+		{"search_none", func(m *messages) string {
+			return renderSearch(m, api.SearchRequest{Query: "zzz\n"}, &api.SearchResult{})
+		}},
+		{"note", func(m *messages) string { return renderNote(m, noteFixture()) }},
+		{"note_last_page", func(m *messages) string { return renderNote(m, lastPageFixture()) }},
+		{"list", func(m *messages) string { return renderList(m, listFixture()) }},
+		{"list_empty", func(m *messages) string { return renderList(m, &api.ListResult{}) }},
+		{"backlinks", func(m *messages) string {
+			return renderBacklinks(m, api.BacklinksRequest{Path: "02-wiki/go/errors.md"}, backlinksFixture())
+		}},
+		{"backlinks_none", func(m *messages) string {
+			return renderBacklinks(m, api.BacklinksRequest{Path: "lonely.md"}, &api.BacklinksResult{})
+		}},
+		{"graph", func(m *messages) string {
+			return renderGraph(m, api.GraphRequest{MaxNodes: 3}, graphFixture())
+		}},
+		{"graph_default_limit", func(m *messages) string {
+			g := graphFixture()
+			g.Edges = g.Edges[:1]
+			return renderGraph(m, api.GraphRequest{}, g)
+		}},
+		{"history", func(m *messages) string {
+			return renderHistory(m, api.HistoryRequest{Path: "02-wiki/go/errors.md"}, historyFixture())
+		}},
+		{"history_none", func(m *messages) string {
+			return renderHistory(m, api.HistoryRequest{Path: "new.md"}, &api.HistoryResult{Path: "new.md"})
+		}},
+	}
+	for _, lang := range []string{"en", "pt"} {
+		for _, c := range cases {
+			t.Run(lang+"/"+c.name, func(t *testing.T) {
+				got := c.render(newMessages(lang))
+				golden(t, filepath.Join("render", lang, c.name+".txt"), []byte(got))
+			})
+		}
+	}
+}
+
+// TestSearchQuoting checks the safety properties of the search text directly,
+// so that a careless -update cannot bless a regression.
+func TestSearchQuoting(t *testing.T) {
+	for _, lang := range []string{"en", "pt"} {
+		text := renderSearch(newMessages(lang), api.SearchRequest{}, searchFixture())
+		for _, bad := range []string{"\x1b", "\u202e", "\u200b", "\U000E0041", "\r", "\xff"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s: output contains %q", lang, bad)
+			}
+		}
+		var snippetLines int
+		for line := range strings.SplitSeq(text, "\n") {
+			if strings.HasPrefix(line, "> ") {
+				snippetLines++
+			}
+		}
+		// 6 lines of the hostile snippet + 3 of the second one.
+		if snippetLines != 9 {
+			t.Errorf("%s: %d quoted lines, want 9:\n%s", lang, snippetLines, text)
+		}
+		for _, want := range []string{"> > quoted by the author", `> file: evil\u202etxt.exe`, "> \tindented\\u200b \\U000e0041 code \\xff", `\x1b[31mmake deploy\x1b[0m`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: output lacks %q:\n%s", lang, want, text)
+			}
+		}
+	}
+}
+
+func TestNoteBodyVerbatim(t *testing.T) {
+	n := noteFixture()
+	text := renderNote(newMessages("en"), n)
+	_, body, ok := strings.Cut(text, "\n---\n")
+	if !ok {
+		t.Fatalf("no separator:\n%s", text)
+	}
+	if !strings.HasPrefix(body, n.Content+"\n[Showing characters 0-20000 of 45210.") {
+		t.Errorf("body not verbatim:\n%q", body)
+	}
+	last := lastPageFixture()
+	text = renderNote(newMessages("en"), last)
+	if !strings.HasSuffix(text, "\n---\n"+last.Content) {
+		t.Errorf("last page must end with the exact content:\n%q", text)
+	}
+}
+
+func TestRenderBounds(t *testing.T) {
+	m := newMessages("en")
+
+	var g api.GraphResult
+	for i := range maxGraphEdgesText + 7 {
+		g.Edges = append(g.Edges, api.GraphEdge{From: "a.md", To: fmt.Sprintf("n%03d.md", i)})
+	}
+	g.EdgeCount = len(g.Edges)
+	text := renderGraph(m, api.GraphRequest{}, &g)
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 1+maxGraphEdgesText+1 {
+		t.Errorf("graph text has %d lines, want %d", len(lines), maxGraphEdgesText+2)
+	}
+	if got := lines[len(lines)-1]; got != "… and 7 more edges" {
+		t.Errorf("last graph line %q", got)
+	}
+
+	var l api.ListResult
+	for i := range maxListText + 3 {
+		l.Notes = append(l.Notes, api.NoteSummary{Path: fmt.Sprintf("n%04d.md", i), Title: "t"})
+	}
+	text = renderList(m, &l)
+	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if lines[0] != fmt.Sprintf("%d note(s):", maxListText+3) {
+		t.Errorf("list header %q", lines[0])
+	}
+	if len(lines) != 1+maxListText+1 || !strings.HasPrefix(lines[len(lines)-1], "… and 3 more notes") {
+		t.Errorf("list text: %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+
+	// Exactly 3 unindexed files: no "more" suffix.
+	text = renderSearch(m, api.SearchRequest{Query: "q"}, &api.SearchResult{Unindexed: []string{"a.md", "b.md", "c.md"}})
+	if !strings.HasSuffix(text, "\nCould not index: a.md, b.md, c.md\n") {
+		t.Errorf("unindexed footer:\n%s", text)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain text, ünïcödé, 日本語, emoji 🙂", "plain text, ünïcödé, 日本語, emoji 🙂"},
+		{"tab\tkept", "tab\tkept"},
+		{"back\\slash and \"quotes\"", "back\\slash and \"quotes\""},
+		{"nul\x00 bell\a esc\x1b del\x7f", `nul\x00 bell\x07 esc\x1b del\x7f`},
+		{"nl\ncr\r", `nl\x0acr\x0d`},
+		{"c1\u0085 csi\u009b", `c1\u0085 csi\u009b`},
+		{"rlo\u202e lri\u2066 pdi\u2069 lrm\u200e alm\u061c", `rlo\u202e lri\u2066 pdi\u2069 lrm\u200e alm\u061c`},
+		{"zwsp\u200b zwj\u200d bom\ufeff wj\u2060", `zwsp\u200b zwj\u200d bom\ufeff wj\u2060`},
+		{"ls\u2028 ps\u2029", `ls\u2028 ps\u2029`},
+		{"tag\U000E0041\U000E007F", `tag\U000e0041\U000e007f`},
+		{"hangul filler\u3164", `hangul filler\u3164`},
+		{"bad utf8 \xff\xfe end", `bad utf8 \xff\xfe end`},
+		{"real replacement char \ufffd kept", "real replacement char \ufffd kept"},
+	}
+	for _, c := range cases {
+		if got := escape(c.in); got != c.want {
+			t.Errorf("escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestShortCommit(t *testing.T) {
+	cases := map[string]string{
+		"3b18e512dba79e4c8300dd08aeb37f8e728b8dad": "3b18e51",
+		"3B18E512DBA79E4C8300DD08AEB37F8E728B8DAD": "3B18E512DBA79E4C8300DD08AEB37F8E728B8DAD",
+		"v17":     "v17",
+		"3b18e51": "3b18e51",
+		"":        "",
+	}
+	for in, want := range cases {
+		if got := shortCommit(in); got != want {
+			t.Errorf("shortCommit(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package vaultfs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// genVault writes n notes of about 2 KB in folders of 50, three levels deep.
+func genVault(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	body := strings.Repeat("Some words of a note, a [[link]] and #tag.\n", 48)
+	for i := range n {
+		name := filepath.Join(dir, "02-wiki", fmt.Sprintf("d%02d", i/50), "notes", fmt.Sprintf("note-%05d.md", i))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func openBench(b *testing.B, dir string) *Vault {
+	b.Helper()
+	v, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	return v
+}
+
+func BenchmarkClean(b *testing.B) {
+	for _, in := range []string{"02-wiki/go/errors-wrapping.md", `x/../02-wiki\go//./errors-wrapping.md`, "会议/记录 2024 🗂️.md"} {
+		b.Run(fmt.Sprintf("len%d", len(in)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Clean(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkResolve(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	for b.Loop() {
+		if _, err := v.Resolve("02-wiki/d01/notes/note-00077.md", Read); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStat(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	for b.Loop() {
+		if _, err := v.Stat("02-wiki/d01/notes/note-00077.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadNote(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	b.SetBytes(2016)
+	for b.Loop() {
+		if _, _, err := v.ReadNote("02-wiki/d01/notes/note-00077.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWalk walks a generated vault of 1,000 notes; with
+// VAULTMCP_CORPUS set (the corpora folder, or one vault folder) it walks
+// obsidian-hub too and reads every note, as a first index would.
+func BenchmarkWalk(b *testing.B) {
+	walk := func(b *testing.B, dir string, read bool) {
+		v := openBench(b, dir)
+		files := 0
+		for b.Loop() {
+			files = 0
+			err := v.Walk(b.Context(), func(fi FileInfo) error {
+				files++
+				if read && fi.IsNote {
+					if _, _, err := v.ReadNote(fi.Path); err != nil && CodeOf(err) != CodeTooLarge {
+						b.Fatal(err)
+					}
+				}
+				return nil
+			}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(files), "files")
+		b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	}
+	gen := genVault(b, 1000)
+	b.Run("gen1k", func(b *testing.B) { walk(b, gen, false) })
+	b.Run("gen1k-read", func(b *testing.B) { walk(b, gen, true) })
+	corpus := os.Getenv("VAULTMCP_CORPUS")
+	if corpus == "" {
+		return
+	}
+	if hub := filepath.Join(corpus, "obsidian-hub"); dirExists(hub) {
+		corpus = hub
+	}
+	b.Run("corpus", func(b *testing.B) { walk(b, corpus, false) })
+	b.Run("corpus-read", func(b *testing.B) { walk(b, corpus, true) })
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

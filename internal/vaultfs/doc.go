@@ -1,0 +1,112 @@
+// Package vaultfs is the gatekeeper of a vault (DESIGN.md section 3): every
+// byte read in a vault goes through it, and it is the only package that opens
+// vault files. It trusts no path: a path from a client is hostile until proven
+// safe, and anything it cannot prove safe is refused (it fails closed) with
+// an *Error whose message starts with a stable code.
+//
+// # Checks, in order
+//
+// Clean works on the text alone:
+//
+//  1. empty, longer than MaxPathBytes, invalid UTF-8 -> INVALID_PATH;
+//  2. NUL, C0/C1 control characters, and invisible or bidirectional
+//     characters -> INVALID_PATH. "Invisible" is Unicode category Cf (bidi
+//     embeddings and overrides U+202A-202E, isolates U+2066-2069, marks
+//     U+200E/U+200F/U+061C, zero-width U+200B-200D, U+2060, U+FEFF, the soft
+//     hyphen, tag characters), Zl, Zp, Other_Default_Ignorable_Code_Point
+//     (Hangul fillers and the like), U+2800 and noncharacters. Variation
+//     selectors are allowed, so emoji names such as "🗂️ hub.md" work; emoji
+//     joined with U+200D (ZWJ) are refused, a deliberate trade-off;
+//  3. characters that look like a path separator (U+FF0F fullwidth solidus,
+//     U+2215 division slash, U+2044 fraction slash, U+FF3C, U+29F8, ...) ->
+//     INVALID_PATH. They are never separators to any file system, but a path
+//     holding one reads as a folder that is not there, so it can only mislead;
+//  4. a leading '/' or '\' (absolute, UNC "\\server\share", "//server") ->
+//     PATH_ESCAPE; any ':' (drive letters "C:\x" and "C:x", NTFS alternate
+//     data streams "x.md:s") -> PATH_ESCAPE. Look-alikes of ':' such as the
+//     fullwidth colon U+FF1A are ordinary characters (Chinese and Japanese
+//     titles use them) and stay literal;
+//  5. '\' becomes '/'; empty and "." segments are dropped; ".." removes the
+//     previous segment and climbing above the vault -> PATH_ESCAPE. Every
+//     segment as written is checked, including one a later ".." removes;
+//  6. a segment starting with '.' -> HIDDEN_SEGMENT. That includes "...",
+//     "...." and ".x": "....//x.md" is not a traversal but a folder named
+//     "...." and is refused as hidden;
+//  7. a segment longer than MaxSegmentBytes, or made only of dot look-alikes
+//     (U+2024 one dot leader, U+2025 "‥", U+FF0E fullwidth full stop, U+2026,
+//     ...) -> INVALID_PATH: "‥/x.md" reads as "../x.md" to a person and to
+//     anything that applies NFKC. Dot look-alikes inside a name are literal
+//     ("v1．2.md", "Wait… what.md");
+//  8. a path that names the vault folder itself ("." or "a/..") ->
+//     INVALID_PATH; on Windows, a reserved device name (NUL, CON.md) ->
+//     PATH_ESCAPE.
+//
+// Percent signs are not decoded: "%2e%2e/x.md" is a folder literally named
+// "%2e%2e" inside the vault (decoding belongs to whoever parsed a URL or a
+// markdown link, before calling Clean). "~" is not expanded. Unicode is not
+// normalised: the name is used as given (macOS file systems match NFC and NFD
+// forms themselves).
+//
+// CheckPolicy then applies the access rules to the clean path: node_modules
+// anywhere -> PROTECTED_PATH; _templates anywhere, for Write and Move ->
+// PROTECTED_PATH; 99-archive as the first segment, for Write ->
+// PROTECTED_PATH (Move may target or leave it); an extension other than .md
+// or .markdown, any case -> INVALID_EXTENSION. Folder names are compared
+// case-insensitively and without trailing dots and spaces, because Windows and
+// macOS would open "_Templates/" or "node_modules./" as the protected folder.
+//
+// Vault.Resolve finally walks every existing component with Lstat through an
+// *os.Root and follows symbolic links by hand, so each is judged:
+//
+//   - a link whose target is absolute, or whose ".." climbs above the vault ->
+//     SYMLINK_ESCAPE (os.Root also treats every absolute target as an escape);
+//   - a link that stays inside is followed for reads, and the path it leads
+//     to must pass Clean and CheckPolicy itself: "x.md" -> ".git/config" is
+//     HIDDEN_SEGMENT, -> "node_modules/a.md" PROTECTED_PATH, -> "a.txt"
+//     INVALID_EXTENSION; more than 40 links -> NOT_A_NOTE (a loop);
+//   - Read: missing -> NOT_FOUND; a folder, FIFO, socket or device ->
+//     NOT_A_NOTE (decided from Lstat: nothing is opened, so a FIFO cannot
+//     block). Hard links are readable: a hard link is a file, not a path, and
+//     whoever made one could already read the file;
+//   - Write and Move: a missing file is fine (it will be created); a symbolic
+//     link, a file with more than one hard link, a folder, FIFO, socket or
+//     device at the target -> NOT_A_NOTE. A symbolic link to a folder inside
+//     the vault on the way is allowed, and the real path must pass the rules
+//     of the access.
+//
+// # Check and use (TOCTOU)
+//
+// A check is worth nothing if the file system changes before the use, so the
+// use does not rely on it. ReadNote opens the resolved path through the
+// os.Root, which refuses at open time any symbolic link leaving the vault,
+// whatever happened since the check; it opens with O_NONBLOCK so a FIFO
+// swapped in cannot block; and it compares the opened file (fstat) with the
+// one the check saw (os.SameFile), so a file or folder swapped for a link to
+// somewhere else inside the vault (a hidden file, say) is refused too. Walk
+// opens each folder relative to its parent and compares it the same way.
+//
+// # Messages
+//
+// An error message is one line, "CODE: path \"p\": reason", where p is the
+// clean vault-relative path, or the rejected input with control, invisible
+// and bidirectional characters escaped (strconv.Quote) and cut at 200
+// characters. The vault's absolute directory never appears: Vault methods
+// pass every message through Redact, and the cause kept for Unwrap is the
+// bare operating-system error, without a path. Clean and CheckPolicy know no
+// vault; a caller that shows their errors to a client passes them through
+// Vault.Redact (or calls Vault.Resolve instead).
+//
+// # Writes
+//
+// Writing is added on the same foundation: Resolve with Write or Move already
+// gives the verdict for a target, and the internal target it computes carries
+// the symlink-free real path and the Lstat of an existing file, so a write
+// can publish through the root (temporary file and rename inside the folder)
+// and compare the replaced file with os.SameFile as ReadNote does.
+//
+// # Residual risks, written down
+//
+// On Windows with 8.3 short names enabled, "_TEMPL~1" may name the
+// _templates folder without matching it; os.Root still keeps such a path
+// inside the vault, so the risk is a write into _templates, not an escape.
+package vaultfs

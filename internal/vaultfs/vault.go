@@ -1,0 +1,384 @@
+package vaultfs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// MaxNoteSize is the largest note ReadNote returns (10 MiB).
+const MaxNoteSize = 10 << 20
+
+// maxSymlinks bounds how many symbolic links one resolution follows.
+const maxSymlinks = 40
+
+var errNoLinkCount = errors.New("the number of hard links cannot be read on this platform")
+
+// testHookBeforeOpen, when set by a test, runs in ReadNote between the check
+// of the path and the open of the file, to swap things in at that moment.
+var testHookBeforeOpen func(real string)
+
+// FileInfo describes a file of the vault.
+type FileInfo struct {
+	Path    string // clean vault-relative path, as asked for (or as walked)
+	Size    int64
+	ModTime time.Time
+	IsNote  bool // .md or .markdown
+}
+
+// Vault is an open vault folder. Every access goes through an *os.Root, so no
+// path, however it was checked, can reach outside the folder at the moment of
+// use. A Vault is safe for concurrent use.
+type Vault struct {
+	root    *os.Root
+	dir     string   // absolute, symlinks evaluated
+	redacts []string // spellings of the vault directory, longest first
+}
+
+// Open opens the vault folder dir, which must exist and be a directory. Its
+// errors are for the operator (stderr at start-up) and name dir as given.
+func Open(dir string) (*Vault, error) {
+	if dir == "" {
+		return nil, errors.New("vaultfs: no vault directory given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("vaultfs: vault directory %q does not exist", dir)
+	case err != nil:
+		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("vaultfs: vault directory %q is not a directory", dir)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
+	}
+	if filepath.Dir(real) == real {
+		return nil, fmt.Errorf("vaultfs: vault directory %q is the root of a file system; refusing it", dir)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
+	}
+	v := &Vault{root: root, dir: real}
+	seen := map[string]bool{}
+	for _, d := range []string{real, abs, filepath.ToSlash(real), filepath.ToSlash(abs)} {
+		if !seen[d] {
+			seen[d] = true
+			v.redacts = append(v.redacts, d)
+		}
+	}
+	sort.Slice(v.redacts, func(i, j int) bool { return len(v.redacts[i]) > len(v.redacts[j]) })
+	return v, nil
+}
+
+// Close releases the vault folder. Later calls fail with IO_ERROR.
+func (v *Vault) Close() error { return v.root.Close() }
+
+// Dir is the vault's absolute directory with symlinks evaluated. It is for
+// git and the watcher only; never show it to a client.
+func (v *Vault) Dir() string { return v.dir }
+
+// Redact replaces every occurrence of the vault's absolute directory (as
+// evaluated and as given) in s with "<vault>".
+func (v *Vault) Redact(s string) string {
+	for _, d := range v.redacts {
+		s = strings.ReplaceAll(s, d, "<vault>")
+	}
+	return s
+}
+
+// fail makes an error safe to return to a client: the vault directory is
+// redacted from its path and reason.
+func (v *Vault) fail(err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Code: CodeIO, Reason: v.Redact(err.Error())}
+	}
+	c := *e
+	c.Path = v.Redact(c.Path)
+	c.Reason = v.Redact(c.Reason)
+	if c.Err != nil && strings.Contains(c.Err.Error(), v.dir) {
+		c.Err = errors.New(v.Redact(c.Err.Error()))
+	}
+	return &c
+}
+
+// target is a path checked by walkPath.
+type target struct {
+	rel  string      // the clean path as asked for
+	real string      // the same file with every symbolic link resolved
+	info fs.FileInfo // Lstat of real; nil when it does not exist (Write, Move)
+}
+
+type walkOpts struct {
+	acc         Access
+	requireNote bool // the real path must have a note's extension too
+	allowDir    bool // a directory at the end is returned, not refused
+}
+
+// Resolve is the gatekeeper's one check: Clean, CheckPolicy, then a walk of
+// every existing component with Lstat through the root. A symbolic link that
+// leaves the vault (or is absolute) is SYMLINK_ESCAPE; one that stays inside
+// is followed for reads, and the file it leads to must pass the same rules
+// (a link to .git/config or node_modules is refused with that path's code).
+// For Read the file must exist (NOT_FOUND) and be a regular file
+// (NOT_A_NOTE). For Write and Move a missing file is fine, but a symbolic
+// link, a file with more than one hard link, a FIFO, device, socket or
+// directory at the target is NOT_A_NOTE. It returns the clean path.
+func (v *Vault) Resolve(p string, acc Access) (string, error) {
+	t, err := v.check(p, acc)
+	if err != nil {
+		return "", v.fail(err)
+	}
+	return t.rel, nil
+}
+
+func (v *Vault) check(p string, acc Access) (*target, error) {
+	rel, err := Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPolicy(rel, acc); err != nil {
+		return nil, err
+	}
+	return v.walkPath(rel, walkOpts{acc: acc, requireNote: true})
+}
+
+// walkPath resolves rel (clean and policy-checked by the caller) component
+// by component, with Lstat through the root, following symbolic links by
+// hand so that each one can be judged.
+func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
+	done := make([]string, 0, 8) // resolved components, no symlinks among them
+	pending := strings.Split(rel, "/")
+	hops := 0
+	viaLink := false
+	missing := false
+	var info fs.FileInfo
+	for len(pending) > 0 {
+		seg := pending[0]
+		pending = pending[1:]
+		switch seg {
+		case "", ".":
+			continue
+		case "..": // only from a symlink's target
+			if len(done) == 0 {
+				return nil, newErr(CodeSymlinkEscape, rel, "a symbolic link on the way points outside the vault")
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		last := len(pending) == 0
+		cand := strings.Join(append(done, seg), "/")
+		fi, err := v.root.Lstat(cand)
+		if err != nil {
+			switch {
+			case errors.Is(err, fs.ErrNotExist) && o.acc != Read:
+				done = append(done, seg)
+				for _, s := range pending {
+					switch s {
+					case "", ".":
+					case "..":
+						return nil, newErr(CodeNotANote, rel, "a symbolic link on the way points into a missing folder")
+					default:
+						done = append(done, s)
+					}
+				}
+				pending = nil
+				missing = true
+				continue
+			case errors.Is(err, syscall.ENOTDIR) && o.acc != Read:
+				return nil, newErr(CodeNotANote, rel, "a component of the path is a file, not a folder")
+			}
+			return nil, fromOS(rel, err)
+		}
+		mode := fi.Mode()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			if last && o.acc != Read {
+				return nil, newErr(CodeNotANote, rel, "is a symbolic link; a %v never follows one", o.acc)
+			}
+			hops++
+			if hops > maxSymlinks {
+				return nil, newErr(CodeNotANote, rel, "too many levels of symbolic links (a loop?)")
+			}
+			link, err := v.root.Readlink(cand)
+			if err != nil {
+				return nil, fromOS(rel, err)
+			}
+			link = filepath.ToSlash(link)
+			if link == "" || path.IsAbs(link) || filepath.IsAbs(link) || filepath.VolumeName(link) != "" {
+				return nil, newErr(CodeSymlinkEscape, rel, "a symbolic link on the way has an absolute target, which is treated as outside the vault")
+			}
+			viaLink = true
+			pending = append(strings.Split(link, "/"), pending...)
+		case mode.IsDir():
+			if len(pending) == 0 && !o.allowDir {
+				return nil, newErr(CodeNotANote, rel, "is a folder, not a note")
+			}
+			done = append(done, seg)
+			if len(pending) == 0 {
+				info = fi
+			}
+		default:
+			if len(pending) > 0 {
+				if o.acc == Read {
+					return nil, newErr(CodeNotFound, rel, "a component of the path is a file, not a folder")
+				}
+				return nil, newErr(CodeNotANote, rel, "a component of the path is a file, not a folder")
+			}
+			done = append(done, seg)
+			info = fi
+		}
+	}
+	t := &target{rel: rel, real: strings.Join(done, "/"), info: info}
+	if info == nil && !missing {
+		// The walk ended on a folder through a link ending in "." or "..".
+		if !o.allowDir {
+			return nil, newErr(CodeNotANote, rel, "is a folder, not a note")
+		}
+		name := t.real
+		if name == "" {
+			name = "."
+		}
+		fi, err := v.root.Lstat(name)
+		if err != nil {
+			return nil, fromOS(rel, err)
+		}
+		t.info = fi
+	}
+	if o.allowDir && t.info != nil && t.info.IsDir() {
+		return t, nil // inside the vault; the caller does not enter it
+	}
+	if viaLink && t.real != rel {
+		if err := checkPolicy(t.real, o.acc, o.requireNote); err != nil {
+			e := err.(*Error)
+			return nil, &Error{Code: e.Code, Path: rel, Reason: fmt.Sprintf("is a symbolic link to %s, which is refused: %s", QuotePath(t.real), e.Reason)}
+		}
+	}
+	if t.info == nil {
+		return t, nil // Write or Move of a new file
+	}
+	mode := t.info.Mode()
+	switch {
+	case mode.IsRegular():
+	case mode.IsDir():
+		return nil, newErr(CodeNotANote, rel, "is a folder, not a note")
+	default:
+		return nil, newErr(CodeNotANote, rel, "is %s, not a regular file", describeMode(mode))
+	}
+	if o.acc != Read {
+		n, err := linkCount(v.root, t.real, t.info)
+		if err != nil {
+			return nil, &Error{Code: CodeNotANote, Path: rel, Reason: "cannot tell whether it has other hard links", Err: bareCause(err)}
+		}
+		if n > 1 {
+			return nil, newErr(CodeNotANote, rel, "has %d hard links; writing it would change the other names too", n)
+		}
+	}
+	return t, nil
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return "a special file"
+}
+
+// ReadNote resolves p for Read and reads the note through the root. The
+// opened file is checked again with fstat: it must be a regular file and the
+// very file the check saw (a swap in between is refused), and at most
+// MaxNoteSize bytes (TOO_LARGE). It returns the bytes and the info of the
+// opened file, with Path the clean path asked for.
+func (v *Vault) ReadNote(p string) ([]byte, FileInfo, error) {
+	data, fi, err := v.readNote(p)
+	if err != nil {
+		return nil, FileInfo{}, v.fail(err)
+	}
+	return data, fi, nil
+}
+
+func (v *Vault) readNote(p string) ([]byte, FileInfo, error) {
+	t, err := v.check(p, Read)
+	if err != nil {
+		return nil, FileInfo{}, err
+	}
+	if t.info.Size() > MaxNoteSize {
+		return nil, FileInfo{}, tooLarge(t.rel, t.info.Size())
+	}
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(t.real)
+	}
+	f, err := v.root.OpenFile(t.real, os.O_RDONLY|openReadFlags, 0)
+	if err != nil {
+		return nil, FileInfo{}, fromOS(t.rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, FileInfo{}, fromOS(t.rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, FileInfo{}, newErr(CodeNotANote, t.rel, "is %s, not a regular file", describeMode(fi.Mode()))
+	}
+	if !os.SameFile(fi, t.info) {
+		return nil, FileInfo{}, newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
+	}
+	if fi.Size() > MaxNoteSize {
+		return nil, FileInfo{}, tooLarge(t.rel, fi.Size())
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxNoteSize+1)); err != nil {
+		return nil, FileInfo{}, fromOS(t.rel, err)
+	}
+	if buf.Len() > MaxNoteSize {
+		return nil, FileInfo{}, tooLarge(t.rel, int64(buf.Len()))
+	}
+	return buf.Bytes(), FileInfo{Path: t.rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: true}, nil
+}
+
+func tooLarge(rel string, size int64) *Error {
+	return newErr(CodeTooLarge, rel, "%d bytes is over the %d-byte limit for a note", size, MaxNoteSize)
+}
+
+// Stat is a cheap re-check of a path that is already clean (a search hit,
+// a walked file): it must be exactly what Clean returns, not protected, and
+// reach a regular file inside the vault (symbolic links judged as in
+// Resolve). Attachments are allowed; IsNote tells. Missing -> NOT_FOUND.
+func (v *Vault) Stat(rel string) (FileInfo, error) {
+	if err := checkPolicy(rel, Read, false); err != nil {
+		return FileInfo{}, v.fail(err)
+	}
+	t, err := v.walkPath(rel, walkOpts{acc: Read, requireNote: IsNoteName(rel)})
+	if err != nil {
+		return FileInfo{}, v.fail(err)
+	}
+	return FileInfo{Path: rel, Size: t.info.Size(), ModTime: t.info.ModTime(), IsNote: IsNoteName(rel)}, nil
+}

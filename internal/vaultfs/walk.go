@@ -1,0 +1,149 @@
+package vaultfs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+)
+
+// maxWalkDepth bounds how deep Walk descends (a path of MaxPathBytes cannot
+// be deeper than this anyway).
+const maxWalkDepth = MaxPathBytes / 2
+
+// Walk calls fn for every regular file of the vault that is not ignored
+// (IsIgnored: hidden, node_modules, _templates), notes and attachments alike
+// (IsNote tells), in lexical order of the whole path. Every path it gives
+// satisfies Clean(path) == path, so ReadNote and Stat accept it.
+//
+// It works through the root: each folder is opened relative to its parent
+// and checked to be the folder that was listed, so a folder swapped for a
+// symbolic link while walking is not entered. It never enters a symbolically
+// linked folder (no loops, no double counting). A symbolic link to a file is
+// judged as Resolve judges it: one that stays inside the vault and reaches an
+// allowed regular file is given under the link's own path; one that leaves
+// the vault, dangles, loops or reaches a refused path is reported.
+//
+// Problems do not stop the walk: an unreadable folder, a name Clean refuses
+// (for example one containing ':'), a FIFO or device, or a bad link is
+// reported through onErr (which may be nil) with the path escaped as
+// DisplayPath does and an *Error. Walk stops when ctx is done (returning
+// ctx.Err()) or when fn returns an error (returning it; fs.SkipAll stops the
+// walk and Walk returns nil).
+func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error)) error {
+	report := func(rel string, err error) {
+		if onErr != nil {
+			onErr(DisplayPath(rel), v.fail(err))
+		}
+	}
+	err := v.walkDir(ctx, v.root, "", 0, fn, report)
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, fn func(FileInfo) error, report func(string, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		report(dir, fromOS(dir, err))
+		return nil
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		// Keep what was listed; say the rest could not be.
+		report(dir, fromOS(dir, err))
+	}
+	// Sorting folders by name+"/" gives the lexical order of whole paths.
+	key := func(e fs.DirEntry) string {
+		if e.IsDir() {
+			return e.Name() + "/"
+		}
+		return e.Name()
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := e.Name()
+		if ignoredSegment(name) {
+			continue
+		}
+		rel := name
+		if dir != "" {
+			rel = dir + "/" + name
+		}
+		if c, err := Clean(rel); err != nil || c != rel {
+			if err == nil {
+				err = newErr(CodeInvalidPath, rel, "this name cannot be given back exactly through the gatekeeper (it would read as %s)", QuotePath(c))
+			}
+			report(rel, err)
+			continue
+		}
+		fi, err := r.Lstat(name)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) { // gone since listed: nothing to report
+				report(rel, fromOS(rel, err))
+			}
+			continue
+		}
+		mode := fi.Mode()
+		switch {
+		case mode.IsDir():
+			if depth+1 > maxWalkDepth {
+				report(rel, newErr(CodeInvalidPath, rel, "folders nested deeper than %d levels are not walked", maxWalkDepth))
+				continue
+			}
+			if err := v.walkSub(ctx, r, name, rel, fi, depth+1, fn, report); err != nil {
+				return err
+			}
+		case mode&fs.ModeSymlink != 0:
+			t, err := v.walkPath(rel, walkOpts{acc: Read, requireNote: IsNoteName(rel), allowDir: true})
+			if err != nil {
+				report(rel, err)
+				continue
+			}
+			if t.info.IsDir() {
+				continue // a linked folder is never entered
+			}
+			if err := fn(FileInfo{Path: rel, Size: t.info.Size(), ModTime: t.info.ModTime(), IsNote: IsNoteName(rel)}); err != nil {
+				return err
+			}
+		case mode.IsRegular():
+			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel)}); err != nil {
+				return err
+			}
+		default:
+			report(rel, newErr(CodeNotANote, rel, "is %s, not a regular file", describeMode(mode)))
+		}
+	}
+	return nil
+}
+
+// walkSub opens the folder name of r as a root of its own, makes sure it is
+// the folder that Lstat saw (not a symbolic link swapped in since), and walks it.
+func (v *Vault) walkSub(ctx context.Context, r *os.Root, name, rel string, seen fs.FileInfo, depth int, fn func(FileInfo) error, report func(string, error)) error {
+	sub, err := r.OpenRoot(name)
+	if err != nil {
+		report(rel, fromOS(rel, err))
+		return nil
+	}
+	defer sub.Close()
+	st, err := sub.Stat(".")
+	if err != nil {
+		report(rel, fromOS(rel, err))
+		return nil
+	}
+	if !os.SameFile(st, seen) {
+		report(rel, newErr(CodeSymlinkEscape, rel, "the folder was replaced while it was being walked; not entered"))
+		return nil
+	}
+	return v.walkDir(ctx, sub, rel, depth, fn, report)
+}

@@ -1,0 +1,292 @@
+//go:build unix
+
+package vaultfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+type walked struct {
+	files  []FileInfo
+	errs   map[string]Code
+	errMsg []string
+}
+
+func walkAll(t *testing.T, v *Vault) walked {
+	t.Helper()
+	w := walked{errs: map[string]Code{}}
+	err := v.Walk(t.Context(), func(fi FileInfo) error {
+		w.files = append(w.files, fi)
+		return nil
+	}, func(rel string, err error) {
+		w.errs[rel] = CodeOf(err)
+		w.errMsg = append(w.errMsg, err.Error())
+	})
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	return w
+}
+
+func (w walked) paths() []string {
+	var ps []string
+	for _, f := range w.files {
+		ps = append(ps, f.Path)
+	}
+	return ps
+}
+
+func TestWalk(t *testing.T) {
+	base := t.TempDir()
+	v := filepath.Join(base, "vault")
+	o := filepath.Join(base, "outside")
+	write(t, filepath.Join(o, "secret.md"), secret)
+	write(t, filepath.Join(o, "sub", "s.md"), secret)
+
+	for _, name := range []string{
+		"a.md", "a-b.md", "a/x.md", "b.txt", "img/p.png", "dir/c.md", "dir/sub/d.markdown",
+		"Z.MD", "99-archive/old.md", "%2e%2e/lit.md", "🗂️ hub.md",
+		// ignored
+		".git/x.md", ".obsidian/y.md", ".trash/t.md", ".hidden.md", "node_modules/z.md",
+		"dir/node_modules/q.md", "_templates/t.md", "dir/_Templates/w.md",
+		// named so that Clean changes or refuses them
+		"dir/a:b.md", `back\slash.md`, "bidi\u202e.md",
+	} {
+		write(t, filepath.Join(v, filepath.FromSlash(name)), "content of "+name)
+	}
+	symlink(t, ".", filepath.Join(v, "loop"))                         // folder loop
+	symlink(t, "..", filepath.Join(v, "dir", "up"))                   // folder loop
+	symlink(t, "../../dir", filepath.Join(v, "dir", "sub", "again"))  // folder loop
+	symlink(t, "dir", filepath.Join(v, "dir-link"))                   // linked folder, never entered
+	symlink(t, "../outside", filepath.Join(v, "escdir"))              // leaves the vault
+	symlink(t, o, filepath.Join(v, "escdir-abs"))                     // leaves the vault
+	symlink(t, "../outside/secret.md", filepath.Join(v, "escape.md")) // leaves the vault
+	symlink(t, "a.md", filepath.Join(v, "ok-link.md"))                // stays inside: given
+	symlink(t, "img/p.png", filepath.Join(v, "pic.png"))              // stays inside: given
+	symlink(t, ".git/x.md", filepath.Join(v, "to-git.md"))            // reaches a hidden file
+	symlink(t, "self.md", filepath.Join(v, "self.md"))                // loops on itself
+	symlink(t, "gone.md", filepath.Join(v, "dangling.md"))            // dangles
+	if err := syscall.Mkfifo(filepath.Join(v, "fifo.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	vault, err := Open(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vault.Close()
+	w := walkAll(t, vault)
+
+	want := []string{
+		"%2e%2e/lit.md", "99-archive/old.md", "Z.MD",
+		"a-b.md", "a.md", "a/x.md", "b.txt", "dir/c.md", "dir/sub/d.markdown",
+		"img/p.png", "ok-link.md", "pic.png", "🗂️ hub.md",
+	}
+	if got := w.paths(); !slices.Equal(got, want) {
+		t.Errorf("Walk gave\n%q\nwant\n%q", got, want)
+	}
+	if !slices.IsSorted(w.paths()) {
+		t.Errorf("not in lexical order: %q", w.paths())
+	}
+	for _, f := range w.files {
+		if f.IsNote != IsNoteName(f.Path) || f.ModTime.IsZero() {
+			t.Errorf("bad info %+v", f)
+		}
+		if c, err := Clean(f.Path); err != nil || c != f.Path {
+			t.Errorf("Walk gave %q, which Clean turns into %q, %v", f.Path, c, err)
+		}
+		if f.Path == "ok-link.md" && f.Size != int64(len("content of a.md")) {
+			t.Errorf("linked file size %d", f.Size)
+		}
+	}
+	wantErrs := map[string]Code{
+		"dir/a:b.md":    CodePathEscape,
+		`back\slash.md`: CodeInvalidPath,
+		`bidi\u202e.md`: CodeInvalidPath,
+		"escdir":        CodeSymlinkEscape,
+		"escdir-abs":    CodeSymlinkEscape,
+		"escape.md":     CodeSymlinkEscape,
+		"to-git.md":     CodeHiddenSegment,
+		"self.md":       CodeNotANote,
+		"dangling.md":   CodeNotFound,
+		"fifo.md":       CodeNotANote,
+	}
+	if !mapsEqual(w.errs, wantErrs) {
+		t.Errorf("Walk reported\n%v\nwant\n%v", w.errs, wantErrs)
+	}
+	for _, m := range w.errMsg {
+		if strings.Contains(m, base) || strings.Contains(m, vault.Dir()) || strings.Contains(m, secret) {
+			t.Errorf("walk error leaks: %s", m)
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]Code) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWalkStops(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.md", "b.md", "c/d.md", "e.md"} {
+		write(t, filepath.Join(dir, n), n)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	var seen []string
+	err = v.Walk(ctx, func(fi FileInfo) error {
+		seen = append(seen, fi.Path)
+		cancel()
+		return nil
+	}, nil)
+	if !errors.Is(err, context.Canceled) || len(seen) != 1 {
+		t.Errorf("cancelled walk: %v after %q", err, seen)
+	}
+
+	boom := errors.New("boom")
+	seen = nil
+	err = v.Walk(t.Context(), func(fi FileInfo) error {
+		seen = append(seen, fi.Path)
+		if fi.Path == "b.md" {
+			return boom
+		}
+		return nil
+	}, nil)
+	if !errors.Is(err, boom) || !slices.Equal(seen, []string{"a.md", "b.md"}) {
+		t.Errorf("fn error: %v after %q", err, seen)
+	}
+
+	seen = nil
+	err = v.Walk(t.Context(), func(fi FileInfo) error {
+		seen = append(seen, fi.Path)
+		if fi.Path == "c/d.md" {
+			return fs.SkipAll
+		}
+		return nil
+	}, nil)
+	if err != nil || !slices.Equal(seen, []string{"a.md", "b.md", "c/d.md"}) {
+		t.Errorf("SkipAll: %v after %q", err, seen)
+	}
+}
+
+// TestWalkUnreadableFolder needs a process that permissions apply to; as
+// root it runs itself again as user nobody.
+func TestWalkUnreadableFolder(t *testing.T) {
+	if os.Getuid() == 0 {
+		runAsNobody(t, "TestWalkUnreadableFolder")
+		return
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.md"), "a")
+	write(t, filepath.Join(dir, "locked", "x.md"), "x")
+	write(t, filepath.Join(dir, "z.md"), "z")
+	write(t, filepath.Join(dir, "noread.md"), "secret")
+	if err := os.Chmod(filepath.Join(dir, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "locked"), 0o755) })
+	if err := os.Chmod(filepath.Join(dir, "noread.md"), 0); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	w := walkAll(t, v)
+	if got := w.paths(); !slices.Equal(got, []string{"a.md", "noread.md", "z.md"}) {
+		t.Errorf("Walk gave %q", got)
+	}
+	if !mapsEqual(w.errs, map[string]Code{"locked": CodePermissionDenied}) {
+		t.Errorf("Walk reported %v", w.errs)
+	}
+	if _, _, err := v.ReadNote("noread.md"); CodeOf(err) != CodePermissionDenied {
+		t.Errorf("ReadNote(noread.md) = %v, want PERMISSION_DENIED", err)
+	}
+	if _, _, err := v.ReadNote("locked/x.md"); CodeOf(err) != CodePermissionDenied {
+		t.Errorf("ReadNote(locked/x.md) = %v, want PERMISSION_DENIED", err)
+	}
+}
+
+// runAsNobody runs one test of this binary again as uid/gid 65534, from a
+// copy of the binary and a TMPDIR that user can use, and fails if it fails.
+func runAsNobody(t *testing.T, name string) {
+	t.Helper()
+	if os.Getenv("VAULTFS_AS_NOBODY") != "" {
+		t.Fatal("still root after dropping privileges")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("cannot find the test binary: %v", err)
+	}
+	tmp := t.TempDir()
+	if err := os.Chmod(tmp, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	// t.TempDir's parents are private to root; make a world-usable folder.
+	shared, err := os.MkdirTemp("", "vaultfs-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(shared, "vaultfs.test")
+	if err := copyFile(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "TMPDIR="+shared, "VAULTFS_AS_NOBODY=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("as nobody: %v\n%s", err, out)
+		}
+		t.Skipf("cannot run as nobody: %v", err)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("as nobody, the test did not pass:\n%s", out)
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
