@@ -69,6 +69,7 @@ type partial struct {
 type tfEntry struct {
 	term uint32
 	tf   float32
+	ptf  float32 // the part of tf from occurrences without accents
 }
 
 // builder analyzes notes into a partial. One per goroutine.
@@ -79,11 +80,15 @@ type builder struct {
 
 	dict  *termTable
 	sdict map[string]uint32
-	// accent[term]: the term as first written with accents ("" if none).
-	accent []string
-	// stemOf[lang][term]: the term's local stem ids, once computed.
-	stemOf [numLangs][]stemPair
-	st     *stemmer
+	// Words written with accents are stemmed from their accented form too
+	// (the stemmers need the accents), so each such form is a "variant" with
+	// its own id; vterm maps it to its term.
+	vdict *termTable
+	vterm []uint32
+	// stemOf[lang][term], vstemOf[lang][variant]: local stem ids, once computed.
+	stemOf  [numLangs][]stemPair
+	vstemOf [numLangs][]stemPair
+	st      *stemmer
 
 	tok    tokenizer
 	stats  textStats
@@ -91,7 +96,10 @@ type builder struct {
 	length float32 // weighted length of the chunk being analyzed
 
 	acc      []float32 // per local term: tf in the current chunk
+	pacc     []float32 // per local term: tf of its unaccented occurrences
 	touched  []uint32
+	vacc     []float32 // per variant: tf in the current chunk
+	vtouched []uint32
 	sacc     []float32 // per local stem: tf in the current chunk
 	stouched []uint32
 	seen     []uint32 // per local term: last note stamp
@@ -101,6 +109,8 @@ type builder struct {
 	// per note scratch
 	ctf    []tfEntry
 	ends   []int
+	vtf    []tfEntry // variant entries (term = variant id)
+	vends  []int
 	lens   []float32
 	tlist  []uint32
 	slist  []uint32
@@ -113,6 +123,7 @@ func newBuilder(fw FieldWeights, fallback langID) *builder {
 		fallback: fallback,
 		p:        &partial{},
 		dict:     newTermTable(),
+		vdict:    newTermTable(),
 		sdict:    make(map[string]uint32),
 		st:       newStemmer(),
 	}
@@ -126,16 +137,26 @@ func (b *builder) add(tok string, scratch bool) {
 	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 	if !ok {
 		b.acc = append(b.acc, 0)
+		b.pacc = append(b.pacc, 0)
 		b.seen = append(b.seen, 0)
-		b.accent = append(b.accent, "")
-	}
-	if b.tok.orig != "" && b.accent[id] == "" {
-		b.accent[id] = strings.Clone(b.tok.orig)
 	}
 	if b.acc[id] == 0 {
 		b.touched = append(b.touched, id)
 	}
 	b.acc[id] += b.weight
+	if b.tok.orig == "" {
+		b.pacc[id] += b.weight
+		return
+	}
+	v, ok := b.vdict.id(b.tok.orig)
+	if !ok {
+		b.vterm = append(b.vterm, id)
+		b.vacc = append(b.vacc, 0)
+	}
+	if b.vacc[v] == 0 {
+		b.vtouched = append(b.vtouched, v)
+	}
+	b.vacc[v] += b.weight
 }
 
 func (b *builder) field(text string, w float64, detect bool) {
@@ -156,6 +177,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	p := b.p
 	b.stats = textStats{}
 	b.ctf, b.ends, b.lens = b.ctf[:0], b.ends[:0], b.lens[:0]
+	b.vtf, b.vends = b.vtf[:0], b.vends[:0]
 	b.fmTags = frontmatterTags(n.Frontmatter, b.fmTags[:0])
 	for ci := range n.Chunks {
 		ch := &n.Chunks[ci]
@@ -178,11 +200,17 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		b.field(ch.Prose, b.fw.Prose, true)
 		b.field(ch.Code, b.fw.Code, false)
 		for _, id := range b.touched {
-			b.ctf = append(b.ctf, tfEntry{id, b.acc[id]})
-			b.acc[id] = 0
+			b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
+			b.acc[id], b.pacc[id] = 0, 0
 		}
 		b.touched = b.touched[:0]
 		b.ends = append(b.ends, len(b.ctf))
+		for _, v := range b.vtouched {
+			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], 0})
+			b.vacc[v] = 0
+		}
+		b.vtouched = b.vtouched[:0]
+		b.vends = append(b.vends, len(b.vtf))
 		b.lens = append(b.lens, b.length)
 	}
 	lang := detectLang(&b.stats, b.fallback)
@@ -195,7 +223,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	before := p.post.n + p.spost.n
 	var sum float64
-	start := 0
+	start, vstart := 0, 0
 	for ci, end := range b.ends {
 		cid := uint32(len(p.cidx))
 		p.cidx = append(p.cidx, uint32(ci))
@@ -208,18 +236,16 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 				b.seen[e.term] = stamp
 				b.tlist = append(b.tlist, e.term)
 			}
-			if stems {
-				sp := b.stemIDs(lang, e.term)
-				for _, sid := range [2]int32{sp.a, sp.b} {
-					if sid >= 0 {
-						if b.sacc[sid] == 0 {
-							b.stouched = append(b.stouched, uint32(sid))
-						}
-						b.sacc[sid] += e.tf
-					}
-				}
+			if stems && e.ptf > 0 {
+				b.addStems(b.stemIDs(lang, e.term), e.ptf)
 			}
 		}
+		if stems {
+			for _, e := range b.vtf[vstart:b.vends[ci]] {
+				b.addStems(b.variantStemIDs(lang, e.term), e.tf)
+			}
+		}
+		vstart = b.vends[ci]
 		for _, sid := range b.stouched {
 			p.spost.add(rawPosting{sid, cid, b.sacc[sid]})
 			b.sacc[sid] = 0
@@ -252,36 +278,63 @@ func (b *builder) finish() *partial {
 	return b.p
 }
 
-// stemPair holds the local stem ids of a term in a language: the stem of the
-// folded term and, when different, the folded stem of the accented form; -1
-// for none.
+// stemPair holds local stem ids: the stem of the folded term and, for a
+// variant whose accented form stems differently, the folded stem of that
+// form; -1 for none.
 type stemPair struct {
 	a, b int32
 	done bool
 }
 
-// stemIDs returns the local stem ids of a local term in a language.
+// addStems adds tf to the current chunk's stems.
+func (b *builder) addStems(sp stemPair, tf float32) {
+	for _, sid := range [2]int32{sp.a, sp.b} {
+		if sid >= 0 {
+			if b.sacc[sid] == 0 {
+				b.stouched = append(b.stouched, uint32(sid))
+			}
+			b.sacc[sid] += tf
+		}
+	}
+}
+
+// stemIDs returns the local stem ids of a local term written without accents.
 func (b *builder) stemIDs(l langID, term uint32) stemPair {
-	cache := b.stemOf[l]
-	if int(term) >= len(cache) {
-		grown := make([]stemPair, len(b.dict.terms)+len(b.dict.terms)/4+16)
-		copy(grown, cache)
-		cache = grown
-		b.stemOf[l] = cache
+	cache := growCache(&b.stemOf[l], term, len(b.dict.terms))
+	if !cache[term].done {
+		cache[term] = b.computeStems(l, b.dict.terms[term], "")
 	}
-	if cache[term].done {
-		return cache[term]
+	return cache[term]
+}
+
+// variantStemIDs returns the local stem ids of a variant.
+func (b *builder) variantStemIDs(l langID, v uint32) stemPair {
+	cache := growCache(&b.vstemOf[l], v, len(b.vdict.terms))
+	if !cache[v].done {
+		cache[v] = b.computeStems(l, b.dict.terms[b.vterm[v]], b.vdict.terms[v])
 	}
+	return cache[v]
+}
+
+// growCache makes (*cache)[i] addressable; n is the current id count.
+func growCache(cache *[]stemPair, i uint32, n int) []stemPair {
+	if int(i) >= len(*cache) {
+		grown := make([]stemPair, n+n/4+16)
+		copy(grown, *cache)
+		*cache = grown
+	}
+	return *cache
+}
+
+func (b *builder) computeStems(l langID, term, orig string) stemPair {
 	sp := stemPair{a: -1, b: -1, done: true}
-	t := b.dict.terms[term]
-	if stemmable(t) {
-		k1, k2 := stemKeys(b.st, l, t, b.accent[term])
+	if stemmable(term) {
+		k1, k2 := stemKeys(b.st, l, term, orig)
 		sp.a = b.stemLocal(k1)
 		if k2 != "" {
 			sp.b = b.stemLocal(k2)
 		}
 	}
-	cache[term] = sp
 	return sp
 }
 

@@ -14,17 +14,20 @@ import (
 // two popcounts, and a banded Levenshtein with early exit settles the rest.
 // (Measured on a 300k-term vocabulary: see BenchmarkFuzzy.)
 type fuzzyIndex struct {
-	byLen [MaxTokenRunes + 1][]fzEntry
+	byLen [MaxTokenRunes + 1]fzBucket
 }
 
-type fzEntry struct {
-	sig uint64
-	id  uint32
+// fzBucket holds the terms of one length: signatures and ids side by side,
+// so the scan reads 8 bytes a term.
+type fzBucket struct {
+	sigs []uint64
+	ids  []uint32
 }
 
 func (f *fuzzyIndex) add(t string, id uint32) {
 	n := min(runeLen(t), MaxTokenRunes)
-	f.byLen[n] = append(f.byLen[n], fzEntry{signature(t), id})
+	f.byLen[n].sigs = append(f.byLen[n].sigs, signature(t))
+	f.byLen[n].ids = append(f.byLen[n].ids, id)
 }
 
 // signature is the set of characters of t, hashed to 64 bits: a-z, 0-9 and
@@ -69,12 +72,14 @@ func (f *fuzzyIndex) near(q string, maxDist int, terms []string, fn func(id uint
 	qs := signature(q)
 	lo, hi := max(len(qr)-maxDist, 0), min(len(qr)+maxDist, MaxTokenRunes)
 	for l := lo; l <= hi; l++ {
-		for _, e := range f.byLen[l] {
-			if bits.OnesCount64(qs&^e.sig) > maxDist || bits.OnesCount64(e.sig&^qs) > maxDist {
+		bk := &f.byLen[l]
+		ids := bk.ids[:len(bk.sigs)]
+		for i, sig := range bk.sigs {
+			if bits.OnesCount64(qs&^sig) > maxDist || bits.OnesCount64(sig&^qs) > maxDist {
 				continue
 			}
-			if d := pm.distance(terms[e.id]); d <= maxDist {
-				fn(e.id, d)
+			if d := pm.distance(terms[ids[i]]); d <= maxDist {
+				fn(ids[i], d)
 			}
 		}
 	}

@@ -276,21 +276,33 @@ func (ix *Index) Add(path string, n *markdown.Note) {
 // AddBatch adds many notes at once, analyzing them on every CPU into
 // per-worker partial indexes that are merged at the end. A note already
 // indexed at an item's path is replaced; when a path appears twice the last
-// item wins; nil notes are skipped.
+// item wins; a nil note removes its path (as with Add).
 func (ix *Index) AddBatch(items []Item) {
 	last := make(map[string]int, len(items))
 	for i, it := range items {
-		if it.Note != nil {
-			last[it.Path] = i
-		}
+		last[it.Path] = i
 	}
 	work := make([]int, 0, len(last))
+	var gone []string
 	for i, it := range items {
-		if it.Note != nil && last[it.Path] == i {
+		if last[it.Path] != i {
+			continue
+		}
+		if it.Note == nil {
+			gone = append(gone, it.Path)
+		} else {
 			work = append(work, i)
 		}
 	}
 	if len(work) == 0 {
+		if len(gone) > 0 {
+			ix.mu.Lock()
+			defer ix.mu.Unlock()
+			for _, p := range gone {
+				ix.removeLocked(p)
+			}
+			ix.maybeCompact()
+		}
 		return
 	}
 	workers := min(runtime.GOMAXPROCS(0), (len(work)+31)/32)
@@ -318,6 +330,9 @@ func (ix *Index) AddBatch(items []Item) {
 	wg.Wait()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	for _, p := range gone {
+		ix.removeLocked(p)
+	}
 	for _, i := range work {
 		ix.removeLocked(items[i].Path)
 	}

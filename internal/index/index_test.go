@@ -504,6 +504,18 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 			sameRanking(t, fmt.Sprintf("round %d", round), ix, reference(live), queries)
 		}
 	}
+	// A large batch over a populated index (the shared-allocation merge),
+	// replacing some notes, adding others, removing one through a nil note.
+	var big []Item
+	for i := range 150 {
+		path := fmt.Sprintf("02-wiki/d%d/n%05d.md", i%3, 100+i)
+		big = append(big, Item{path, pool[i+200].Note})
+		live[path] = pool[i+200].Note
+	}
+	big = append(big, Item{"02-wiki/d1/n00101.md", nil})
+	delete(live, "02-wiki/d1/n00101.md")
+	ix.AddBatch(big)
+	sameRanking(t, "after a large batch", ix, reference(live), queries)
 	if ix.Len() != len(live) {
 		t.Fatalf("Len %d, want %d", ix.Len(), len(live))
 	}
@@ -722,5 +734,37 @@ func TestVocabularyCompaction(t *testing.T) {
 	ix.Add("again.md", prose(word(7)))
 	if hits := ix.Search(word(7), Filter{}, 5); len(hits) != 1 || hits[0].Path != "again.md" {
 		t.Errorf("a removed word added again: %+v", hits)
+	}
+}
+
+func TestAccentVariantsIndependentOfOrder(t *testing.T) {
+	notes := []Item{
+		{"a.md", prose("As configurações do servidor são carregadas quando o processo inicia")},
+		{"b.md", prose("A configuração do servidor não muda quando o processo já está rodando")},
+		{"c.md", prose("configuracao escrita sem acentos no servidor, como o processo faz")},
+		{"d.md", prose("Informações e informação, função e funções, résumé e resume")},
+	}
+	a := New(Options{Lang: "pt"})
+	a.AddBatch(notes)
+	b := New(Options{Lang: "pt"})
+	for i := len(notes) - 1; i >= 0; i-- {
+		b.Add(notes[i].Path, notes[i].Note)
+	}
+	qs := []string{"configuração", "configurações", "configuracoes", "informações", "funcao", "résumé", "resumes"}
+	sameRanking(t, "order", a, b, qs)
+	// Words written with accents share the stem of their accented forms
+	// (configurações, configuração -> configur); the folded forms stem on
+	// their own (configuracao -> configuraca, configuracoes -> configuraco).
+	for q, want := range map[string][]string{
+		"configurações": {"a.md#0", "b.md#0"},
+		"configuração":  {"a.md#0", "b.md#0", "c.md#0"}, // c: exact folded match
+		"configuracao":  {"b.md#0", "c.md#0"},
+	} {
+		got := paths(a.Search(q, Filter{}, 10))
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
 	}
 }

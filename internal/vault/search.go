@@ -1,8 +1,9 @@
 package vault
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -124,12 +125,22 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 	}
 	// One hop: every neighbour of a note among the top seeds inherits 0.4 x
 	// the best score of its source note; notes found directly keep their own.
+	// A graph hit scoring below the limit-th direct hit cannot make the cut:
+	// hub notes have thousands of neighbours, so skip a source whose
+	// inherited score could not reach it.
+	floor := 0.0
+	if len(direct) >= limit {
+		floor = direct[limit-1].Score
+	}
 	inherited := make(map[string]float64)
 	for i, h := range direct {
 		if i == graphSeeds {
 			break
 		}
 		src := best[h.Path]
+		if graphFactor*src < floor {
+			continue
+		}
 		for _, n := range s.graph.Neighbors(h.Path) {
 			if _, isDirect := best[n]; isDirect {
 				continue
@@ -145,16 +156,18 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 		}
 	}
 	for n, sc := range inherited {
-		out = append(out, scored{path: n, chunk: 0, score: sc, viaGraph: true})
+		if sc >= floor {
+			out = append(out, scored{path: n, chunk: 0, score: sc, viaGraph: true})
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+	slices.SortFunc(out, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		if out[i].path != out[j].path {
-			return out[i].path < out[j].path
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
 		}
-		return out[i].chunk < out[j].chunk
+		return cmp.Compare(a.chunk, b.chunk)
 	})
 	if len(out) > limit {
 		out = out[:limit]

@@ -241,10 +241,10 @@ func (s *Service) build(ctx context.Context) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Every file is known to the resolver before any link is resolved, so
+	// each link is resolved once instead of again for each file added.
 	for _, fi := range files {
-		if !fi.IsNote {
-			s.graph.AddFile(fi.Path)
-		}
+		s.graph.AddFile(fi.Path)
 	}
 	items := make([]index.Item, 0, len(results))
 	for _, r := range results {

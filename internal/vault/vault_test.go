@@ -16,9 +16,9 @@ import (
 
 // files of a small vault in the numbered layout.
 var testVault = map[string]string{
-	"00-index/index-knowledge.md": "---\ntype: moc\n---\n# Knowledge index\n\n- [[go-moc]] — Go\n",
-	"02-wiki/go/go-moc.md":        "---\ntype: moc\n---\n# Go\n\n## Notes\n\n- [[retry-backoff]] — retries\n- [[context-cancel]] — cancellation\n",
-	"02-wiki/go/retry-backoff.md": "---\ntype: wiki\ntags: [go, resilience]\nstatus: stable\n---\n# Retry with exponential backoff\n\nRetry transient failures with exponential backoff and jitter.\n\n## Jitter\n\nFull jitter spreads the retries of many clients.\nSee [[context-cancel]] and [[context-cancel|cancel]].\n\n## Budget\n\nStop retrying when the deadline is near.\n",
+	"00-index/index-knowledge.md":  "---\ntype: moc\n---\n# Knowledge index\n\n- [[go-moc]] — Go\n",
+	"02-wiki/go/go-moc.md":         "---\ntype: moc\n---\n# Go\n\n## Notes\n\n- [[retry-backoff]] — retries\n- [[context-cancel]] — cancellation\n",
+	"02-wiki/go/retry-backoff.md":  "---\ntype: wiki\ntags: [go, resilience]\nstatus: stable\n---\n# Retry with exponential backoff\n\nRetry transient failures with exponential backoff and jitter.\n\n## Jitter\n\nFull jitter spreads the retries of many clients.\nSee [[context-cancel]] and [[context-cancel|cancel]].\n\n## Budget\n\nStop retrying when the deadline is near.\n",
 	"02-wiki/go/context-cancel.md": "---\ntype: wiki\ntags: [go]\nstatus: draft\n---\n# Context cancellation\n\nPass ctx first; check ctx.Done in loops.\n",
 	"02-wiki/db/pool.md":           "---\ntype: wiki\ntags: [postgres]\n---\n# Connection pool sizing\n\nSize the pool from the number of cores. Broken: [[nowhere]].\n",
 	"01-raw/inbox/idea.md":         "# Idea\n\nbackoff idea in the raw inbox\n",
