@@ -10,6 +10,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/evaluate"
+	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
@@ -192,7 +193,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		bm, _, err := evaluate.Run(ctx, queries, evaluate.GrepRanker(notes))
+		bm, _, err := evaluate.Run(ctx, queries, evaluate.GrepRanker(notes, index.NewAnalyzer(c.Lang).QueryTerms))
 		if err != nil {
 			return err
 		}

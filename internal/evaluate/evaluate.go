@@ -126,10 +126,12 @@ func Run(ctx context.Context, queries []Query, rank Ranker) (Metrics, []Outcome,
 	return m, outs, nil
 }
 
-// GrepRanker is the baseline: every note ranked by how many times the query's
-// words (lowercased, two letters or more) occur in it, as `grep -c -i` per word
-// summed would rank them; ties by path.
-func GrepRanker(notes map[string]string) Ranker {
+// GrepRanker is the baseline: every note ranked by how many times the
+// query's words occur in it (case-insensitive substring counts summed, as
+// `grep -o -i WORD | wc -l` per word would give), ties by path. words turns a
+// query into the words an agent would grep for (the meaningful ones: the
+// caller passes the analyzer's query terms, so stopwords are not counted).
+func GrepRanker(notes map[string]string, words func(string) []string) Ranker {
 	lower := make(map[string]string, len(notes))
 	paths := make([]string, 0, len(notes))
 	for p, text := range notes {
@@ -138,14 +140,7 @@ func GrepRanker(notes map[string]string) Ranker {
 	}
 	sort.Strings(paths)
 	return func(_ context.Context, q string) ([]string, error) {
-		var words []string
-		for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-			return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127)
-		}) {
-			if len([]rune(w)) >= 2 {
-				words = append(words, w)
-			}
-		}
+		words := words(q)
 		type scored struct {
 			path  string
 			count int

@@ -48,7 +48,7 @@ func TestGrepRanker(t *testing.T) {
 		"one.md":   "retry retry retry",
 		"two.md":   "Retry with backoff",
 		"three.md": "nothing here",
-	})
+	}, strings.Fields)
 	got, _ := r(context.Background(), "retry backoff")
 	if strings.Join(got, ",") != "one.md,two.md" {
 		t.Fatalf("got %v", got)

@@ -377,8 +377,13 @@ func (t *tokenizer) word(text string, i int) int {
 		// need them ("configurações" and "configuração" share a stem only
 		// with their accents).
 		o := t.obuf[:0]
+		marks := false
 		for _, r := range word {
 			o = utf8.AppendRune(o, unicode.ToLower(r))
+			marks = marks || unicode.Is(unicode.Mn, r)
+		}
+		if marks { // decomposed input: the stemmers expect composed letters
+			o = norm.NFC.Bytes(o)
 		}
 		t.obuf = o
 		if orig := trimHyphens(o); orig != tok {

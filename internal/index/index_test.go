@@ -639,7 +639,7 @@ func TestFrontmatterTagsField(t *testing.T) {
 
 func TestOptionsDefaults(t *testing.T) {
 	ix := New(Options{StemWeight: 1.5, FuzzyWeight: -1})
-	if ix.stemWeight != DefaultStemWeight || ix.fuzzyWeight != DefaultFuzzyWeight || ix.fw != DefaultFields {
+	if ix.stemWeight != DefaultStemWeight || ix.fuzzyWeight != DefaultFuzzyWeight || ix.fw != defaultFields {
 		t.Errorf("defaults not applied: %v %v %+v", ix.stemWeight, ix.fuzzyWeight, ix.fw)
 	}
 	// A zero field weight (others set) leaves that field out.
@@ -750,15 +750,17 @@ func TestAccentVariantsIndependentOfOrder(t *testing.T) {
 	for i := len(notes) - 1; i >= 0; i-- {
 		b.Add(notes[i].Path, notes[i].Note)
 	}
-	qs := []string{"configuração", "configurações", "configuracoes", "informações", "funcao", "résumé", "resumes"}
+	qs := []string{"configuração", "configurações", "configuracoes", "informações", "funcao", "résumé", "resumes",
+		"configura\u00e7\u00f5es", "configurac\u0327o\u0303es"} // composed and decomposed
 	sameRanking(t, "order", a, b, qs)
 	// Words written with accents share the stem of their accented forms
 	// (configurações, configuração -> configur); the folded forms stem on
 	// their own (configuracao -> configuraca, configuracoes -> configuraco).
 	for q, want := range map[string][]string{
-		"configurações": {"a.md#0", "b.md#0"},
-		"configuração":  {"a.md#0", "b.md#0", "c.md#0"}, // c: exact folded match
-		"configuracao":  {"b.md#0", "c.md#0"},
+		"configurações":             {"a.md#0", "b.md#0"},
+		"configuração":              {"a.md#0", "b.md#0", "c.md#0"}, // c: exact folded match
+		"configuracao":              {"b.md#0", "c.md#0"},
+		"configurac\u0327o\u0303es": {"a.md#0", "b.md#0"}, // decomposed input stems like composed
 	} {
 		got := paths(a.Search(q, Filter{}, 10))
 		slices.Sort(got)

@@ -220,11 +220,13 @@ func (s *Service) build(ctx context.Context) {
 	defer close(s.ready)
 	start := time.Now()
 	var files []vaultfs.FileInfo
+	skipped := make(map[string]string)
 	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
 		files = append(files, fi)
 		return nil
 	}, func(rel string, err error) {
-		s.log.Warn("cannot read folder", "path", rel, "err", s.fs.Redact(err.Error()))
+		s.log.Warn("skipped while indexing", "path", rel, "err", s.fs.Redact(err.Error()))
+		skipped[rel] = s.fs.Redact(err.Error())
 	})
 	if err != nil {
 		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
@@ -245,6 +247,9 @@ func (s *Service) build(ctx context.Context) {
 	// each link is resolved once instead of again for each file added.
 	for _, fi := range files {
 		s.graph.AddFile(fi.Path)
+	}
+	for rel, reason := range skipped {
+		s.unindexed[rel] = reason
 	}
 	items := make([]index.Item, 0, len(results))
 	for _, r := range results {
@@ -280,7 +285,7 @@ func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []pars
 				if int(i) >= len(files) || ctx.Err() != nil {
 					return
 				}
-				out[i] = s.readParse(files[i].Path)
+				out[i] = s.readParseWalked(files[i])
 				mu.Lock()
 				done++
 				d := done
@@ -302,6 +307,15 @@ func (s *Service) readParse(rel string) parsed {
 		return parsed{path: rel, err: err}
 	}
 	return parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: info}
+}
+
+// readParseWalked is readParse for a file Walk just listed (fast path).
+func (s *Service) readParseWalked(fi vaultfs.FileInfo) parsed {
+	data, info, err := s.fs.ReadWalked(fi)
+	if err != nil {
+		return parsed{path: fi.Path, err: err}
+	}
+	return parsed{path: fi.Path, note: markdown.Parse(path.Base(fi.Path), data), info: info}
 }
 
 func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {

@@ -33,6 +33,10 @@ type FileInfo struct {
 	Size    int64
 	ModTime time.Time
 	IsNote  bool // .md or .markdown
+
+	// walked is the Lstat information Walk saw for a regular file; it lets
+	// ReadWalked skip the per-component checks that Walk already made.
+	walked os.FileInfo
 }
 
 // Vault is an open vault folder. Every access goes through an *os.Root, so no
@@ -366,6 +370,45 @@ func (v *Vault) readNote(p string) ([]byte, FileInfo, error) {
 
 func tooLarge(rel string, size int64) *Error {
 	return newErr(CodeTooLarge, rel, "%d bytes is over the %d-byte limit for a note", size, MaxNoteSize)
+}
+
+// ReadWalked reads a note that Walk just listed. Walk has already judged
+// every component of its path, so this opens it through the root at once and
+// only verifies (fstat, os.SameFile) that the file opened is the very regular
+// file Walk saw; anything else (a swap since the walk, a linked file) falls
+// back to the full checks of ReadNote. It is the fast path of the first index
+// build, where the per-component checks of ReadNote cost a third of the time.
+func (v *Vault) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
+	if w.walked == nil || !w.walked.Mode().IsRegular() || !w.IsNote || w.Size > MaxNoteSize {
+		return v.ReadNote(w.Path)
+	}
+	f, err := v.root.OpenFile(w.Path, os.O_RDONLY|openReadFlags, 0)
+	if err != nil {
+		return v.ReadNote(w.Path)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.walked) || fi.Size() > MaxNoteSize {
+		return v.ReadNote(w.Path)
+	}
+	buf := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, FileInfo{}, fromOS(w.Path, err)
+		}
+		if len(buf) == cap(buf) {
+			if len(buf) > MaxNoteSize {
+				return nil, FileInfo{}, tooLarge(w.Path, int64(len(buf)))
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+	return buf, FileInfo{Path: w.Path, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: true}, nil
 }
 
 // Stat is a cheap re-check of a path that is already clean (a search hit,

@@ -117,7 +117,7 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 				return err
 			}
 		case mode.IsRegular():
-			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel)}); err != nil {
+			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel), walked: fi}); err != nil {
 				return err
 			}
 		default:

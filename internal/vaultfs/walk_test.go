@@ -290,3 +290,56 @@ func copyFile(from, to string) error {
 	}
 	return out.Close()
 }
+
+// TestReadWalked checks the fast read of walked files: the same bytes as
+// ReadNote, and a file swapped after the walk (for a symlink to a hidden file
+// or to outside) is judged by the full checks again.
+func TestReadWalked(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.md")
+	if err := os.WriteFile(secret, []byte("TOP SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.md": "# A\n", "d/b.md": "# B\n", "d/c.md": "# C\n", ".git/x.md": "HIDDEN"} {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var walked []FileInfo
+	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(walked) != 3 {
+		t.Fatalf("walked %v", walked)
+	}
+	for _, fi := range walked {
+		got, info, err := v.ReadWalked(fi)
+		want, _, _ := v.ReadNote(fi.Path)
+		if err != nil || string(got) != string(want) || info.Path != fi.Path || info.Size != int64(len(want)) {
+			t.Fatalf("ReadWalked(%s) = %q, %+v, %v", fi.Path, got, info, err)
+		}
+	}
+	// Swap the walked files for symlinks after the walk.
+	os.Remove(filepath.Join(dir, "d/b.md"))
+	os.Symlink(secret, filepath.Join(dir, "d/b.md"))
+	os.Remove(filepath.Join(dir, "d/c.md"))
+	os.Symlink("../.git/x.md", filepath.Join(dir, "d/c.md"))
+	for _, fi := range walked[1:] {
+		got, _, err := v.ReadWalked(fi)
+		if err == nil || strings.Contains(string(got), "SECRET") || strings.Contains(string(got), "HIDDEN") {
+			t.Fatalf("ReadWalked(%s) after swap = %q, %v", fi.Path, got, err)
+		}
+	}
+	// A zero FileInfo (not from Walk) takes the full path.
+	if _, _, err := v.ReadWalked(FileInfo{Path: "d/b.md", IsNote: true}); CodeOf(err) != CodeSymlinkEscape {
+		t.Fatalf("plain FileInfo: %v", err)
+	}
+}
