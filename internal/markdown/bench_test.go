@@ -40,6 +40,18 @@ func BenchmarkParse(b *testing.B) {
 			Parse("Retry with backoff.md", src)
 		}
 	})
+	b.Run("alias-bomb", func(b *testing.B) {
+		// A 10-level "billion laughs" frontmatter: refused without expansion.
+		src, err := os.ReadFile(filepath.Join("testdata", "frontmatter-alias-bomb.md"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			Parse("bomb.md", src)
+		}
+	})
 	b.Run("corpus", func(b *testing.B) {
 		root := os.Getenv("VAULTMCP_CORPUS")
 		if root == "" {

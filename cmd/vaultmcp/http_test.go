@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startHTTP runs `vaultmcp serve --http 127.0.0.1:0` and returns the /mcp URL
+// it logs.
+func startHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = cleanEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not log its URL")
+		return ""
+	}
+}
+
+type keyTransport struct{ key string }
+
+func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-API-Key", k.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestServeHTTP(t *testing.T) {
+	url := startHTTP(t, "--vault", copyExampleVault(t), "--api-key", "s3cret")
+
+	// Without the key: 401 and no MCP.
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no key: status %d", resp.StatusCode)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: keyTransport{"s3cret"}}, DisableStandaloneSSE: true}
+	s, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	text, _, isErr := call(t, s, "vault_search", map[string]any{"query": "retry backoff"})
+	if isErr || !strings.Contains(text, "02-wiki/go/retry-backoff.md:") {
+		t.Fatalf("search over HTTP: %s", text)
+	}
+}
+
+func TestServeHTTPNeedsKeyOffLoopback(t *testing.T) {
+	cmd := exec.Command(binary, "serve", "--http", "0.0.0.0:0", "--vault", t.TempDir())
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "api-key") {
+		t.Fatalf("err=%v out=%s", err, out)
+	}
+}
