@@ -327,16 +327,19 @@ func (t *tokenizer) word(text string, i int) int {
 	j := i
 	plain := true // ASCII without uppercase: the token is a slice of text
 	ascii := true
+	hyphen := false
 	cyr := false
+scan:
 	for j < len(text) {
 		c := text[j]
 		if c < utf8.RuneSelf {
-			cl := asciiClass[c]
-			if cl == clSep {
-				break
-			}
-			if cl == clUpper {
+			switch asciiClass[c] {
+			case clSep:
+				break scan
+			case clUpper:
 				plain = false
+			case clHyphen:
+				hyphen = true
 			}
 			j++
 			continue
@@ -359,9 +362,17 @@ func (t *tokenizer) word(text string, i int) int {
 		}
 	}
 	if plain {
-		tok := strings.Trim(text[i:j], "-")
-		if tok != "" {
-			t.token(tok, false)
+		s, e := i, j
+		if hyphen {
+			for s < e && text[s] == '-' {
+				s++
+			}
+			for e > s && text[e-1] == '-' {
+				e--
+			}
+		}
+		if s < e {
+			t.token(text[s:e], false, hyphen)
 		}
 		return j
 	}
@@ -390,7 +401,7 @@ func (t *tokenizer) word(text string, i int) int {
 			t.orig = orig
 		}
 	}
-	t.token(tok, true)
+	t.token(tok, true, hyphen)
 	t.orig = ""
 	return j
 }
@@ -450,9 +461,9 @@ func fold(s string) string {
 }
 
 // token applies the length, stopword and hyphen rules to one folded word
-// (no edge hyphens) and emits what survives.
-func (t *tokenizer) token(tok string, scratch bool) {
-	if strings.IndexByte(tok, '-') < 0 {
+// (no edge hyphens) and emits what survives. hyphen: tok may hold one.
+func (t *tokenizer) token(tok string, scratch, hyphen bool) {
+	if !hyphen || strings.IndexByte(tok, '-') < 0 {
 		t.single(tok, scratch)
 		return
 	}

@@ -250,10 +250,14 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []Hit {
 		score, strong := s.total[c], s.strong[c]
 		s.total[c], s.strong[c] = 0, false
 		info := &ix.notes[ix.cnote[c]]
+		score *= info.mult
+		if h.full() && score < h.items[0].Score {
+			continue // below the worst kept hit: no need to look further
+		}
 		if !pf.pass(info) {
 			continue
 		}
-		h.offer(Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score * info.mult, Fuzzy: !strong})
+		h.offer(Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score, Fuzzy: !strong})
 	}
 	s.touched = s.touched[:0]
 	out := h.items
@@ -286,6 +290,8 @@ type hitHeap struct {
 	items []Hit
 	max   int
 }
+
+func (h *hitHeap) full() bool { return h.max > 0 && len(h.items) == h.max }
 
 func (h *hitHeap) offer(x Hit) {
 	if h.max <= 0 || len(h.items) < h.max {

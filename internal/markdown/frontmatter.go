@@ -203,10 +203,13 @@ func nodeValue(n *yaml.Node) any {
 		}
 		return out
 	case yaml.ScalarNode:
-		switch n.ShortTag() {
+		switch tag := n.ShortTag(); tag {
 		case "!!null":
 			return nil
 		case "!!bool", "!!int", "!!float":
+			if v, ok := plainScalar(tag, n.Value); ok {
+				return v
+			}
 			var v any
 			if err := n.Decode(&v); err != nil {
 				return n.Value
@@ -220,6 +223,29 @@ func nodeValue(n *yaml.Node) any {
 		}
 	}
 	return nil
+}
+
+// plainScalar converts the common spellings of booleans, decimal integers and
+// floats the way the YAML library resolves them, without its decoder (an
+// allocation-heavy call per scalar); other spellings (0x1F, 0o17, 1_000,
+// .inf, explicit tags) are left to the library.
+func plainScalar(tag, s string) (any, bool) {
+	switch tag {
+	case "!!bool":
+		if b, err := strconv.ParseBool(s); err == nil && len(s) > 1 {
+			return b, true
+		}
+	case "!!int":
+		if s != "" && len(s) <= 18 && (s[0] != '0' || len(s) == 1) && strings.Trim(s, "0123456789") == "" {
+			i, err := strconv.Atoi(s)
+			return i, err == nil
+		}
+	case "!!float":
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strings.IndexByte(s, '_') < 0 {
+			return f, true
+		}
+	}
+	return nil, false
 }
 
 // scalarString is the trimmed text of a non-null scalar, else "".

@@ -103,6 +103,10 @@ func (p *parser) run(name string, b []byte) {
 		p.tags.add(t)
 	}
 
+	if c := strings.Count(src[n.BodyOffset:], "[["); c > 0 {
+		n.Links = make([]Link, 0, c) // one allocation even for a MOC with thousands of links
+	}
+
 	p.chunkStart = n.BodyLine
 	ln := n.BodyLine
 	for pos := n.BodyOffset; pos < len(src); ln++ {

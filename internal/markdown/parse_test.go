@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the parser's output")
@@ -716,5 +719,35 @@ func TestParseDoesNotRetainInput(t *testing.T) {
 	}
 	if n.Title != "Title" || n.Links[0].Target != "Link" || n.Tags[0] != "tag" {
 		t.Errorf("result changed with the caller's buffer: %q %q %q", n.Title, n.Links[0].Target, n.Tags)
+	}
+}
+
+// TestScalarsMatchYAMLDecoder checks that the fast conversion of plain
+// scalars gives exactly what the YAML library's decoder gives.
+func TestScalarsMatchYAMLDecoder(t *testing.T) {
+	for _, s := range []string{
+		"0", "7", "-5", "+12", "012", "00", "0x1F", "0o17", "1_000", "9223372036854775807", "99999999999999999999",
+		"1.5", "-0.25", "1e3", "1.", ".5", "1_0.5", ".inf", "-.Inf", ".nan",
+		"true", "True", "TRUE", "false", "False", "FALSE", "yes", "on", "y",
+		"2026-01-02", "text", "'3'", "!!str 3", "!!int '3'", "!!bool true", "!!float 1",
+	} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte("k: "+s), &doc); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		v := doc.Content[0].Content[1]
+		var want any
+		if err := v.Decode(&want); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if f, ok := want.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			want = v.Value // kept as written: JSON cannot carry it
+		}
+		if tag := v.ShortTag(); tag == "!!timestamp" {
+			want = v.Value // dates stay strings as written
+		}
+		if got := nodeValue(v); got != want {
+			t.Errorf("%s: got %#v, the decoder gives %#v", s, got, want)
+		}
 	}
 }

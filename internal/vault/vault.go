@@ -318,13 +318,34 @@ func (s *Service) readParseWalked(fi vaultfs.FileInfo) parsed {
 	return parsed{path: fi.Path, note: markdown.Parse(path.Base(fi.Path), data), info: info}
 }
 
+// infoOf keeps what the service needs of a parsed note. Every string is
+// cloned: the parser's strings are slices of the file's bytes, and keeping one
+// would keep the whole file in memory.
 func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
-	ni := &noteInfo{title: n.Title, typ: n.Type, status: n.Status, tags: n.Tags, size: fi.Size, modTime: fi.ModTime}
+	ni := &noteInfo{
+		title:   strings.Clone(n.Title),
+		typ:     strings.Clone(n.Type),
+		status:  strings.Clone(n.Status),
+		tags:    cloneAll(n.Tags),
+		size:    fi.Size,
+		modTime: fi.ModTime,
+	}
 	ni.chunks = make([]chunkSpan, len(n.Chunks))
 	for i, c := range n.Chunks {
-		ni.chunks[i] = chunkSpan{headings: c.Headings, start: c.StartLine, end: c.EndLine}
+		ni.chunks[i] = chunkSpan{headings: cloneAll(c.Headings), start: c.StartLine, end: c.EndLine}
 	}
 	return ni
+}
+
+func cloneAll(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // put replaces the indexed state of one note. Caller holds s.mu.
