@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func tokens(a *Analyzer, s string) []string {
@@ -217,6 +218,21 @@ func TestBitParallelDistance(t *testing.T) {
 			if got := pm.distance(w); got != want {
 				t.Errorf("distance(%q, %q) = %d, want %d", q, w, got, want)
 			}
+		}
+	}
+}
+
+func TestLatinTableMatchesUnicode(t *testing.T) {
+	for r := rune(0); r < latinEnd; r++ {
+		s := string(r)
+		if got, want := string(appendFolded(nil, s)), string(foldRune(nil, r, s)); r >= 0x80 && got != want {
+			t.Errorf("fold %U: table %q, unicode %q", r, got, want)
+		}
+		if r >= 0x80 && isWordRune(r) != (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r)) {
+			t.Errorf("isWordRune(%U) differs from the Unicode tables", r)
+		}
+		if latin[r].lower != unicode.ToLower(r) {
+			t.Errorf("lower %U", r)
 		}
 	}
 }

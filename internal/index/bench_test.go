@@ -207,17 +207,22 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkAdd replaces notes one at a time in a full index (the watcher's
+// path: analysis, removal of the old version, merge).
 func BenchmarkAdd(b *testing.B) {
-	items := synthetic(5000)
-	ix := New(Options{})
-	ix.AddBatch(items)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		it := items[i%len(items)]
-		ix.Add(it.Path, it.Note)
-		i++
+	run := func(b *testing.B, items []Item) {
+		ix := New(Options{})
+		ix.AddBatch(items)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			it := items[i%len(items)]
+			ix.Add(it.Path, it.Note)
+			i++
+		}
 	}
+	b.Run("synthetic-5k", func(b *testing.B) { run(b, synthetic(5000)) })
+	b.Run("corpus", func(b *testing.B) { run(b, corpus(b)) })
 }
 
 // BenchmarkFuzzy measures the misspelling lookup on a 300k-term vocabulary

@@ -40,16 +40,17 @@ func (l *rawList) add(p rawPosting) {
 
 // partNote is a note of a partial index; its term lists hold local ids.
 type partNote struct {
-	path   string
-	note   *markdown.Note
-	lang   langID
-	first  uint32 // first local chunk
-	n      uint32
+	path  string
+	note  *markdown.Note
+	lang  langID
+	first uint32 // first local chunk
+	n     uint32
+	// terms and stems list the term of each of the note's postings (a term
+	// once per chunk holding it), so removing the note decrements each df
+	// without searching the posting lists.
 	terms  []uint32
 	stems  []uint32
 	sumLen float64
-	// postings: exact + stem postings of the note
-	postings int
 }
 
 // partial is the index of a set of notes built by one worker, with its own
@@ -102,9 +103,6 @@ type builder struct {
 	vtouched []uint32
 	sacc     []float32 // per local stem: tf in the current chunk
 	stouched []uint32
-	seen     []uint32 // per local term: last note stamp
-	sseen    []uint32 // per local stem: last note stamp
-	stamp    uint32
 
 	// per note scratch
 	ctf    []tfEntry
@@ -138,7 +136,6 @@ func (b *builder) add(tok string, scratch bool) {
 	if !ok {
 		b.acc = append(b.acc, 0)
 		b.pacc = append(b.pacc, 0)
-		b.seen = append(b.seen, 0)
 	}
 	if b.acc[id] == 0 {
 		b.touched = append(b.touched, id)
@@ -216,12 +213,9 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	lang := detectLang(&b.stats, b.fallback)
 	stems := stemFuncs[lang] != nil
 
-	b.stamp++
-	stamp := b.stamp
 	local := uint32(len(p.notes))
 	first := uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
-	before := p.post.n + p.spost.n
 	var sum float64
 	start, vstart := 0, 0
 	for ci, end := range b.ends {
@@ -232,10 +226,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		sum += float64(b.lens[ci])
 		for _, e := range b.ctf[start:end] {
 			p.post.add(rawPosting{e.term, cid, e.tf})
-			if b.seen[e.term] != stamp {
-				b.seen[e.term] = stamp
-				b.tlist = append(b.tlist, e.term)
-			}
+			b.tlist = append(b.tlist, e.term)
 			if stems && e.ptf > 0 {
 				b.addStems(b.stemIDs(lang, e.term), e.ptf)
 			}
@@ -249,10 +240,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		for _, sid := range b.stouched {
 			p.spost.add(rawPosting{sid, cid, b.sacc[sid]})
 			b.sacc[sid] = 0
-			if b.sseen[sid] != stamp {
-				b.sseen[sid] = stamp
-				b.slist = append(b.slist, sid)
-			}
+			b.slist = append(b.slist, sid)
 		}
 		b.stouched = b.stouched[:0]
 		start = end
@@ -266,8 +254,6 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		terms:  append([]uint32(nil), b.tlist...),
 		stems:  append([]uint32(nil), b.slist...),
 		sumLen: sum,
-
-		postings: p.post.n + p.spost.n - before,
 	})
 	p.sumLen += sum
 }
@@ -345,7 +331,6 @@ func (b *builder) stemLocal(key string) int32 {
 		b.sdict[key] = sid
 		b.p.stems = append(b.p.stems, key)
 		b.sacc = append(b.sacc, 0)
-		b.sseen = append(b.sseen, 0)
 	}
 	return int32(sid)
 }

@@ -16,17 +16,19 @@ const (
 )
 
 // Default weights, chosen with the labelled queries of eval_test.go on the
-// Obsidian help vault (38 English and 27 Portuguese questions; MRR@10):
+// Obsidian help vault (38 English and 27 Portuguese questions; MRR@10, en/pt):
 //
-//	stemming off 0.712 en, 0.675 pt; StemWeight 0.3 0.718/0.700, 0.5 0.734/0.707,
-//	0.6 0.761/0.725, 0.7 0.761/0.727, 0.8 0.763/0.727, 0.9 0.767/0.726
-//	one misspelled word per query, FuzzyWeight 0 (off) 0.637/0.595,
-//	0.2 0.669/0.648, 0.4 0.714/0.678, 0.6 0.762/0.709, 0.8 0.762/0.688
+//	StemWeight (FuzzyWeight 0.6): off 0.739/0.675, 0.3 0.745/0.700,
+//	0.5 0.751/0.707, 0.6 0.774/0.725, 0.7 0.761/0.727, 0.8 0.763/0.727,
+//	0.9 0.767/0.726
+//	FuzzyWeight (StemWeight 0.6, one word of each query misspelled by one
+//	deletion): off 0.637/0.595, 0.2 0.669/0.648, 0.4 0.714/0.678,
+//	0.6 0.762/0.709, 0.8 0.762/0.688
 //
-// Stemming helps in both languages and plateaus from 0.6; 0.7 keeps an exact
-// match clearly ahead of a stem-only one. Fuzzy matching peaks at 0.6.
+// Stemming helps in both languages and plateaus from 0.6, which also keeps an
+// exact match well ahead of a stem-only one; fuzzy matching peaks at 0.6.
 const (
-	DefaultStemWeight  = 0.7
+	DefaultStemWeight  = 0.6
 	DefaultFuzzyWeight = 0.6
 	// Note-level factors of the final score.
 	TypeFactor    = 0.3 // type moc or daily
@@ -114,17 +116,17 @@ type Stats struct {
 // keeps every list sorted and adding never moves existing postings.
 //
 // Removal uses tombstones: the note's slots are marked dead (a negative
-// length, which the scoring loop reads anyway) and the document frequency of
-// each of its terms (every note keeps the list of its terms) is decremented,
-// so N, df and the average length are exact at once and a removal costs
-// O(distinct terms of the note). Dead postings are skipped while scoring;
+// length, which the scoring loop reads anyway) and the document frequencies
+// of its terms are decremented (every note keeps the term of each of its
+// postings), so N, df and the average length are exact at once and a removal
+// costs O(postings of the note). Dead postings are skipped while scoring;
 // when they are more than a quarter of all postings (or dead slots more
 // than a quarter of the slots) every list is filtered and the live slots are
 // renumbered in one pass, and when more than a quarter of the vocabulary has
 // no live chunk left the vocabulary is rebuilt. (Deleting postings eagerly
 // was measured first: on the synthetic 5k-note benchmark, shifting the tails
-// of long lists cost about 0.2 ms per replaced note; the tombstones cost
-// about 0.03 ms.)
+// of long lists cost about 0.2 ms per replaced note, the tombstones a few
+// microseconds.)
 type Index struct {
 	mu sync.RWMutex
 
@@ -175,20 +177,19 @@ type posting struct {
 }
 
 type noteInfo struct {
-	path     string
-	typ      string
-	status   string
-	tags     []string
-	lang     langID
-	mult     float64
-	raw      bool
-	live     bool
-	first    uint32
-	n        uint32
-	terms    []uint32
-	stems    []uint32
-	sumLen   float64
-	postings int
+	path   string
+	typ    string
+	status string
+	tags   []string
+	lang   langID
+	mult   float64
+	raw    bool
+	live   bool
+	first  uint32
+	n      uint32
+	terms  []uint32 // the term of each posting of the note
+	stems  []uint32 // the stem of each stem posting of the note
+	sumLen float64
 }
 
 // New returns an empty index.
@@ -435,8 +436,6 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		terms:  pn.terms,
 		stems:  pn.stems,
 		sumLen: pn.sumLen,
-
-		postings: pn.postings,
 	}
 	if len(n.Tags) > 0 {
 		info.tags = make([]string, 0, len(n.Tags))
@@ -562,10 +561,8 @@ func (ix *Index) removeLocked(path string) bool {
 		sp    *space
 		terms []uint32
 	}{{&ix.exact, info.terms}, {&ix.stems, info.stems}} {
-		for _, t := range sp.terms {
-			// df counts chunks: subtract this note's chunks holding t.
-			n := countRange(sp.sp.post[t], info.first, info.first+info.n)
-			sp.sp.df[t] -= uint32(n)
+		for _, t := range sp.terms { // once per chunk holding t
+			sp.sp.df[t]--
 			if sp.sp.df[t] == 0 {
 				sp.sp.empty++
 			}
@@ -576,7 +573,7 @@ func (ix *Index) removeLocked(path string) bool {
 		ix.clen[c] = -1
 	}
 	ix.dead += int(info.n)
-	ix.deadPostings += info.postings
+	ix.deadPostings += len(info.terms) + len(info.stems)
 	ix.live -= int(info.n)
 	ix.sumLen -= info.sumLen
 	if ix.live == 0 {
@@ -587,30 +584,6 @@ func (ix *Index) removeLocked(path string) bool {
 	*info = noteInfo{}
 	ix.freeNotes = append(ix.freeNotes, slot)
 	return true
-}
-
-// countRange counts the postings of chunk slots [lo, hi) in a sorted list.
-func countRange(l []posting, lo, hi uint32) int {
-	i := searchChunk(l, lo)
-	j := i
-	for j < len(l) && l[j].chunk < hi {
-		j++
-	}
-	return j - i
-}
-
-// searchChunk returns the first position in l whose chunk is >= c.
-func searchChunk(l []posting, c uint32) int {
-	lo, hi := 0, len(l)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if l[m].chunk < c {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 // Compaction thresholds: more than a quarter dead, and at least this many.

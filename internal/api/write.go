@@ -1,0 +1,105 @@
+package api
+
+import "context"
+
+// Writer is the write side of a vault (not offered in read-only mode).
+type Writer interface {
+	WriteNote(ctx context.Context, req WriteRequest) (*WriteResult, error)
+	EditNote(ctx context.Context, req EditRequest) (*WriteResult, error)
+	Move(ctx context.Context, req MoveRequest) (*WriteResult, error)
+	Delete(ctx context.Context, req DeleteRequest) (*WriteResult, error)
+	Undo(ctx context.Context, req UndoRequest) (*WriteResult, error)
+}
+
+// WriteBackend is a vault that can be read and written.
+type WriteBackend interface {
+	Backend
+	Writer
+}
+
+// WriteRequest is the input of vault_write_note: create a note, or replace
+// one whose current content hash the caller has seen.
+type WriteRequest struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	// Frontmatter is merged into the note's frontmatter block (written as
+	// YAML before Content); missing keys default to type note, tags [],
+	// created today, in the profile's language.
+	Frontmatter map[string]any `json:"frontmatter,omitempty"`
+	// ExpectedSHA256 is required to replace an existing note: the hex SHA-256
+	// of its current bytes (vault_get_note shows it).
+	ExpectedSHA256 string `json:"expected_sha256,omitempty"`
+}
+
+// EditRequest is the input of vault_edit_note: replace the one occurrence of
+// OldText with NewText.
+type EditRequest struct {
+	Path    string `json:"path"`
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+}
+
+// MoveRequest is the input of vault_move: rename, promote, archive, unarchive.
+type MoveRequest struct {
+	From             string `json:"from"`
+	To               string `json:"to"`
+	ConfirmNewDomain bool   `json:"confirm_new_domain,omitempty"`
+}
+
+// DeleteRequest is the input of vault_delete.
+type DeleteRequest struct {
+	Path    string `json:"path"`
+	Confirm bool   `json:"confirm,omitempty"`
+}
+
+// UndoRequest is the input of vault_undo: revert one commit made by this server.
+type UndoRequest struct {
+	Commit string `json:"commit"`
+}
+
+// Actions a write reports.
+const (
+	ActionCreated  = "created"
+	ActionReplaced = "replaced"
+	ActionEdited   = "edited"
+	ActionMoved    = "moved"
+	ActionDeleted  = "deleted"
+	ActionReverted = "reverted"
+	ActionAppended = "appended" // vault_learn
+)
+
+// WriteResult is the answer of every write tool.
+type WriteResult struct {
+	Action string `json:"action"`
+	Path   string `json:"path"`
+	From   string `json:"from,omitempty"` // moves
+	// Files lists every vault path the write changed, created or removed.
+	Files  []string `json:"files"`
+	SHA256 string   `json:"sha256,omitempty"` // new hash of Path's bytes (not for deletes)
+	// LinksRewritten counts links updated by a move, in NotesRewritten notes.
+	LinksRewritten int `json:"links_rewritten,omitempty"`
+	NotesRewritten int `json:"notes_rewritten,omitempty"`
+	// Committed says whether a git commit was made; Commit is its hash.
+	Committed bool   `json:"committed"`
+	Commit    string `json:"commit,omitempty"`
+	// Pushed is nil when no push was attempted.
+	Pushed *bool `json:"pushed,omitempty"`
+	// Undo tells how to take the change back (e.g. the vault_undo call, or
+	// the git command for a delete).
+	Undo     string   `json:"undo,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Diff is a unified diff of everything the write changed.
+	Diff string `json:"diff"`
+}
+
+// Error codes of the write tools.
+const (
+	CodeConflict      = "CONFLICT"       // expected_sha256 missing or stale
+	CodeAlreadyExists = "ALREADY_EXISTS" // target of a create or move exists
+	CodeNotUnique     = "NOT_UNIQUE"     // old_text occurs more than once
+	CodeNoMatch       = "NO_MATCH"       // old_text does not occur
+	CodeRefused       = "REFUSED"        // the operation is not allowed on this note (structural, uncommitted, has backlinks)
+	CodeNeedsConfirm  = "NEEDS_CONFIRMATION"
+	CodeReadOnly      = "READ_ONLY"
+	CodeBusy          = "BUSY" // the write lock could not be taken in time
+)
