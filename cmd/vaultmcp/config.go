@@ -14,6 +14,7 @@ type Config struct {
 	Vault    string
 	ReadOnly bool
 	Lang     string
+	AutoPush bool
 	LogLevel slog.Level
 }
 
@@ -25,6 +26,7 @@ func (c *Config) common(fs *flag.FlagSet) {
 		c.Vault = os.Getenv("OBSIDIAN_VAULT_PATH")
 	}
 	c.ReadOnly = truthy(os.Getenv("VAULT_READ_ONLY"))
+	c.AutoPush = truthy(os.Getenv("VAULT_AUTO_PUSH"))
 	c.Lang = os.Getenv("VAULT_LANG")
 	if c.Lang == "" {
 		c.Lang = "en"

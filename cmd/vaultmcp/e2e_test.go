@@ -139,8 +139,9 @@ func TestStdioEveryReadTool(t *testing.T) {
 	names := map[string]bool{}
 	for _, tool := range tools.Tools {
 		names[tool.Name] = true
-		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
-			t.Errorf("%s: not annotated read-only", tool.Name)
+		readTool := !strings.Contains("vault_write_note vault_edit_note vault_move vault_delete vault_undo vault_learn", tool.Name)
+		if tool.Annotations == nil || tool.Annotations.ReadOnlyHint != readTool {
+			t.Errorf("%s: read-only hint should be %v", tool.Name, readTool)
 		}
 	}
 	for _, want := range []string{"vault_search", "vault_get_note", "vault_list", "vault_backlinks", "vault_graph", "vault_history"} {
@@ -228,6 +229,9 @@ func TestReadOnlyRegistersNoWriteTool(t *testing.T) {
 	tools, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(tools.Tools) != 6 {
+		t.Errorf("read-only server offers %d tools", len(tools.Tools))
 	}
 	for _, tool := range tools.Tools {
 		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {

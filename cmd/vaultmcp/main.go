@@ -24,7 +24,7 @@ Usage:
   vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
   vaultmcp version
 
-Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt,
+Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
 VAULTMCP_API_KEY (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error.
 `
 

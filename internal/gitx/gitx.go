@@ -26,7 +26,13 @@ var ErrNoGit = errors.New("git executable not found")
 type Repo struct {
 	dir     string // the vault folder; git runs with -C dir
 	top     string // the work tree's top level
+	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
 	Timeout time.Duration
+
+	// lockRetries and lockWait bound the retries when another program holds
+	// the index lock; zero means the defaults (5 retries, 200 ms apart).
+	lockRetries int
+	lockWait    time.Duration
 }
 
 // Open finds the git work tree that contains dir.
@@ -35,11 +41,15 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, ErrNoGit
 	}
 	r := &Repo{dir: dir, Timeout: DefaultTimeout}
-	out, err := r.Run(ctx, "rev-parse", "--show-toplevel")
+	out, err := r.Run(ctx, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotRepo, err)
 	}
-	r.top = strings.TrimSpace(string(out))
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	r.top = lines[0]
+	if len(lines) > 1 {
+		r.prefix = lines[1]
+	}
 	return r, nil
 }
 
@@ -89,16 +99,30 @@ func Env() []string {
 // Run runs git with args in the vault folder, bounded by the timeout, stdin
 // closed, and returns its stdout.
 func (r *Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.run(ctx, runOpts{}, args...)
+}
+
+// runOpts are the extras of one internal git call.
+type runOpts struct {
+	stdin string   // fed to git's stdin when non-empty
+	env   []string // added to Env()
+	pre   []string // global options before the subcommand (not shown in errors)
+}
+
+func (r *Repo) run(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	full := append([]string{"-C", r.dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, args...)
+	full := append([]string{"-C", r.dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, o.pre...)
+	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = Env()
-	cmd.Stdin = nil
+	cmd.Env = append(Env(), o.env...)
+	if o.stdin != "" {
+		cmd.Stdin = strings.NewReader(o.stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

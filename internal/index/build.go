@@ -11,7 +11,23 @@ import (
 type rawPosting struct {
 	term  uint32
 	chunk uint32
-	tf    float32
+	tf    tfPair
+}
+
+// tfPair is a field-weighted term frequency split by field group: head (the
+// heading trail, title, file name, aliases and tags) and body (prose and
+// code), which BM25F normalises by the chunk length with different b.
+type tfPair struct{ head, body float32 }
+
+func (t tfPair) zero() bool { return t.head == 0 && t.body == 0 }
+
+// add adds w to the head or the body part.
+func (t *tfPair) add(head bool, w float32) {
+	if head {
+		t.head += w
+	} else {
+		t.body += w
+	}
 }
 
 // rawList is an append-only list of raw postings in blocks, so that growing
@@ -56,21 +72,20 @@ type partNote struct {
 // partial is the index of a set of notes built by one worker, with its own
 // term ids; merge folds it into the Index.
 type partial struct {
-	terms  []string
-	stems  []string // stem keys
-	post   rawList
-	spost  rawList
-	cidx   []uint32 // per local chunk: index in note.Chunks
-	clen   []float32
-	cnote  []uint32 // per local chunk: local note
-	notes  []partNote
-	sumLen float64
+	terms []string
+	stems []string // stem keys
+	post  rawList
+	spost rawList
+	cidx  []uint32 // per local chunk: index in note.Chunks
+	clen  []float32
+	cnote []uint32 // per local chunk: local note
+	notes []partNote
 }
 
 type tfEntry struct {
 	term uint32
-	tf   float32
-	ptf  float32 // the part of tf from occurrences without accents
+	tf   tfPair
+	ptf  tfPair // the part of tf from occurrences without accents
 }
 
 // builder analyzes notes into a partial. One per goroutine.
@@ -94,14 +109,15 @@ type builder struct {
 	tok    tokenizer
 	stats  textStats
 	weight float32 // weight of the field being analyzed
+	head   bool    // the field being analyzed is in the head group
 	length float32 // weighted length of the chunk being analyzed
 
-	acc      []float32 // per local term: tf in the current chunk
-	pacc     []float32 // per local term: tf of its unaccented occurrences
+	acc      []tfPair // per local term: tf in the current chunk
+	pacc     []tfPair // per local term: tf of its unaccented occurrences
 	touched  []uint32
-	vacc     []float32 // per variant: tf in the current chunk
+	vacc     []tfPair // per variant: tf in the current chunk
 	vtouched []uint32
-	sacc     []float32 // per local stem: tf in the current chunk
+	sacc     []tfPair // per local stem: tf in the current chunk
 	stouched []uint32
 
 	// per note scratch
@@ -134,33 +150,36 @@ func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
 	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 	if !ok {
-		b.acc = append(b.acc, 0)
-		b.pacc = append(b.pacc, 0)
+		b.acc = append(b.acc, tfPair{})
+		b.pacc = append(b.pacc, tfPair{})
 	}
-	if b.acc[id] == 0 {
+	if b.acc[id].zero() {
 		b.touched = append(b.touched, id)
 	}
-	b.acc[id] += b.weight
+	b.acc[id].add(b.head, b.weight)
 	if b.tok.orig == "" {
-		b.pacc[id] += b.weight
+		b.pacc[id].add(b.head, b.weight)
 		return
 	}
 	v, ok := b.vdict.id(b.tok.orig)
 	if !ok {
 		b.vterm = append(b.vterm, id)
-		b.vacc = append(b.vacc, 0)
+		b.vacc = append(b.vacc, tfPair{})
 	}
-	if b.vacc[v] == 0 {
+	if b.vacc[v].zero() {
 		b.vtouched = append(b.vtouched, v)
 	}
-	b.vacc[v] += b.weight
+	b.vacc[v].add(b.head, b.weight)
 }
 
-func (b *builder) field(text string, w float64, detect bool) {
+// field analyzes one field of the current chunk; head selects the field
+// group.
+func (b *builder) field(text string, w float64, head, detect bool) {
 	if w <= 0 || text == "" {
 		return
 	}
 	b.weight = float32(w)
+	b.head = head
 	if detect {
 		b.tok.stats = &b.stats
 	} else {
@@ -180,31 +199,32 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		ch := &n.Chunks[ci]
 		b.length = 0
 		for _, h := range ch.Headings {
-			b.field(h, b.fw.Heading, true)
+			b.field(h, b.fw.Heading, true, true)
 		}
 		if ci == 0 {
-			b.field(n.Title, b.fw.Heading, true)
+			b.field(n.Title, b.fw.Heading, true, true)
+			b.field(fileTitle(path, n.Title), b.fw.Heading, true, true)
 			for _, a := range n.Aliases {
-				b.field(a, b.fw.Heading, true)
+				b.field(a, b.fw.Heading, true, true)
 			}
 		}
 		for _, t := range b.fmTags {
-			b.field(t, b.fw.Tags, false)
+			b.field(t, b.fw.Tags, true, false)
 		}
 		for _, t := range ch.Tags {
-			b.field(t, b.fw.Tags, false)
+			b.field(t, b.fw.Tags, true, false)
 		}
-		b.field(ch.Prose, b.fw.Prose, true)
-		b.field(ch.Code, b.fw.Code, false)
+		b.field(ch.Prose, b.fw.Prose, false, true)
+		b.field(ch.Code, b.fw.Code, false, false)
 		for _, id := range b.touched {
 			b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
-			b.acc[id], b.pacc[id] = 0, 0
+			b.acc[id], b.pacc[id] = tfPair{}, tfPair{}
 		}
 		b.touched = b.touched[:0]
 		b.ends = append(b.ends, len(b.ctf))
 		for _, v := range b.vtouched {
-			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], 0})
-			b.vacc[v] = 0
+			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], tfPair{}})
+			b.vacc[v] = tfPair{}
 		}
 		b.vtouched = b.vtouched[:0]
 		b.vends = append(b.vends, len(b.vtf))
@@ -227,7 +247,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		for _, e := range b.ctf[start:end] {
 			p.post.add(rawPosting{e.term, cid, e.tf})
 			b.tlist = append(b.tlist, e.term)
-			if stems && e.ptf > 0 {
+			if stems && !e.ptf.zero() {
 				b.addStems(b.stemIDs(lang, e.term), e.ptf)
 			}
 		}
@@ -239,7 +259,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		vstart = b.vends[ci]
 		for _, sid := range b.stouched {
 			p.spost.add(rawPosting{sid, cid, b.sacc[sid]})
-			b.sacc[sid] = 0
+			b.sacc[sid] = tfPair{}
 			b.slist = append(b.slist, sid)
 		}
 		b.stouched = b.stouched[:0]
@@ -255,7 +275,6 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		stems:  append([]uint32(nil), b.slist...),
 		sumLen: sum,
 	})
-	p.sumLen += sum
 }
 
 // finish returns the partial built so far.
@@ -273,13 +292,14 @@ type stemPair struct {
 }
 
 // addStems adds tf to the current chunk's stems.
-func (b *builder) addStems(sp stemPair, tf float32) {
+func (b *builder) addStems(sp stemPair, tf tfPair) {
 	for _, sid := range [2]int32{sp.a, sp.b} {
 		if sid >= 0 {
-			if b.sacc[sid] == 0 {
+			if b.sacc[sid].zero() {
 				b.stouched = append(b.stouched, uint32(sid))
 			}
-			b.sacc[sid] += tf
+			b.sacc[sid].head += tf.head
+			b.sacc[sid].body += tf.body
 		}
 	}
 }
@@ -330,7 +350,7 @@ func (b *builder) stemLocal(key string) int32 {
 		sid = uint32(len(b.p.stems))
 		b.sdict[key] = sid
 		b.p.stems = append(b.p.stems, key)
-		b.sacc = append(b.sacc, 0)
+		b.sacc = append(b.sacc, tfPair{})
 	}
 	return int32(sid)
 }
@@ -379,4 +399,31 @@ func normTag(t string) string {
 	t = strings.TrimSpace(t)
 	t = strings.TrimLeft(t, "#")
 	return strings.ToLower(t)
+}
+
+// fileTitle returns the file name of path as title text (extension dropped,
+// '-' and '_' read as spaces), or "" when it reads the same as the title:
+// notes named by an id ("obsidian-excalidraw-plugin.md") or titled otherwise
+// are found by their file name too, and a title that is the file name is not
+// counted twice.
+func fileTitle(path, title string) string {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	if i := strings.LastIndexByte(base, '.'); i >= 0 {
+		base = base[:i]
+	}
+	name := spaced(base)
+	if strings.EqualFold(name, spaced(title)) {
+		return ""
+	}
+	return name
+}
+
+// spaced reads '-' and '_' as spaces and collapses runs of white space.
+func spaced(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return ' '
+		}
+		return r
+	}, s)), " ")
 }

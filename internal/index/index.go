@@ -9,10 +9,13 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
 
-// BM25 parameters.
+// BM25F parameters: saturation, and the length normalisation of the body
+// (prose, code) and of the head (heading trail, title, file name, aliases,
+// tags) occurrences; see the package documentation.
 const (
-	k1 = 1.2
-	b  = 0.75
+	k1    = 1.2
+	bBody = 0.75
+	bHead = 0.25
 )
 
 // Default weights, chosen with the labelled queries of eval_test.go on the
@@ -53,8 +56,9 @@ type Options struct {
 	// or >= 1 -> DefaultFuzzyWeight.
 	FuzzyWeight float64
 	// Fields are the field weights; the zero value means the defaults
-	// (heading 3.0, tags 2.0, prose 1.0, code 0.5). A field weighted 0 (with
-	// another non-zero) is not indexed.
+	// (heading 3.0, tags 2.0, prose 1.0, code 0.5). The heading weight also
+	// applies to the title, the file name and the aliases. A field weighted 0
+	// (with another non-zero) is not indexed.
 	Fields FieldWeights
 }
 
@@ -111,7 +115,8 @@ type Stats struct {
 // at a time (Add, AddBatch, Remove).
 //
 // Layout: every chunk has a slot; a term has a posting list of (slot, tf)
-// sorted by slot, tf being the field-weighted term frequency, and a document
+// sorted by slot, tf being the field-weighted term frequency of the head and
+// of the body field groups (see the package documentation), and a document
 // frequency kept apart. New chunks get new slots at the end, so appending
 // keeps every list sorted and adding never moves existing postings.
 //
@@ -173,7 +178,7 @@ type space struct {
 
 type posting struct {
 	chunk uint32
-	tf    float32
+	tf    tfPair
 }
 
 type noteInfo struct {

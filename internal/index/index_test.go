@@ -78,6 +78,77 @@ func TestBM25HandComputed(t *testing.T) {
 	}
 }
 
+// TestHeadNormalisation checks, by hand, that head occurrences are diluted by
+// a long chunk less than body occurrences (bHead 0.25, bBody 0.75).
+func TestHeadNormalisation(t *testing.T) {
+	ix := New(Options{})
+	// One-letter file names are too short to be terms.
+	ix.Add("h.md", &markdown.Note{Chunks: []markdown.Chunk{{Headings: []string{"Kiwi"},
+		Prose: "alpha bravo charlie delta echo foxtrot golf hotel india"}}}) // length 3 + 9 = 12
+	ix.Add("s.md", prose("alpha mango")) // length 2
+	// N 2, average length 7, relative length of h.md 12/7.
+	// kiwi: df 1, idf ln(1 + 1.5/1.5) = ln 2; head tf 3 normalised by
+	// 0.75 + 0.25 x 12/7 = 1.178571: tf~ = 2.545455, score = ln 2 x 2.2 x
+	// tf~ / (tf~ + 1.2) = 1.036356.
+	tfKiwi := 3 / (0.75 + 0.25*12.0/7)
+	if got, want := scoreFor(t, ix, "kiwi", "h.md"), math.Log(2)*2.2*tfKiwi/(tfKiwi+1.2); !near(got, want) || math.Abs(want-1.036356) > 1e-6 {
+		t.Errorf("kiwi: %v, want %v", got, want)
+	}
+	// alpha: df 2, idf ln(1 + 0.5/2.5) = ln 1.2; in h.md body tf 1
+	// normalised by 0.25 + 0.75 x 12/7 = 1.535714: tf~ = 0.651163; in s.md
+	// by 0.25 + 0.75 x 2/7 = 0.464286: tf~ = 2.153846.
+	tfH, tfS := 1/(0.25+0.75*12.0/7), 1/(0.25+0.75*2.0/7)
+	if got, want := scoreFor(t, ix, "alpha", "h.md"), math.Log(1.2)*2.2*tfH/(tfH+1.2); !near(got, want) {
+		t.Errorf("alpha in h.md: %v, want %v", got, want)
+	}
+	if got, want := scoreFor(t, ix, "alpha", "s.md"), math.Log(1.2)*2.2*tfS/(tfS+1.2); !near(got, want) {
+		t.Errorf("alpha in s.md: %v, want %v", got, want)
+	}
+	// Both parts: kiwi in the heading and twice in the prose of one chunk.
+	ix2 := New(Options{})
+	ix2.Add("k.md", &markdown.Note{Chunks: []markdown.Chunk{{Headings: []string{"Kiwi"}, Prose: "kiwi kiwi"}}}) // length 5
+	ix2.Add("s.md", prose("mango papaya papaya"))                                                               // length 3
+	// N 2, average 4, relative length 5/4; idf ln 2; tf~ = 3/(0.75 + 0.25 x
+	// 1.25) + 2/(0.25 + 0.75 x 1.25) = 2.823529 + 1.684211 = 4.507740.
+	tf := 3/(0.75+0.25*1.25) + 2/(0.25+0.75*1.25)
+	if got, want := scoreFor(t, ix2, "kiwi", "k.md"), math.Log(2)*2.2*tf/(tf+1.2); !near(got, want) || math.Abs(tf-4.507740) > 1e-6 {
+		t.Errorf("kiwi in heading and prose: %v, want %v", got, want)
+	}
+}
+
+func TestFileNameAsTitle(t *testing.T) {
+	tests := []struct{ path, title, want string }{
+		{"Plugins/obsidian-excalidraw-plugin.md", "Excalidraw", "obsidian excalidraw plugin"},
+		{"a/templater_obsidian.md", "Templater", "templater obsidian"},
+		{"Plugins/Bookmarks.md", "Bookmarks", ""},
+		{"periodic-notes.md", "Periodic Notes", ""},
+		{"x/Periodic  Notes.md", "periodic notes", ""},
+		{"x/notes.v2.md", "Other", "notes.v2"},
+		{"noext", "Other", "noext"},
+		{"x/.md", "", ""},
+	}
+	for _, tc := range tests {
+		if got := fileTitle(tc.path, tc.title); got != tc.want {
+			t.Errorf("fileTitle(%q, %q) = %q, want %q", tc.path, tc.title, got, tc.want)
+		}
+	}
+	ix := New(Options{})
+	ix.Add("Plugins/obsidian-excalidraw-plugin.md", &markdown.Note{Title: "Drawings", Chunks: []markdown.Chunk{{Prose: "sketch"}}})
+	ix.Add("Plugins/zebra.md", &markdown.Note{Title: "Zebra", Chunks: []markdown.Chunk{{Prose: "stripes"}}})
+	ix.Add("Plugins/lion.md", &markdown.Note{Title: "Lion", Chunks: []markdown.Chunk{{Prose: "mane"}}})
+	if got := paths(ix.Search("excalidraw", Filter{}, 5)); !slices.Equal(got, []string{"Plugins/obsidian-excalidraw-plugin.md#0"}) {
+		t.Errorf("excalidraw: %v", got)
+	}
+	// A title equal to the file name counts once: zebra.md has length 4
+	// (title 3 + prose 1), like lion.md; "obsidian", "excalidraw", "plugin",
+	// "drawings" and "sketch" make 3 x 4 + 1 = 13. Average 7, N 3, idf
+	// ln(1 + 2.5/1.5); head tf 3 normalised by 0.75 + 0.25 x 4/7.
+	tf := 3 / (0.75 + 0.25*4.0/7)
+	if got, want := scoreFor(t, ix, "zebra", "Plugins/zebra.md"), math.Log(1+2.5/1.5)*2.2*tf/(tf+1.2); !near(got, want) {
+		t.Errorf("zebra: %v, want %v", got, want)
+	}
+}
+
 func TestFieldWeights(t *testing.T) {
 	ix := New(Options{})
 	ix.Add("heading.md", &markdown.Note{Chunks: []markdown.Chunk{
@@ -120,15 +191,19 @@ func TestExactBeatsStemOnly(t *testing.T) {
 	if hits[1].Score >= hits[0].Score || hits[1].Fuzzy {
 		t.Errorf("stem-only match should score lower and not be fuzzy: %+v", hits)
 	}
-	// By hand: N 3, every length 2 (avg 2, so K = 1.2), tf 1; the stem
+	// By hand: N 3; the file names "exact" and "stem" are head text of
+	// weight 3 ("other" is a stopword), so the lengths are 5, 5, 2, average
+	// 4. In exact.md and stem.md the body tf is 1, normalised by
+	// 0.25 + 0.75 x 5/4 = 1.1875: tf~ = 1/1.1875 = 0.842105. The stem
 	// "retri" is in 2 chunks: idf ln(1 + 1.5/2.5) = ln 1.6, score =
-	// StemWeight x ln 1.6 x 2.2 / 2.2.
-	if want := DefaultStemWeight * math.Log(1.6); !near(hits[1].Score, want) {
+	// StemWeight x ln 1.6 x 2.2 x tf~ / (tf~ + 1.2).
+	tfn := 1 / 1.1875
+	if want := DefaultStemWeight * math.Log(1.6) * 2.2 * tfn / (tfn + 1.2); !near(hits[1].Score, want) {
 		t.Errorf("stem score %v, want %v", hits[1].Score, want)
 	}
 	// The exact match: df 1, idf ln(1 + 2.5/1.5); its own stem match is
 	// weaker, so the exact score stands.
-	if want := math.Log(1 + 2.5/1.5); !near(hits[0].Score, want) {
+	if want := math.Log(1+2.5/1.5) * 2.2 * tfn / (tfn + 1.2); !near(hits[0].Score, want) {
 		t.Errorf("exact score %v, want %v", hits[0].Score, want)
 	}
 	hits = ix.Search("retries", Filter{}, 10)
@@ -139,7 +214,8 @@ func TestExactBeatsStemOnly(t *testing.T) {
 	ix2 := New(Options{StemWeight: 0.25})
 	ix2.Add("exact.md", prose("the retry loop"))
 	ix2.Add("stem.md", prose("the retries loop"))
-	// N 2: exact idf ln(1 + 1.5/1.5) = ln 2, stem idf ln(1 + 0.5/2.5) = ln 1.2.
+	// N 2, both lengths 5 (average 5, so tf~ = tf = 1): exact idf
+	// ln(1 + 1.5/1.5) = ln 2, stem idf ln(1 + 0.5/2.5) = ln 1.2.
 	a, b := scoreFor(t, ix2, "retry", "exact.md"), scoreFor(t, ix2, "retry", "stem.md")
 	if !near(a, math.Log(2)) || !near(b, 0.25*math.Log(1.2)) {
 		t.Errorf("StemWeight 0.25: stem %v exact %v", b, a)
@@ -220,20 +296,22 @@ func TestNoteFactors(t *testing.T) {
 		n.Type = typ
 		ix.Add(path, n)
 	}
-	add("02-wiki/plain.md", "wiki")
-	add("02-wiki/map.md", "MOC")
-	add("04-daily/2024-01-01.md", "daily")
-	add("99-archive/old.md", "wiki")
-	add("99-archive/oldmap.md", "moc")
-	add("99-archived/not-archive.md", "note")
+	// One-letter file names (too short to be terms): the chunks are the same
+	// but for the note factors.
+	add("02-wiki/p.md", "wiki")
+	add("02-wiki/m.md", "MOC")
+	add("04-daily/d.md", "daily")
+	add("99-archive/o.md", "wiki")
+	add("99-archive/m.md", "moc")
+	add("99-archived/n.md", "note")
 	hits := ix.Search("distinctive", Filter{}, 0)
-	base, _ := scoreOf(hits, "02-wiki/plain.md", 0)
+	base, _ := scoreOf(hits, "02-wiki/p.md", 0)
 	want := map[string]float64{
-		"02-wiki/map.md":             0.3,
-		"04-daily/2024-01-01.md":     0.3,
-		"99-archive/old.md":          0.4,
-		"99-archive/oldmap.md":       0.12,
-		"99-archived/not-archive.md": 1,
+		"02-wiki/m.md":     0.3,
+		"04-daily/d.md":    0.3,
+		"99-archive/o.md":  0.4,
+		"99-archive/m.md":  0.12,
+		"99-archived/n.md": 1,
 	}
 	for p, f := range want {
 		got, ok := scoreOf(hits, p, 0)
@@ -709,7 +787,7 @@ func TestVocabularyCompaction(t *testing.T) {
 		for k := range 50 {
 			ws = append(ws, word(n*50+k))
 		}
-		p := fmt.Sprintf("tmp/%03d.md", n)
+		p := "tmp/" + ws[0] + ".md" // the file name adds no term
 		paths = append(paths, p)
 		ix.Add(p, prose(strings.Join(ws, " ")))
 	}

@@ -19,8 +19,8 @@ const maxExpansions = 10
 // daily and by 0.4 under 99-archive/.
 //
 // Per query term, a chunk scores max(exact, StemWeight x stem, FuzzyWeight x
-// best misspelling expansion), each a BM25 term score (k1 1.2, b 0.75) over
-// field-weighted term frequencies; a chunk's score is the sum over terms.
+// best misspelling expansion), each a BM25F term score (see the package
+// documentation); a chunk's score is the sum over terms.
 // Expansions are tried only for a term absent from the vocabulary: at
 // distance 1 for terms of 4+ characters, 2 for 8+.
 func (ix *Index) Search(query string, f Filter, max int) []Hit {
@@ -36,10 +36,7 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	}
 	s := getScratch(len(ix.cnote))
 	defer scratchPool.Put(s)
-	sc := scorer{s: s, clen: ix.clen, n: float64(ix.live), avg: ix.sumLen / float64(ix.live)}
-	if sc.avg <= 0 {
-		sc.avg = 1
-	}
+	sc := newScorer(s, ix.clen, ix.live, ix.sumLen)
 	var st *stemmer
 	for _, qt := range terms {
 		q := qt.term
@@ -174,9 +171,27 @@ func idf(n, df float64) float64 {
 }
 
 type scorer struct {
-	s      *scratch
-	clen   []float32
-	n, avg float64
+	s    *scratch
+	clen []float32
+	n    float64
+	// A chunk of weighted length l normalises its body tf by
+	// (bodyBase + bodyPerLen x l) / k1 and its head tf by
+	// (headBase + headPerLen x l) / k1.
+	bodyBase, bodyPerLen float64
+	headBase, headPerLen float64
+}
+
+func newScorer(s *scratch, clen []float32, live int, sumLen float64) scorer {
+	n := float64(live)
+	avg := sumLen / n
+	if avg <= 0 {
+		avg = 1
+	}
+	return scorer{
+		s: s, clen: clen, n: n,
+		bodyBase: k1 * (1 - bBody), bodyPerLen: k1 * bBody / avg,
+		headBase: k1 * (1 - bHead), headPerLen: k1 * bHead / avg,
+	}
 }
 
 // add scores one posting list (df live chunks) for the current query term:
@@ -185,16 +200,20 @@ type scorer struct {
 func (sc *scorer) add(l []posting, df uint32, w float64, strong bool) {
 	s := sc.s
 	wi := w * idf(sc.n, float64(df)) * (k1 + 1)
-	base := k1 * (1 - b)
-	perLen := k1 * b / sc.avg
 	for _, p := range l {
 		c := p.chunk
 		cl := sc.clen[c]
 		if cl < 0 {
 			continue
 		}
-		tf := float64(p.tf)
-		v := wi * tf / (tf + base + perLen*float64(cl))
+		// With kb = k1 x (1 - bBody + bBody x l/avg) and kh likewise,
+		// tf~ = k1 x (tb/kb + th/kh) and wi x tf~/(tf~ + k1) is, over one
+		// division, wi x num / (num + kb x kh) with num = tb x kh + th x kb.
+		cl64 := float64(cl)
+		kb := sc.bodyBase + sc.bodyPerLen*cl64
+		kh := sc.headBase + sc.headPerLen*cl64
+		num := float64(p.tf.body)*kh + float64(p.tf.head)*kb
+		v := wi * num / (num + kb*kh)
 		if v > s.term[c] {
 			if s.term[c] == 0 {
 				s.termTouched = append(s.termTouched, c)

@@ -42,6 +42,7 @@ const (
 	kindInt
 	kindBool
 	kindStringList
+	kindObject
 	kindOther
 )
 
@@ -113,6 +114,10 @@ func kindOf(t reflect.Type) argKind {
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.String {
 			return kindStringList
+		}
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return kindObject
 		}
 	}
 	return kindOther
@@ -191,6 +196,8 @@ func wantMessage(k argKind) msgID {
 		return msgErrWantBoolean
 	case kindStringList:
 		return msgErrWantStringList
+	case kindObject:
+		return msgErrNotObject
 	}
 	return msgErrWantValue
 }

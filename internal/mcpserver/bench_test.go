@@ -66,3 +66,23 @@ func BenchmarkCallSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderWrite renders a write whose diff is twice the text bound
+// (about 40,000 characters, one line in ten carrying characters to escape).
+func BenchmarkRenderWrite(b *testing.B) {
+	m := newMessages("en")
+	var diff strings.Builder
+	for i := 0; diff.Len() < 2*maxDiffText; i++ {
+		diff.WriteString("+" + strings.Repeat("word ", 15))
+		if i%10 == 0 {
+			diff.WriteString("\x1b[31m ``` \u202e")
+		}
+		diff.WriteString("\n")
+	}
+	res := &api.WriteResult{Action: api.ActionCreated, Path: "02-wiki/go/big.md", Files: []string{"02-wiki/go/big.md"},
+		Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Diff: diff.String()}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = renderWrite(m, res, "")
+	}
+}

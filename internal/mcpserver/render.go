@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -15,6 +16,8 @@ const (
 	maxUnindexedShown = 3
 	maxGraphEdgesText = 200
 	maxListText       = 1000
+	maxFilesText      = 20
+	maxDiffText       = 20000 // characters of diff lines, as a page of vault_get_note
 )
 
 // quote renders a client or vault string inside double quotes, escaped.
@@ -244,4 +247,149 @@ func escapedList(items []string) string {
 		out[i] = escape(s)
 	}
 	return strings.Join(out, ", ")
+}
+
+// renderWrite renders the answer of a write tool: what it did, the files,
+// the new hash, whether it was committed and pushed, its warnings, how to
+// undo it, and the diff. reverted is the commit vault_undo was asked to
+// revert (empty for the other tools).
+func renderWrite(m *messages, res *api.WriteResult, reverted string) string {
+	var b strings.Builder
+	b.WriteString(writeHeadline(m, res, reverted))
+	b.WriteByte('\n')
+	// The headline names the path; the files are worth a line when there
+	// are more of them, or when the headline names a commit instead.
+	if len(res.Files) > 1 || (res.Action == api.ActionReverted && len(res.Files) > 0) {
+		shown := res.Files[:min(len(res.Files), maxFilesText)]
+		b.WriteString(m.get(msgWriteFiles, escapedList(shown)))
+		if more := len(res.Files) - len(shown); more > 0 {
+			b.WriteByte(' ')
+			b.WriteString(m.get(msgAndMore, more))
+		}
+		b.WriteByte('\n')
+	}
+	if res.SHA256 != "" {
+		b.WriteString(m.get(msgWriteSHA, escape(res.SHA256)))
+		b.WriteByte('\n')
+	}
+	switch {
+	case !res.Committed:
+		b.WriteString(m.get(msgWriteCommitNo))
+	case res.Commit == "":
+		b.WriteString(m.get(msgWriteCommitYes))
+	default:
+		b.WriteString(m.get(msgWriteCommitHash, escape(shortCommit(res.Commit))))
+	}
+	b.WriteByte('\n')
+	if res.Pushed != nil {
+		if *res.Pushed {
+			b.WriteString(m.get(msgWritePushYes))
+		} else {
+			b.WriteString(m.get(msgWritePushNo))
+		}
+		b.WriteByte('\n')
+	}
+	for _, w := range res.Warnings {
+		b.WriteString(m.get(msgWriteWarning, escape(w)))
+		b.WriteByte('\n')
+	}
+	if res.Undo != "" {
+		b.WriteString(m.get(msgWriteUndo, escape(res.Undo)))
+		b.WriteByte('\n')
+	}
+	if res.Diff != "" {
+		b.WriteByte('\n')
+		writeDiff(&b, m, res.Diff)
+	}
+	return b.String()
+}
+
+func writeHeadline(m *messages, res *api.WriteResult, reverted string) string {
+	p := escape(res.Path)
+	switch res.Action {
+	case api.ActionCreated:
+		return m.get(msgWriteCreated, p)
+	case api.ActionReplaced:
+		return m.get(msgWriteReplaced, p)
+	case api.ActionEdited:
+		return m.get(msgWriteEdited, p)
+	case api.ActionMoved:
+		if res.LinksRewritten > 0 {
+			return m.get(msgWriteMovedLinks, escape(res.From), p, res.LinksRewritten, res.NotesRewritten)
+		}
+		return m.get(msgWriteMoved, escape(res.From), p)
+	case api.ActionDeleted:
+		return m.get(msgWriteDeleted, p)
+	case api.ActionReverted:
+		if reverted == "" {
+			reverted = res.Path
+		}
+		return m.get(msgWriteReverted, escape(shortCommit(reverted)))
+	case api.ActionAppended:
+		return m.get(msgWriteAppended, p)
+	}
+	return m.get(msgWriteOther, p, escape(res.Action))
+}
+
+// writeDiff renders a diff, which is vault content, as a fenced block that
+// nothing inside can close: the fence is longer than the longest run of
+// backticks in the diff. Each line is escaped as a snippet line is (tabs
+// kept, a CR before the line feed dropped), and the text is cut at a line
+// boundary after maxDiffText characters; the structured content keeps the
+// whole diff.
+func writeDiff(b *strings.Builder, m *messages, diff string) {
+	diff = strings.TrimSuffix(diff, "\n")
+	var (
+		lines []string
+		chars int
+		total int
+		full  bool
+	)
+	for line := range strings.SplitSeq(diff, "\n") {
+		total++
+		if full {
+			continue
+		}
+		line = escape(strings.TrimSuffix(line, "\r"))
+		n := utf8.RuneCountInString(line)
+		if chars+n > maxDiffText {
+			full = true
+			if len(lines) == 0 { // one huge line: show its start
+				lines = append(lines, string([]rune(line)[:maxDiffText])+"…")
+			}
+			continue
+		}
+		chars += n
+		lines = append(lines, line)
+	}
+	fence := strings.Repeat("`", max(3, longestRun(lines, '`')+1))
+	b.WriteString(fence)
+	b.WriteString("diff\n")
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(fence)
+	b.WriteByte('\n')
+	if more := total - len(lines); more > 0 {
+		b.WriteString(m.get(msgWriteDiffCut, maxDiffText, more))
+		b.WriteByte('\n')
+	}
+}
+
+// longestRun is the length of the longest run of c in any of lines.
+func longestRun(lines []string, c byte) int {
+	best := 0
+	for _, l := range lines {
+		run := 0
+		for i := range len(l) {
+			if l[i] != c {
+				run = 0
+				continue
+			}
+			run++
+			best = max(best, run)
+		}
+	}
+	return best
 }

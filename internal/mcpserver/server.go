@@ -7,6 +7,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -32,7 +33,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New returns an MCP server whose tools call b.
+// New returns an MCP server whose tools call b. The write tools are
+// registered only when b is also an api.Writer and opts.ReadOnly is false;
+// the instructions sent to the client follow the tools registered.
 func New(b api.Backend, opts Options) *mcp.Server {
 	return newServer(b, opts, registry())
 }
@@ -50,17 +53,46 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	if version == "" {
 		version = "dev"
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "vaultmcp", Title: "vaultmcp", Version: version}, &mcp.ServerOptions{
-		Instructions: env.msg.get(msgInstructions),
-		Logger:       env.log,
-	})
+	var offered []registration
+	names := map[string]bool{}
 	for _, t := range tools {
 		if opts.ReadOnly && t.effect != effectRead {
 			continue
 		}
+		if t.available != nil && !t.available(b) {
+			continue
+		}
+		offered = append(offered, t)
+		names[t.name] = true
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "vaultmcp", Title: "vaultmcp", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions(env.msg, names),
+		Logger:       env.log,
+	})
+	for _, t := range offered {
 		t.add(s, env)
 	}
 	return s
+}
+
+// instructions tells the agent how to use the tools that are offered: the
+// read part always, the write part only when the write tools exist, and
+// vault_learn only when a tool of that name is registered.
+func instructions(m *messages, offered map[string]bool) string {
+	parts := []string{m.get(msgInstructions)}
+	switch {
+	case offered["vault_learn"]:
+		parts = append(parts, m.get(msgInstructionsLearn))
+	case offered["vault_write_note"] && offered["vault_edit_note"]:
+		parts = append(parts, m.get(msgInstructionsRecord))
+	}
+	if offered["vault_write_note"] || offered["vault_edit_note"] {
+		parts = append(parts, m.get(msgInstructionsReplace))
+	}
+	if offered["vault_undo"] {
+		parts = append(parts, m.get(msgInstructionsUndo))
+	}
+	return strings.Join(parts, "\n")
 }
 
 // env is what every tool handler shares.
@@ -76,8 +108,8 @@ type effect int
 
 const (
 	effectRead        effect = iota // reads only; idempotent
-	effectWrite                     // adds or changes notes, never removes anything
-	effectDestructive               // may remove or overwrite content (delete, move, replace)
+	effectWrite                     // adds, changes or moves notes; removes no content
+	effectDestructive               // may remove or overwrite content (delete, replace, edit, revert)
 )
 
 func (e effect) annotations(title string) *mcp.ToolAnnotations {
@@ -100,7 +132,10 @@ func (e effect) annotations(title string) *mcp.ToolAnnotations {
 type registration struct {
 	name   string
 	effect effect
-	add    func(*mcp.Server, *env)
+	// available reports whether the backend can serve the tool; nil means
+	// every backend can.
+	available func(api.Backend) bool
+	add       func(*mcp.Server, *env)
 }
 
 // toolSpec declares a tool: In is its argument struct (see args.go), Out the
@@ -110,6 +145,10 @@ type toolSpec[In any, Out any] struct {
 	Title       string
 	Description string
 	Effect      effect
+	// Available reports whether the backend can serve the tool (a write
+	// tool needs an api.Writer); nil means every backend can. A tool the
+	// backend cannot serve is not registered.
+	Available func(b api.Backend) bool
 	// Validate checks what can be checked without the vault; it returns
 	// an api.Invalid error. Optional.
 	Validate func(m *messages, in *In) error
@@ -124,8 +163,9 @@ type toolSpec[In any, Out any] struct {
 // panics at registration, which every test run exercises.
 func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 	return registration{
-		name:   spec.Name,
-		effect: spec.Effect,
+		name:      spec.Name,
+		effect:    spec.Effect,
+		available: spec.Available,
 		add: func(s *mcp.Server, e *env) {
 			in, err := inputSchema[In]()
 			if err != nil {
@@ -188,10 +228,18 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	if err != nil {
 		e.log.Info("tool call failed", "tool", spec.Name, "code", api.CodeOf(err), "error", err,
 			"duration", time.Since(start))
+		if spec.Effect != effectRead && cutShort(ctx, err) {
+			err = &uncertainError{err: err, note: e.msg.get(msgWriteUncertain)}
+		}
 		return errorResult(err)
 	}
 	text := spec.Render(e.msg, in, out)
-	e.log.Debug("tool call", "tool", spec.Name, "duration", time.Since(start))
+	if w, ok := any(out).(*api.WriteResult); ok {
+		e.log.Info("vault written", "tool", spec.Name, "action", w.Action, "path", w.Path, "files", len(w.Files),
+			"committed", w.Committed, "commit", w.Commit, "warnings", len(w.Warnings), "duration", time.Since(start))
+	} else {
+		e.log.Debug("tool call", "tool", spec.Name, "duration", time.Since(start))
+	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: out,
@@ -224,3 +272,42 @@ func errorResult(err error) *mcp.CallToolResult {
 		IsError: true,
 	}
 }
+
+// cutShort reports whether a failed write ended because its context did
+// (cancelled by the client, or past its deadline), so that it may have
+// reached the disk or the team server before the cut. A git process killed
+// by the context fails without wrapping the context's error, hence the look
+// at ctx itself. Only a failure without a definite meaning counts: a
+// refusal (BUSY: the write lock was never taken; CONFLICT, NO_MATCH, a bad
+// path...) says that nothing was written, whenever it came.
+func cutShort(ctx context.Context, err error) bool {
+	switch api.CodeOf(err) {
+	case api.CodeInternal, api.CodeUnavailable:
+	default:
+		return false
+	}
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// uncertainError is a write that ended without a definite outcome: its
+// message tells the agent to look before trying again. The code of the
+// wrapped error is kept.
+type uncertainError struct {
+	err  error
+	note string
+}
+
+func (u *uncertainError) Error() string {
+	msg := u.err.Error()
+	for _, m := range catalogue {
+		if strings.Contains(msg, m[msgWriteUncertain]) {
+			return msg // the backend said it already
+		}
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg + " " + u.note
+}
+
+func (u *uncertainError) Unwrap() error { return u.err }

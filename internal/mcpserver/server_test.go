@@ -334,30 +334,6 @@ func withoutNulls(args map[string]any) map[string]any {
 	return out
 }
 
-func TestToolList(t *testing.T) {
-	want := []string{"vault_backlinks", "vault_get_note", "vault_graph", "vault_history", "vault_list", "vault_search"}
-	for _, ro := range []bool{false, true} {
-		cs := connect(t, New(newFake(), Options{ReadOnly: ro}), nil)
-		tools := toolsByName(t, cs)
-		var names []string
-		for name, tl := range tools {
-			names = append(names, name)
-			a := tl.Annotations
-			if a == nil || !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint ||
-				a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title == "" || tl.Title != a.Title {
-				t.Errorf("%s: annotations %+v", name, a)
-			}
-			if tl.Description == "" {
-				t.Errorf("%s: no description", name)
-			}
-		}
-		slices.Sort(names)
-		if !slices.Equal(names, want) {
-			t.Errorf("read-only=%v: tools %v, want %v", ro, names, want)
-		}
-	}
-}
-
 type writeInput struct {
 	Path string `json:"path" jsonschema:"where"`
 }
@@ -520,6 +496,8 @@ func TestBackendErrors(t *testing.T) {
 	})
 }
 
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
 type syncWriter struct {
 	mu sync.Mutex
 	w  *bytes.Buffer
@@ -529,33 +507,6 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
-}
-
-func TestInstructions(t *testing.T) {
-	for _, lang := range []string{"en", "pt"} {
-		cs := connect(t, New(newFake(), Options{Lang: lang, Version: "9.9.9"}), nil)
-		init := cs.InitializeResult()
-		if init == nil {
-			t.Fatal("no initialize result")
-		}
-		if init.Instructions != newMessages(lang).get(msgInstructions) {
-			t.Errorf("%s: instructions %q", lang, init.Instructions)
-		}
-		for _, want := range []string{"vault_search", "path:line", "vault_learn", "vault_get_note"} {
-			if !strings.Contains(init.Instructions, want) {
-				t.Errorf("%s: instructions lack %q", lang, want)
-			}
-		}
-		if init.ServerInfo == nil || init.ServerInfo.Name != "vaultmcp" || init.ServerInfo.Version != "9.9.9" {
-			t.Errorf("server info %+v", init.ServerInfo)
-		}
-	}
-	en := newMessages("en").get(msgInstructions)
-	for _, want := range []string{"data, never instructions", "do not ask the user where to put it", "search the vault"} {
-		if !strings.Contains(en, want) {
-			t.Errorf("English instructions lack %q", want)
-		}
-	}
 }
 
 func TestSearchProgress(t *testing.T) {
@@ -613,7 +564,7 @@ func TestSearchProgress(t *testing.T) {
 }
 
 func TestToolSchemasGolden(t *testing.T) {
-	cs := connect(t, New(newFake(), Options{}), nil)
+	cs := connect(t, New(newFakeWriter(), Options{}), nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

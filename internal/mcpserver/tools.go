@@ -8,8 +8,9 @@ import (
 )
 
 // registry lists every tool. A write tool is one more entry with
-// Effect effectWrite or effectDestructive: New leaves it out in read-only
-// mode and its annotations follow from the effect.
+// Effect effectWrite or effectDestructive and Available canWrite: New
+// leaves it out in read-only mode and for a backend that is not an
+// api.Writer, and its annotations follow from the effect.
 func registry() []registration {
 	return []registration{
 		tool(searchTool),
@@ -18,6 +19,11 @@ func registry() []registration {
 		tool(backlinksTool),
 		tool(graphTool),
 		tool(historyTool),
+		tool(writeNoteTool),
+		tool(editNoteTool),
+		tool(moveTool),
+		tool(deleteTool),
+		tool(undoTool),
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 	"github.com/vaultmcp/vaultmcp/internal/watch"
+	"github.com/vaultmcp/vaultmcp/internal/writelock"
 )
 
 // Options configure a Service.
@@ -36,6 +37,16 @@ type Options struct {
 	Debounce time.Duration
 	// Index tunes the search engine (zero values: measured defaults).
 	Index index.Options
+	// ReadOnly refuses every write (the MCP server also registers no write
+	// tool) and leaves the vault untouched, temporary files included.
+	ReadOnly bool
+	// AutoPush runs `git push` after every commit (VAULT_AUTO_PUSH=1).
+	AutoPush bool
+	// StuckAfter is how long a write may hold the write queue before the
+	// next write goes ahead with a warning; 0 means 60 s.
+	StuckAfter time.Duration
+	// Now is the clock (tests set it); nil means time.Now.
+	Now func() time.Time
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -74,6 +85,9 @@ type Service struct {
 	progDone  int
 	progTotal int
 
+	lockOnce sync.Once
+	lock     *writelock.Lock
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -92,6 +106,12 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = 50 * time.Millisecond
+	}
+	if opts.StuckAfter <= 0 {
+		opts.StuckAfter = 60 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	if opts.Index.Lang == "" {
 		opts.Index.Lang = opts.Lang
@@ -219,6 +239,11 @@ type parsed struct {
 func (s *Service) build(ctx context.Context) {
 	defer close(s.ready)
 	start := time.Now()
+	if s.opts.ReadOnly {
+		// never touch a read-only vault
+	} else if n, err := s.fs.CleanTemp(ctx); err == nil && n > 0 {
+		s.log.Info("removed temporary files left by an interrupted write", "count", n)
+	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)
 	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
@@ -303,6 +328,11 @@ func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []pars
 
 func (s *Service) readParse(rel string) parsed {
 	data, info, err := s.fs.ReadNote(rel)
+	if vaultfs.CodeOf(err) == vaultfs.CodeNotFound {
+		// A note being replaced (temp file renamed over it) can look missing
+		// for an instant: look once more before forgetting it.
+		data, info, err = s.fs.ReadNote(rel)
+	}
 	if err != nil {
 		return parsed{path: rel, err: err}
 	}

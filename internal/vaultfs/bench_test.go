@@ -118,3 +118,44 @@ func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// BenchmarkWriteFile replaces a 2 KB note: temporary file, two fsyncs
+// (file and folder), rename. The fsyncs dominate on a real disk.
+func BenchmarkWriteFile(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	data := []byte(strings.Repeat("Some words of a note, a [[link]] and #tag.\n", 48))
+	for b.Loop() {
+		if _, err := v.WriteFile("02-wiki/d01/notes/note-00077.md", data, Write); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreateRemove creates a new note exclusively (temporary file,
+// link) and removes it again.
+func BenchmarkCreateRemove(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	data := []byte("# New\n")
+	for b.Loop() {
+		if _, err := v.CreateFile("02-wiki/d01/notes/new.md", data, Write); err != nil {
+			b.Fatal(err)
+		}
+		if err := v.Remove("02-wiki/d01/notes/new.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRename moves a note into 99-archive and back (two moves).
+func BenchmarkRename(b *testing.B) {
+	v := openBench(b, genVault(b, 100))
+	from, to := "02-wiki/d01/notes/note-00077.md", "99-archive/02-wiki/d01/note-00077.md"
+	for b.Loop() {
+		if err := v.Rename(from, to); err != nil {
+			b.Fatal(err)
+		}
+		if err := v.Rename(to, from); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -98,11 +98,21 @@
 //
 // # Writes
 //
-// Writing is added on the same foundation: Resolve with Write or Move already
-// gives the verdict for a target, and the internal target it computes carries
-// the symlink-free real path and the Lstat of an existing file, so a write
-// can publish through the root (temporary file and rename inside the folder)
-// and compare the replaced file with os.SameFile as ReadNote does.
+// WriteFile, CreateFile, Rename and Remove build on the same foundation.
+// Resolve with Write or Move gives the verdict for a target; the internal
+// target it computes carries the symlink-free real path and the Lstat of an
+// existing file. The folder of that real path is then opened one component
+// at a time (Lstat, open relative to the parent, os.SameFile), creating the
+// missing ones, so the write happens in the folder that was checked, and the
+// target is looked at again (Lstat, one hard link) just before it is
+// replaced. Content is written to a hidden temporary file of that folder
+// (".vaultmcp-<16 hex>.tmp", created with O_EXCL, fsynced, given the mode of
+// the note it replaces or 0644), then renamed over the target (WriteFile) or
+// hard-linked to it (CreateFile, which never overwrites), and the folder is
+// fsynced. Rename links the note to its new name (a link never replaces
+// anything), checks the link landed in the checked folder, and removes the
+// old name. A crash leaves the old note intact and at most a hidden
+// temporary file, which is never walked and which CleanTemp removes.
 //
 // # Residual risks, written down
 //

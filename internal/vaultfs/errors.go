@@ -15,8 +15,8 @@ import (
 // every error message of this package.
 type Code string
 
-// The codes of DESIGN.md section 3, plus two for failures that are not about
-// the path itself.
+// The codes of DESIGN.md section 3, plus ALREADY_EXISTS for writes that never
+// overwrite, and two for failures that are not about the path itself.
 const (
 	CodeInvalidPath      Code = "INVALID_PATH"
 	CodePathEscape       Code = "PATH_ESCAPE"
@@ -27,6 +27,9 @@ const (
 	CodeInvalidExtension Code = "INVALID_EXTENSION"
 	CodeNotFound         Code = "NOT_FOUND"
 	CodeTooLarge         Code = "TOO_LARGE"
+	// CodeAlreadyExists: a create or a move would replace an existing file;
+	// those never overwrite.
+	CodeAlreadyExists Code = "ALREADY_EXISTS"
 	// CodePermissionDenied: the file exists but the operating system refuses
 	// to let this process read it.
 	CodePermissionDenied Code = "PERMISSION_DENIED"
@@ -191,6 +194,8 @@ func fromOS(rel string, err error) *Error {
 		e.Code, e.Reason = CodeSymlinkEscape, "a symbolic link on the way leads outside the vault"
 	case errors.Is(err, fs.ErrNotExist):
 		e.Code, e.Reason = CodeNotFound, "no such note or folder"
+	case errors.Is(err, fs.ErrExist):
+		e.Code, e.Reason = CodeAlreadyExists, "a file or folder of that name already exists"
 	case errors.Is(err, syscall.ENOTDIR):
 		e.Code, e.Reason = CodeNotFound, "a component of the path is a file, not a folder"
 	case errors.Is(err, fs.ErrPermission):

@@ -3,6 +3,7 @@
 package vaultfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 )
@@ -13,3 +14,10 @@ const openReadFlags = 0
 func linkCount(*os.Root, string, fs.FileInfo) (uint64, error) {
 	return 0, errNoLinkCount
 }
+
+// syncDir is not available on this platform; a write there is as durable as
+// the file system makes a rename.
+func syncDir(*os.Root) error { return nil }
+
+// linkUnsupported reports a failure that means there are no hard links.
+func linkUnsupported(err error) bool { return errors.Is(err, errors.ErrUnsupported) }

@@ -3,6 +3,7 @@
 package vaultfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -21,4 +22,27 @@ func linkCount(_ *os.Root, _ string, fi fs.FileInfo) (uint64, error) {
 		return 0, errNoLinkCount
 	}
 	return uint64(st.Nlink), nil
+}
+
+// syncDir fsyncs the folder r, making a rename, link or removal in it
+// durable. File systems that cannot fsync a folder (EINVAL, ENOTSUP) are
+// not an error: there is nothing more to do on them.
+func syncDir(r *os.Root) error {
+	f, err := r.Open(".")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	err = f.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+// linkUnsupported reports a link(2) failure that means the file system has
+// no hard links (EPERM on FAT and exFAT, ENOTSUP or ENOSYS on some network
+// and FUSE file systems), as opposed to a failure of this link.
+func linkUnsupported(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, errors.ErrUnsupported)
 }

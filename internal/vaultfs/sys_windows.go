@@ -3,6 +3,7 @@
 package vaultfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -23,4 +24,16 @@ func linkCount(r *os.Root, real string, _ fs.FileInfo) (uint64, error) {
 		return 0, err
 	}
 	return uint64(d.NumberOfLinks), nil
+}
+
+// syncDir does nothing on Windows, which offers no fsync of a folder
+// (FlushFileBuffers needs write access to the handle); a rename there is as
+// durable as the file system's own metadata journal makes it.
+func syncDir(*os.Root) error { return nil }
+
+// linkUnsupported reports a CreateHardLink failure that means the file
+// system has no hard links (FAT, exFAT, some network shares).
+func linkUnsupported(err error) bool {
+	const errorInvalidFunction = syscall.Errno(1)
+	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, errorInvalidFunction)
 }

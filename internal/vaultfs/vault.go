@@ -24,7 +24,9 @@ const maxSymlinks = 40
 var errNoLinkCount = errors.New("the number of hard links cannot be read on this platform")
 
 // testHookBeforeOpen, when set by a test, runs in ReadNote between the check
-// of the path and the open of the file, to swap things in at that moment.
+// of the path and the open of the file, and in the writes between the check
+// and the opening of the target's folder (for Rename, with the target's
+// real path), to swap things in at that moment.
 var testHookBeforeOpen func(real string)
 
 // FileInfo describes a file of the vault.

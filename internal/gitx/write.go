@@ -1,0 +1,476 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path"
+	"strings"
+	"time"
+)
+
+// TrailerKey and TrailerValue mark the commits this server makes: every
+// commit message ends with the trailer line "Vaultmcp-Commit: yes", which is
+// how Undo tells our commits from the user's.
+const (
+	TrailerKey   = "Vaultmcp-Commit"
+	TrailerValue = "yes"
+)
+
+// Fallback identity used when the repository has no user.name / user.email
+// configured, so that a commit never fails for lack of an identity.
+const (
+	FallbackName  = "vaultmcp"
+	FallbackEmail = "vaultmcp@localhost"
+)
+
+// Errors of the write side.
+var (
+	// ErrNothingToCommit: none of the given paths differs from HEAD.
+	ErrNothingToCommit = errors.New("nothing to commit")
+	// ErrIndexLocked: another program kept .git/index.lock through all retries.
+	ErrIndexLocked = errors.New("the git index is locked by another program (index.lock exists; if no git program is running, remove it)")
+	// ErrNotOurs: the commit was not made by this server (no trailer).
+	ErrNotOurs = errors.New("commit was not made by vaultmcp")
+	// ErrUnknownCommit: the revision does not name a commit of the repository.
+	ErrUnknownCommit = errors.New("unknown commit")
+	// ErrRevertConflict: the revert conflicted with later changes; it was
+	// aborted and nothing changed.
+	ErrRevertConflict = errors.New("revert conflicts with later changes (aborted, nothing changed)")
+	// ErrLocalChanges: git refused to start because of the user's staged
+	// changes or unstaged changes in files the operation touches.
+	ErrLocalChanges = errors.New("uncommitted local changes are in the way (commit, unstage or stash them first)")
+	// ErrInProgress: a merge, revert or cherry-pick of the user is in
+	// progress; we do not touch it.
+	ErrInProgress = errors.New("a merge, revert or cherry-pick is in progress in the repository")
+)
+
+// literal makes every path argument a literal path, never a glob or magic
+// pathspec (note names may contain '*', '?' or '[').
+var literal = []string{"GIT_LITERAL_PATHSPECS=1"}
+
+// cleanPath checks that p is a vault-relative path and returns it in clean
+// "/"-separated form.
+func cleanPath(p string) (string, error) {
+	q := strings.ReplaceAll(p, "\\", "/")
+	if q == "" || strings.HasPrefix(q, "/") || strings.ContainsRune(q, 0) {
+		return "", fmt.Errorf("invalid vault path %q", p)
+	}
+	q = path.Clean(q)
+	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
+		return "", fmt.Errorf("path %q leaves the vault", p)
+	}
+	return q, nil
+}
+
+// isIndexLocked tells a failure caused by an index.lock another program holds.
+func isIndexLocked(err error) bool {
+	var ge *Error
+	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "index.lock") &&
+		(strings.Contains(ge.Stderr, "File exists") || strings.Contains(ge.Stderr, "Unable to create"))
+}
+
+// runLocked runs git and, while the failure is a held index.lock, retries a
+// few times with a short pause. Only operations that fail before changing
+// anything when the lock is held go through here.
+func (r *Repo) runLocked(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+	retries, wait := r.lockRetries, r.lockWait
+	if retries <= 0 {
+		retries = 5
+	}
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	for attempt := 0; ; attempt++ {
+		out, err := r.run(ctx, o, args...)
+		if err == nil || !isIndexLocked(err) {
+			return out, err
+		}
+		if attempt == retries {
+			return out, fmt.Errorf("git %s: %w (tried %d times)", args[0], ErrIndexLocked, attempt+1)
+		}
+		slog.Debug("git index.lock held by another program; retrying", "op", args[0], "attempt", attempt+1)
+		select {
+		case <-ctx.Done():
+			return out, fmt.Errorf("git %s: %w: %w", args[0], ErrIndexLocked, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// identityOpts returns -c options supplying the fallback identity for the
+// parts (name, email) the repository's configuration lacks. Identity from
+// GIT_AUTHOR_* / GIT_COMMITTER_* environment variables still wins over these.
+func (r *Repo) identityOpts(ctx context.Context) []string {
+	out, _ := r.Run(ctx, "config", "--get-regexp", `^user\.(name|email)$`)
+	var hasName, hasEmail bool
+	for _, line := range strings.Split(string(out), "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		if strings.TrimSpace(val) == "" {
+			continue
+		}
+		switch strings.ToLower(key) {
+		case "user.name":
+			hasName = true
+		case "user.email":
+			hasEmail = true
+		}
+	}
+	var opts []string
+	if !hasName {
+		opts = append(opts, "-c", "user.name="+FallbackName)
+	}
+	if !hasEmail {
+		opts = append(opts, "-c", "user.email="+FallbackEmail)
+	}
+	return opts
+}
+
+// withTrailer returns message with the trailer line appended: as its own
+// paragraph, or joined to a trailer block the message already ends with.
+func withTrailer(message string) string {
+	msg := strings.TrimRight(strings.ReplaceAll(message, "\r\n", "\n"), " \t\n")
+	if msg == "" {
+		msg = "vaultmcp change"
+	}
+	trailer := TrailerKey + ": " + TrailerValue
+	paras := strings.Split(msg, "\n\n")
+	last := paras[len(paras)-1]
+	if len(paras) > 1 && isTrailerBlock(last) {
+		return msg + "\n" + trailer + "\n"
+	}
+	return msg + "\n\n" + trailer + "\n"
+}
+
+// isTrailerBlock reports whether every line of para is "Key: value".
+func isTrailerBlock(para string) bool {
+	for _, line := range strings.Split(para, "\n") {
+		key, _, ok := strings.Cut(line, ":")
+		if !ok || key == "" || strings.TrimLeft(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTrailer reports whether a commit message carries our trailer in its
+// final paragraph.
+func hasTrailer(message string) bool {
+	msg := strings.TrimRight(strings.ReplaceAll(message, "\r\n", "\n"), " \t\n")
+	paras := strings.Split(msg, "\n\n")
+	if len(paras) < 2 {
+		return false
+	}
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		key, val, ok := strings.Cut(line, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(key), TrailerKey) && strings.EqualFold(strings.TrimSpace(val), TrailerValue) {
+			return true
+		}
+	}
+	return false
+}
+
+// Commit commits exactly paths (vault-relative; new, modified or deleted) with
+// message plus the trailer, and nothing else: other staged changes of the
+// user stay staged and unstaged ones stay in the work tree (git commit --only
+// semantics; the committed paths' index entries end up equal to the commit).
+// Paths that are unchanged, unknown to git and absent, or ignored by
+// .gitignore are left out; when nothing is left, ErrNothingToCommit.
+// The repository's identity is used; parts of it that are not configured are
+// filled in with "vaultmcp <vaultmcp@localhost>". The user's hooks run.
+// Returns the new commit's full hash.
+func (r *Repo) Commit(ctx context.Context, paths []string, message string) (string, error) {
+	want := make(map[string]string) // repository-relative -> vault-relative
+	var specs []string
+	for _, p := range paths {
+		c, err := cleanPath(p)
+		if err != nil {
+			return "", err
+		}
+		if _, dup := want[r.prefix+c]; dup {
+			continue
+		}
+		want[r.prefix+c] = c
+		specs = append(specs, c)
+	}
+	if len(specs) == 0 {
+		return "", ErrNothingToCommit
+	}
+	// What git thinks of each path. GIT_OPTIONAL_LOCKS=0: status must not
+	// take the index lock just to refresh stat data.
+	out, err := r.run(ctx, runOpts{env: append([]string{"GIT_OPTIONAL_LOCKS=0"}, literal...)},
+		append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--"}, specs...)...)
+	if err != nil {
+		return "", err
+	}
+	var add, commit []string
+	seen := make(map[string]bool)
+	for _, e := range parseStatus(out) {
+		rel, ok := want[e.path]
+		if !ok || seen[rel] {
+			continue
+		}
+		switch e.xy {
+		case "!!":
+			slog.Debug("not committing a path ignored by .gitignore", "path", rel)
+			continue
+		case "??":
+			add = append(add, rel)
+		}
+		seen[rel] = true
+		commit = append(commit, rel)
+	}
+	if len(commit) == 0 {
+		return "", ErrNothingToCommit
+	}
+	if len(add) > 0 {
+		if _, err := r.runLocked(ctx, runOpts{env: literal}, append([]string{"add", "--"}, add...)...); err != nil {
+			return "", err
+		}
+	}
+	args := []string{"commit", "--only", "--quiet", "--no-edit", "--cleanup=whitespace", "--file=-", "--"}
+	args = append(args, commit...)
+	if out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(message), env: literal}, args...); err != nil {
+		if len(add) > 0 {
+			// Leave the user's index as it was: unstage the new files again.
+			if _, rerr := r.runLocked(ctx, runOpts{env: literal}, append([]string{"reset", "--quiet", "--"}, add...)...); rerr != nil {
+				slog.Warn("git: could not unstage new files after a failed commit", "err", rerr)
+			}
+		}
+		var ge *Error
+		if errors.As(err, &ge) && nothingToCommit(ge.Stderr+string(out)) {
+			return "", ErrNothingToCommit
+		}
+		return "", err
+	}
+	return r.head(ctx)
+}
+
+// nothingToCommit tells git's ways of saying a commit would be empty.
+func nothingToCommit(output string) bool {
+	for _, s := range []string{"nothing to commit", "nothing added to commit", "no changes added to commit"} {
+		if strings.Contains(output, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// head returns the full hash of HEAD.
+func (r *Repo) head(ctx context.Context) (string, error) {
+	out, err := r.Run(ctx, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// statusEntry is one record of `git status --porcelain=v1 -z`.
+type statusEntry struct {
+	xy   string
+	path string // repository-relative
+}
+
+func parseStatus(out []byte) []statusEntry {
+	var entries []statusEntry
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		e := statusEntry{xy: rec[:2], path: rec[3:]}
+		entries = append(entries, e)
+		if e.xy[0] == 'R' || e.xy[0] == 'C' {
+			// The source of a rename or copy follows as its own field.
+			i++
+			if i < len(recs) && recs[i] != "" {
+				entries = append(entries, statusEntry{xy: e.xy, path: recs[i]})
+			}
+		}
+	}
+	return entries
+}
+
+// exited reports whether err is git having run and exited with a failure
+// status (as opposed to not starting, being killed or timing out).
+func exited(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() > 0
+}
+
+// checkRev refuses revisions that could be taken for options or that carry
+// characters no revision has.
+func checkRev(rev string) error {
+	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\r\n\x00") || len(rev) > 256 {
+		return fmt.Errorf("%w: %q", ErrUnknownCommit, rev)
+	}
+	return nil
+}
+
+// ResolveCommit turns a revision (full or short hash, HEAD~1, a branch) into
+// the full hash of the commit it names; ErrUnknownCommit when it names none.
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	if err := checkRev(rev); err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		if exited(err) {
+			return "", fmt.Errorf("%w: %q", ErrUnknownCommit, rev)
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// message returns the full message of a commit.
+func (r *Repo) message(ctx context.Context, hash string) (string, error) {
+	out, err := r.Run(ctx, "log", "-1", "--format=%B", hash, "--")
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// IsOurs reports whether commit (any revision) names a commit that carries
+// the trailer. A revision that names no commit gives false and an error
+// wrapping ErrUnknownCommit.
+func (r *Repo) IsOurs(ctx context.Context, commit string) (bool, error) {
+	hash, err := r.ResolveCommit(ctx, commit)
+	if err != nil {
+		return false, err
+	}
+	msg, err := r.message(ctx, hash)
+	if err != nil {
+		return false, err
+	}
+	return hasTrailer(msg), nil
+}
+
+// inProgress reports whether a revert, cherry-pick or merge is under way.
+func (r *Repo) inProgress(ctx context.Context) bool {
+	for _, ref := range []string{"REVERT_HEAD", "CHERRY_PICK_HEAD", "MERGE_HEAD"} {
+		if _, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", ref); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Revert reverts one commit made by this server (git revert), refusing any
+// other with ErrNotOurs. The revert commit carries the trailer too, so an undo
+// can itself be undone. A conflicting revert is aborted (git revert --abort,
+// which keeps the user's unrelated local changes) and reported as
+// ErrRevertConflict. Staged changes, or unstaged ones in the files concerned,
+// make git refuse: ErrLocalChanges. A commit already reverted:
+// ErrNothingToCommit. Returns the new commit's hash and the vault-relative
+// paths the revert changed (paths outside the vault folder are not listed).
+func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, error) {
+	hash, err := r.ResolveCommit(ctx, commit)
+	if err != nil {
+		return "", nil, err
+	}
+	msg, err := r.message(ctx, hash)
+	if err != nil {
+		return "", nil, err
+	}
+	if !hasTrailer(msg) {
+		return "", nil, fmt.Errorf("%s: %w", short(hash), ErrNotOurs)
+	}
+	if r.inProgress(ctx) {
+		return "", nil, ErrInProgress
+	}
+	before, _ := r.head(ctx)
+	out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx)}, "revert", "--no-edit", hash)
+	if err != nil {
+		var ge *Error
+		switch {
+		case r.inProgress(ctx):
+			// Ours to clean up: none was in progress before we started.
+			if _, aerr := r.Run(ctx, "revert", "--abort"); aerr != nil {
+				return "", nil, fmt.Errorf("%w; and git revert --abort failed: %w", ErrRevertConflict, aerr)
+			}
+			return "", nil, fmt.Errorf("reverting %s: %w", short(hash), ErrRevertConflict)
+		case errors.As(err, &ge) && nothingToCommit(ge.Stderr+string(out)):
+			return "", nil, fmt.Errorf("reverting %s (already reverted?): %w", short(hash), ErrNothingToCommit)
+		case errors.As(err, &ge) && (strings.Contains(ge.Stderr, "would be overwritten") || strings.Contains(ge.Stderr, "not up to date")):
+			return "", nil, fmt.Errorf("reverting %s: %w", short(hash), ErrLocalChanges)
+		}
+		return "", nil, err
+	}
+	// Put the trailer on the revert commit: rewrite its message only
+	// (--only without paths leaves whatever the user has staged alone).
+	revMsg, err := r.message(ctx, "HEAD")
+	if err == nil {
+		_, err = r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(revMsg)},
+			"commit", "--amend", "--only", "--quiet", "--no-verify", "--cleanup=whitespace", "--file=-")
+	}
+	if err != nil {
+		// The revert itself is done; only the mark is missing.
+		slog.Warn("git: the revert commit could not be marked as made by vaultmcp", "err", err)
+	}
+	sha, err := r.head(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if sha == before {
+		return "", nil, fmt.Errorf("reverting %s: %w", short(hash), ErrNothingToCommit)
+	}
+	out, err = r.Run(ctx, "diff-tree", "--no-commit-id", "--name-only", "-r", "-z", "--relative", sha, "--")
+	if err != nil {
+		return sha, nil, err
+	}
+	var changed []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			changed = append(changed, p)
+		}
+	}
+	return sha, changed, nil
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+// Committed reports whether path's current work-tree content equals its
+// content in HEAD (after git's clean filters, as git itself compares): false
+// when the file is untracked, modified, missing, or the repository has no
+// commit yet.
+func (r *Repo) Committed(ctx context.Context, p string) (bool, error) {
+	c, err := cleanPath(p)
+	if err != nil {
+		return false, err
+	}
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD:./"+c)
+	if err != nil {
+		if exited(err) {
+			return false, nil // not in HEAD (or no HEAD)
+		}
+		return false, err
+	}
+	inHead := strings.TrimSpace(string(out))
+	out, err = r.run(ctx, runOpts{env: literal}, "hash-object", "--", c)
+	if err != nil {
+		if exited(err) {
+			return false, nil // missing or unreadable: not the committed bytes
+		}
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) == inHead, nil
+}
+
+// GitDir returns the absolute path of the repository's git directory.
+func (r *Repo) GitDir(ctx context.Context) (string, error) {
+	out, err := r.Run(ctx, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,343 @@
+package vault
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// Layout of the numbered vault (DESIGN.md section 2).
+const (
+	wikiFolder     = "02-wiki"
+	knowledgeIndex = "00-index/index-knowledge.md"
+	dailyFolder    = "04-daily"
+)
+
+// domainOf returns the domain of a note under 02-wiki/<domain>/, or "".
+func domainOf(rel string) string {
+	rest, ok := strings.CutPrefix(rel, wikiFolder+"/")
+	if !ok {
+		return ""
+	}
+	d, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return ""
+	}
+	return d
+}
+
+func mocPath(domain string) string {
+	return wikiFolder + "/" + domain + "/" + domain + "-moc.md"
+}
+
+// domains lists the existing domains: folders under 02-wiki holding files.
+func (s *Service) domains() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	set := map[string]bool{}
+	for _, p := range s.graph.Resolver().Files() {
+		if d := domainOf(p); d != "" {
+			set[d] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Service) domainExists(d string) bool {
+	for _, x := range s.domains() {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// lineBounds returns the byte range of every line of text (without EOL).
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// listLinesTo finds the list-item lines of a MOC whose first link resolves to
+// target, with resolve; it returns their line indexes (0-based).
+func listLinesTo(src []byte, name string, resolve func(l markdown.Link) (string, bool), target string) []int {
+	n := markdown.Parse(name, src)
+	text := string(src)
+	starts := lineStarts(text)
+	seen := map[int]bool{}
+	var out []int
+	for _, l := range n.Links {
+		idx := l.Line - 1
+		if idx < 0 || idx >= len(starts) || seen[idx] {
+			continue
+		}
+		seen[idx] = true // only the first link of a line counts
+		end := len(text)
+		if idx+1 < len(starts) {
+			end = starts[idx+1]
+		}
+		line := strings.TrimLeft(text[starts[idx]:end], " \t")
+		if !(strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "+ ")) {
+			continue
+		}
+		if to, ok := resolve(l); ok && to == target {
+			out = append(out, idx)
+		}
+	}
+	return out
+}
+
+// removeLines deletes the given 0-based lines and returns the new text and
+// the removed lines (without their EOL).
+func removeLines(text string, idxs []int) (string, []string) {
+	starts := lineStarts(text)
+	drop := map[int]bool{}
+	for _, i := range idxs {
+		drop[i] = true
+	}
+	var b strings.Builder
+	var removed []string
+	for i, st := range starts {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		if drop[i] {
+			removed = append(removed, strings.TrimRight(text[st:end], "\r\n"))
+			continue
+		}
+		b.WriteString(text[st:end])
+	}
+	return b.String(), removed
+}
+
+// dropMOCLine removes the line listing rel from its domain's MOC (delete).
+func (s *Service) dropMOCLine(t *tx, rel string) error {
+	d := domainOf(rel)
+	if d == "" {
+		return nil
+	}
+	moc := mocPath(d)
+	if moc == rel {
+		return nil
+	}
+	before, err := t.current(moc)
+	if err != nil || before == nil {
+		return err
+	}
+	res := s.graph.Resolver()
+	idxs := listLinesTo(before, path.Base(moc), func(l markdown.Link) (string, bool) { return res.ResolveLink(moc, l) }, rel)
+	if len(idxs) == 0 {
+		return nil
+	}
+	after, _ := removeLines(string(before), idxs)
+	return t.writeFile(moc, before, []byte(after), vaultfs.Move)
+}
+
+// summaryOf is the first sentence of a note's prose, at most 120 characters.
+func summaryOf(text string) string {
+	n := markdown.Parse("x.md", []byte(text))
+	for _, c := range n.Chunks {
+		for _, line := range strings.Split(c.Prose, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "![[") || strings.HasPrefix(line, ">") || strings.HasPrefix(line, "|") {
+				continue
+			}
+			line = strings.TrimLeft(line, "-*+ ")
+			return firstSentence(line)
+		}
+	}
+	return ""
+}
+
+// firstSentence cuts text at the end of its first sentence, at most 120
+// characters, with … when cut.
+func firstSentence(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	for i, r := range text {
+		if (r == '.' || r == '!' || r == '?') && (i+1 == len(text) || text[i+1] == ' ') {
+			text = text[:i+1]
+			break
+		}
+	}
+	if utf8.RuneCountInString(text) > 120 {
+		return cutRunes(text, 119) + "…"
+	}
+	return text
+}
+
+// addMOCLine adds line under the notes section of the domain MOC, creating
+// the MOC (and the knowledge-index line of a new domain) when missing. A line
+// already there is not added again.
+func (s *Service) addMOCLine(t *tx, domain, line string, resolveTo func(moc string, src []byte) bool) error {
+	moc := mocPath(domain)
+	before, err := t.current(moc)
+	if err != nil {
+		return err
+	}
+	p := s.profile()
+	if before == nil {
+		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{domain}, p.createdKey: s.today()})
+		if err != nil {
+			return err
+		}
+		text := fm + "# " + domain + "\n\n## " + p.notesSection + "\n\n" + line + "\n"
+		if err := t.writeFile(moc, nil, []byte(text), vaultfs.Move); err != nil {
+			return err
+		}
+		return s.addIndexLine(t, domain)
+	}
+	if resolveTo != nil && resolveTo(moc, before) {
+		return nil // already listed
+	}
+	text := string(before)
+	eol := "\n"
+	if strings.Contains(text, "\r\n") {
+		eol = "\r\n"
+	}
+	after := insertUnderSection(text, []string{profiles["en"].notesSection, profiles["pt"].notesSection}, line, eol)
+	after = bumpUpdated(after, p, s.today())
+	return t.writeFile(moc, before, []byte(after), vaultfs.Move)
+}
+
+// insertUnderSection adds line at the end of the list under the first "## "
+// heading named one of names (case-insensitive); the section is appended when
+// missing.
+func insertUnderSection(text string, names []string, line, eol string) string {
+	starts := lineStarts(text)
+	lineAt := func(i int) string {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		return strings.TrimRight(text[starts[i]:end], "\r\n")
+	}
+	sec := -1
+	for i := range starts {
+		l := strings.TrimSpace(lineAt(i))
+		if h, ok := strings.CutPrefix(l, "## "); ok {
+			for _, n := range names {
+				if strings.EqualFold(strings.TrimSpace(h), n) {
+					sec = i
+				}
+			}
+			if sec >= 0 {
+				break
+			}
+		}
+	}
+	if sec < 0 {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += eol
+		}
+		return text + eol + "## " + names[0] + eol + eol + line + eol
+	}
+	// The end of the section: the next heading of level <= 2, or the end.
+	last := sec // last non-blank line of the section
+	end := len(starts)
+	for i := sec + 1; i < len(starts); i++ {
+		l := strings.TrimSpace(lineAt(i))
+		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
+			end = i
+			break
+		}
+		if l != "" {
+			last = i
+		}
+	}
+	_ = end
+	insertAt := len(text)
+	if last+1 < len(starts) {
+		insertAt = starts[last+1]
+	}
+	prefix := text[:insertAt]
+	if !strings.HasSuffix(prefix, "\n") {
+		prefix += eol
+	}
+	if last == sec {
+		prefix += eol // a blank line between the heading and the list
+	}
+	return prefix + line + eol + text[insertAt:]
+}
+
+// bumpUpdated sets the updated/atualizado key of a frontmatter block to
+// today, when the note has that key.
+func bumpUpdated(text string, p profile, today string) string {
+	if !strings.HasPrefix(text, "---") {
+		return text
+	}
+	starts := lineStarts(text)
+	for i := 1; i < len(starts); i++ {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		line := text[starts[i]:end]
+		trim := strings.TrimRight(line, "\r\n")
+		if trim == "---" {
+			return text
+		}
+		for _, key := range []string{"updated", "atualizado"} {
+			if strings.HasPrefix(trim, key+":") {
+				return text[:starts[i]] + key + ": " + today + line[len(trim):] + text[end:]
+			}
+		}
+	}
+	return text
+}
+
+// addIndexLine adds the line of a new domain's MOC to the knowledge index.
+func (s *Service) addIndexLine(t *tx, domain string) error {
+	before, err := t.current(knowledgeIndex)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("- [[%s-moc]] — %s", domain, domain)
+	p := s.profile()
+	if before == nil {
+		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{"index"}, p.createdKey: s.today()})
+		if err != nil {
+			return err
+		}
+		text := fm + "# " + p.knowledgeIndexTi + "\n\n" + line + "\n"
+		return t.writeFile(knowledgeIndex, nil, []byte(text), vaultfs.Move)
+	}
+	if strings.Contains(string(before), "[["+domain+"-moc]]") || strings.Contains(string(before), "[["+domain+"-moc|") {
+		return nil
+	}
+	text := string(before)
+	eol := "\n"
+	if strings.Contains(text, "\r\n") {
+		eol = "\r\n"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += eol
+	}
+	return t.writeFile(knowledgeIndex, before, []byte(text+line+eol), vaultfs.Move)
+}
+
+// resolverAfter returns a copy of the resolver with the move applied.
+func (s *Service) resolverAfter(from, to string) *links.Resolver {
+	s.mu.RLock()
+	r := s.graph.Resolver().Clone()
+	s.mu.RUnlock()
+	r.Remove(from)
+	r.Add(to)
+	return r
+}

@@ -1,0 +1,166 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// Move renames a note (rename, promote 01-raw -> 02-wiki/<d>, archive into
+// 99-archive, unarchive) so that every link that resolved to a note before the
+// move resolves to the same note after it, and moves its MOC line.
+func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResult, error) {
+	from, err := s.fs.Resolve(req.From, vaultfs.Move)
+	if err != nil {
+		return nil, fieldErr("from", err)
+	}
+	to, err := vaultfs.Clean(req.To)
+	if err == nil {
+		err = vaultfs.CheckPolicy(to, vaultfs.Move)
+	}
+	if err != nil {
+		return nil, fieldErr("to", err)
+	}
+	if from == to {
+		return nil, api.Invalid("to", "is the same path as from")
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	if d := domainOf(to); d != "" && domainOf(from) != d && !s.domainExists(d) && !req.ConfirmNewDomain {
+		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: fmt.Sprintf("%q would be a new domain (existing: %s); pass confirm_new_domain: true to create it", d, strings.Join(s.domains(), ", "))}
+	}
+	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		before, _, err := s.fs.ReadNote(from)
+		if err != nil {
+			return nil, "", fieldErr("from", err)
+		}
+		if _, err := s.fs.Resolve(to, vaultfs.Move); err != nil {
+			return nil, "", fieldErr("to", err)
+		}
+		if cur, err := s.readCurrent(to); err != nil || cur != nil {
+			if err != nil {
+				return nil, "", fieldErr("to", err)
+			}
+			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: fmt.Sprintf("%s already exists; a move never overwrites a note", to)}
+		}
+		// Plan every link edit against the vault as it is now.
+		s.mu.RLock()
+		plan, err := links.PlanMove(s.graph.Resolver(), s.graph, from, to, func(p string) ([]byte, []markdown.Link, error) {
+			data, err := t.current(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			if data == nil {
+				return nil, nil, fmt.Errorf("%s: %w", p, errVanished)
+			}
+			return data, markdown.Parse(path.Base(p), data).Links, nil
+		})
+		s.mu.RUnlock()
+		if err != nil {
+			return nil, "", s.errorf("planning the link updates: %w", err)
+		}
+		moved := before
+		type update struct {
+			path          string
+			before, after []byte
+		}
+		var updates []update
+		linksRewritten, notes := 0, 0
+		for _, fe := range plan {
+			if len(fe.Edits) == 0 {
+				continue
+			}
+			linksRewritten += len(fe.Edits)
+			if fe.Path == from {
+				moved = links.Apply(moved, fe.Edits)
+				continue
+			}
+			notes++
+			cur, err := t.current(fe.Path)
+			if err != nil || cur == nil {
+				t.warn("could not update the links in %s", fe.Path)
+				continue
+			}
+			updates = append(updates, update{fe.Path, cur, links.Apply(cur, fe.Edits)})
+		}
+		// The rename itself: never overwrites (the gatekeeper refuses).
+		if err := s.fs.Rename(from, to); err != nil {
+			return nil, "", writeErr("to", err)
+		}
+		t.recordRename(from, to, before, before)
+		if string(moved) != string(before) {
+			if _, err := s.fs.WriteFile(to, moved, vaultfs.Move); err != nil {
+				t.warn("the note moved, but its own links could not be updated: %s", s.fs.Redact(err.Error()))
+			} else {
+				t.byPath[to].after = moved
+			}
+		}
+		for _, u := range updates {
+			if err := t.writeFile(u.path, u.before, u.after, vaultfs.Move); err != nil {
+				t.warn("links in %s still point to %s: %s", u.path, from, s.fs.Redact(err.Error()))
+			}
+		}
+		s.moveMOCLine(t, from, to, moved)
+		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}
+		return res, fmt.Sprintf("refactor(vault): move %s -> %s", from, to), nil
+	})
+}
+
+var errVanished = fmt.Errorf("the file disappeared")
+
+// moveMOCLine keeps the maps of content right after a move: the line listing
+// the note leaves the old domain's MOC (with its summary) and goes to the new
+// domain's MOC; an archived note is only removed from its MOC.
+func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
+	d1, d2 := domainOf(from), domainOf(to)
+	if d1 == d2 {
+		return
+	}
+	after := s.resolverAfter(from, to)
+	var line string
+	if d1 != "" {
+		moc := mocPath(d1)
+		if cur, err := t.current(moc); err == nil && cur != nil {
+			idxs := listLinesTo(cur, path.Base(moc), func(l markdown.Link) (string, bool) { return after.ResolveLink(moc, l) }, to)
+			if len(idxs) > 0 {
+				text, removed := removeLines(string(cur), idxs)
+				if err := t.writeFile(moc, cur, []byte(text), vaultfs.Move); err != nil {
+					t.warn("could not update %s: %s", moc, s.fs.Redact(err.Error()))
+				}
+				line = removed[0]
+			}
+		}
+	}
+	if d2 == "" {
+		return
+	}
+	moc := mocPath(d2)
+	name := strings.TrimSuffix(path.Base(to), path.Ext(to))
+	summary := summaryOf(string(content))
+	if line != "" {
+		// Keep the author's summary; the link must resolve from the new MOC.
+		if _, rest, ok := strings.Cut(line, " — "); ok {
+			summary = rest
+		}
+	}
+	if got, ok := after.Resolve(moc, name); !ok || got != to {
+		name = strings.TrimSuffix(to, path.Ext(to)) // the bare name is ambiguous
+	}
+	line = "- [[" + name + "]]"
+	if summary != "" {
+		line += " — " + summary
+	}
+	listed := func(moc string, src []byte) bool {
+		return len(listLinesTo(src, path.Base(moc), func(l markdown.Link) (string, bool) { return after.ResolveLink(moc, l) }, to)) > 0
+	}
+	if err := s.addMOCLine(t, d2, line, listed); err != nil {
+		t.warn("could not update %s: %s", moc, s.fs.Redact(err.Error()))
+	}
+}

@@ -1,0 +1,345 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+var _ api.WriteBackend = (*Service)(nil)
+
+// readCurrent reads a note for a write: its bytes, or nil when it does not
+// exist yet.
+func (s *Service) readCurrent(rel string) ([]byte, error) {
+	data, _, err := s.fs.ReadNote(rel)
+	if err != nil {
+		if vaultfs.CodeOf(err) == vaultfs.CodeNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return data, nil
+}
+
+func (s *Service) today() string { return s.opts.Now().Format("2006-01-02") }
+
+// WriteNote creates a note, or replaces one whose current hash the caller
+// gives (so an edit made meanwhile, in Obsidian say, is never clobbered).
+func (s *Service) WriteNote(ctx context.Context, req api.WriteRequest) (*api.WriteResult, error) {
+	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	if err != nil {
+		return nil, fieldErr("path", err)
+	}
+	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		before, err := s.readCurrent(rel)
+		if err != nil {
+			return nil, "", fieldErr("path", err)
+		}
+		if before != nil {
+			current := sha256Hex(before)
+			switch {
+			case req.ExpectedSHA256 == "":
+				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note", rel, current)}
+			case !strings.EqualFold(req.ExpectedSHA256, current):
+				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, current)}
+			}
+		}
+		content, err := s.composeNote(rel, req.Content, req.Frontmatter, before == nil)
+		if err != nil {
+			return nil, "", err
+		}
+		if before != nil {
+			content = matchEOL(content, before)
+		}
+		after := []byte(content)
+		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
+			return nil, "", writeErr("path", err)
+		}
+		res := &api.WriteResult{Action: api.ActionCreated, Path: rel, SHA256: sha256Hex(after)}
+		verb := "create"
+		if before != nil {
+			res.Action, verb = api.ActionReplaced, "update"
+		}
+		return res, fmt.Sprintf("docs(vault): %s %s", verb, rel), nil
+	})
+}
+
+// composeNote merges the caller's frontmatter into the content's own, and
+// for a new note fills the missing keys: type note, tags [], created today.
+func (s *Service) composeNote(rel, content string, extra map[string]any, isNew bool) (string, error) {
+	n := markdown.Parse(path.Base(rel), []byte(content))
+	hasBlock := n.BodyOffset > 0
+	if len(extra) == 0 && !isNew {
+		return content, nil
+	}
+	if hasBlock && n.Frontmatter == nil {
+		if len(extra) > 0 || isNew {
+			msg := "the frontmatter block is not valid YAML"
+			if len(n.Diagnostics) > 0 {
+				msg += ": " + n.Diagnostics[0]
+			}
+			return "", api.Invalid("content", "%s", msg)
+		}
+	}
+	fm := make(map[string]any, len(n.Frontmatter)+len(extra)+3)
+	for k, v := range n.Frontmatter {
+		fm[k] = v
+	}
+	for k, v := range extra {
+		if strings.TrimSpace(k) == "" {
+			return "", api.Invalid("frontmatter", "keys must not be empty")
+		}
+		setKey(fm, k, v)
+	}
+	if isNew {
+		p := s.profile()
+		if !hasKey(fm, "type") {
+			fm[p.typeKey] = p.noteType
+		}
+		if !hasKey(fm, "tags") {
+			fm["tags"] = []any{}
+		}
+		if !hasKey(fm, "created") {
+			fm[p.createdKey] = s.today()
+		}
+	}
+	block, err := renderFrontmatter(fm)
+	if err != nil {
+		return "", api.Invalid("frontmatter", "%s", err.Error())
+	}
+	body := content[n.BodyOffset:]
+	return block + body, nil
+}
+
+func (s *Service) profile() profile { return profileFor(s.opts.Lang) }
+
+// matchEOL gives text the line endings of like: CRLF when like uses CRLF.
+func matchEOL(text string, like []byte) string {
+	if !bytes.Contains(like, []byte("\r\n")) {
+		return text
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// countOverlapping counts occurrences of sub in s, overlapping ones included,
+// and returns the offset of the first.
+func countOverlapping(s, sub string) (int, int) {
+	n, first := 0, -1
+	for i := 0; ; {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			return n, first
+		}
+		if first < 0 {
+			first = i + j
+		}
+		n++
+		i += j + 1
+		if i > len(s) {
+			return n, first
+		}
+	}
+}
+
+// EditNote replaces the one occurrence of old_text with new_text.
+func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.WriteResult, error) {
+	if req.OldText == "" {
+		return nil, api.Invalid("old_text", "must not be empty")
+	}
+	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	if err != nil {
+		return nil, fieldErr("path", err)
+	}
+	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		before, _, err := s.fs.ReadNote(rel)
+		if err != nil {
+			return nil, "", fieldErr("path", err)
+		}
+		text := string(before)
+		oldText, newText := req.OldText, req.NewText
+		n, at := countOverlapping(text, oldText)
+		if n == 0 {
+			// Retry ignoring CRLF vs LF: the agent usually sends LF.
+			alt := matchEOL(oldText, before)
+			if !bytes.Contains(before, []byte("\r\n")) {
+				alt = strings.ReplaceAll(oldText, "\r\n", "\n")
+			}
+			if alt != oldText {
+				if n, at = countOverlapping(text, alt); n > 0 {
+					oldText = alt
+				}
+			}
+		}
+		switch {
+		case n == 0:
+			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
+		case n > 1:
+			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
+		}
+		newText = matchEOL(newText, before)
+		if !bytes.Contains(before, []byte("\r\n")) {
+			newText = strings.ReplaceAll(newText, "\r\n", "\n")
+		}
+		after := []byte(text[:at] + newText + text[at+len(oldText):])
+		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
+			return nil, "", writeErr("path", err)
+		}
+		res := &api.WriteResult{Action: api.ActionEdited, Path: rel, SHA256: sha256Hex(after)}
+		return res, fmt.Sprintf("docs(vault): edit %s", rel), nil
+	})
+}
+
+// writeErr names the field of a gatekeeper error and keeps other errors.
+func writeErr(field string, err error) error {
+	var ve *vaultfs.Error
+	if errors.As(err, &ve) {
+		return fieldErr(field, err)
+	}
+	return err
+}
+
+var dailyName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
+
+// structural says why a note must not be deleted, or "".
+func (s *Service) structural(rel string) string {
+	s.mu.RLock()
+	ni := s.notes[rel]
+	s.mu.RUnlock()
+	switch {
+	case rel == "00-index/index-knowledge.md":
+		return "it is the knowledge index"
+	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
+		return "it is a map of content"
+	case strings.HasPrefix(rel, "04-daily/") && dailyName.MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
+		return "it is a daily note"
+	}
+	return ""
+}
+
+// Delete removes a note that is safe to remove: not structural, committed
+// (so it can be brought back), and without backlinks unless confirmed.
+func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
+	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	if err != nil {
+		return nil, fieldErr("path", err)
+	}
+	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		before, _, err := s.fs.ReadNote(rel)
+		if err != nil {
+			return nil, "", fieldErr("path", err)
+		}
+		if why := s.structural(rel); why != "" {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s cannot be deleted: %s", rel, why)}
+		}
+		if s.git == nil {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s cannot be deleted: the vault is not a git repository, so the deletion could not be undone", rel)}
+		}
+		committed, err := s.git.Committed(ctx, rel)
+		if err != nil {
+			return nil, "", s.errorf("checking %s in git: %w", rel, err)
+		}
+		if !committed {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s has changes that are not committed; deleting it would lose them for good (commit it first)", rel)}
+		}
+		s.mu.RLock()
+		sources := s.graph.BacklinkSources(rel)
+		s.mu.RUnlock()
+		var others []string
+		for _, src := range sources {
+			if src != rel {
+				others = append(others, src)
+			}
+		}
+		if len(others) > 0 && !req.Confirm {
+			shown := others
+			if len(shown) > 5 {
+				shown = shown[:5]
+			}
+			more := ""
+			if len(others) > 5 {
+				more = fmt.Sprintf(" and %d more", len(others)-5)
+			}
+			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", len(others), rel, strings.Join(shown, ", "), more)}
+		}
+		if err := s.fs.Remove(rel); err != nil {
+			return nil, "", writeErr("path", err)
+		}
+		t.record(rel, before, nil)
+		if err := s.dropMOCLine(t, rel); err != nil {
+			t.warn("could not update the map of content: %s", s.fs.Redact(err.Error()))
+		}
+		res := &api.WriteResult{Action: api.ActionDeleted, Path: rel}
+		if len(others) > 0 {
+			t.warn("%d note(s) now have a broken link to %s", len(others), rel)
+		}
+		return res, fmt.Sprintf("docs(vault): delete %s", rel), nil
+	})
+}
+
+// Undo reverts one commit made by this server.
+func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
+	commit := strings.TrimSpace(req.Commit)
+	if commit == "" {
+		return nil, api.Invalid("commit", "must not be empty")
+	}
+	if s.opts.ReadOnly {
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
+	}
+	if s.git == nil {
+		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: "the vault is not a git repository"}
+	}
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	release, exclusive, err := s.writeLock(ctx).Acquire(ctx)
+	if err != nil {
+		return nil, &api.Error{Code: api.CodeBusy, Message: "could not take the write lock: " + s.fs.Redact(err.Error()), Err: err}
+	}
+	defer release()
+	ours, err := s.git.IsOurs(ctx, commit)
+	if err != nil {
+		return nil, &api.Error{Code: api.CodeNotFound, Field: "commit", Message: fmt.Sprintf("%s is not a commit of this repository", commit), Err: err}
+	}
+	if !ours {
+		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s was not made by vaultmcp; revert it with git yourself", commit)}
+	}
+	sha, paths, err := s.git.Revert(ctx, commit)
+	if err != nil {
+		if errors.Is(err, gitx.ErrRevertConflict) {
+			return nil, &api.Error{Code: api.CodeConflict, Field: "commit", Message: fmt.Sprintf("reverting %s conflicts with later changes of the same lines; nothing was changed", commit), Err: err}
+		}
+		return nil, s.errorf("reverting %s: %w", commit, err)
+	}
+	for _, p := range paths {
+		s.Refresh(p)
+	}
+	res := &api.WriteResult{Action: api.ActionReverted, Path: commit, Files: paths, Committed: true, Commit: sha}
+	if res.Files == nil {
+		res.Files = []string{}
+	}
+	if !exclusive {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("a previous write was stuck for over %s; exclusivity of this write was not guaranteed", s.opts.StuckAfter))
+	}
+	if d, err := s.git.Run(ctx, "show", "--format=", "--no-color", sha); err == nil {
+		res.Diff = string(d)
+	}
+	res.Undo = fmt.Sprintf("vault_undo {\"commit\": %q}", sha)
+	if s.opts.AutoPush {
+		pushed := true
+		if err := s.git.Push(ctx); err != nil {
+			pushed = false
+			res.Warnings = append(res.Warnings, "push failed: "+describePush(err))
+		}
+		res.Pushed = &pushed
+	}
+	return res, nil
+}

@@ -1,0 +1,306 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// gitVault is the test vault in a git repository with one commit.
+func gitVault(t *testing.T) (string, *Service) {
+	t.Helper()
+	dir := writeVault(t, testVault)
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "config", "user.name", "u")
+	gitRun(t, dir, "config", "user.email", "u@x")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "initial")
+	s, err := Open(context.Background(), Options{Dir: dir, Now: func() time.Time { return time.Date(2026, 11, 29, 10, 30, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return dir, s
+}
+
+func read(t *testing.T, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// lastCommitFiles lists the paths of HEAD's commit.
+func lastCommitFiles(t *testing.T, dir string) []string {
+	out := strings.TrimSpace(gitRun(t, dir, "show", "--no-renames", "--name-only", "--format=", "HEAD"))
+	return strings.Split(out, "\n")
+}
+
+func TestWriteNoteCreateAndReplace(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	res, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new-note.md", Content: "# New note\n\nzanzibar quokka\n", Frontmatter: map[string]any{"tags": []any{"go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, dir, "02-wiki/go/new-note.md")
+	want := "---\ntype: note\ntags: [go]\ncreated: 2026-11-29\n---\n# New note\n\nzanzibar quokka\n"
+	if got != want {
+		t.Fatalf("content:\n%s\nwant:\n%s", got, want)
+	}
+	if res.Action != api.ActionCreated || !res.Committed || len(res.Commit) != 40 || res.SHA256 != sha256Hex([]byte(want)) || !strings.Contains(res.Diff, "+zanzibar quokka") {
+		t.Fatalf("result %+v", res)
+	}
+	if f := lastCommitFiles(t, dir); len(f) != 1 || f[0] != "02-wiki/go/new-note.md" {
+		t.Fatalf("commit files %v", f)
+	}
+	// The index reflects the write at once.
+	if r := search(t, s, api.SearchRequest{Query: "zanzibar quokka"}); len(r.Results) == 0 || r.Results[0].Path != "02-wiki/go/new-note.md" {
+		t.Fatalf("not searchable: %v", paths(r))
+	}
+	// Replacing needs the current hash.
+	_, err = s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new-note.md", Content: "x"})
+	if api.CodeOf(err) != api.CodeConflict || !strings.Contains(err.Error(), res.SHA256) {
+		t.Fatalf("no hash: %v", err)
+	}
+	_, err = s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new-note.md", Content: "x", ExpectedSHA256: strings.Repeat("0", 64)})
+	if api.CodeOf(err) != api.CodeConflict || !strings.Contains(err.Error(), res.SHA256) {
+		t.Fatalf("stale hash: %v", err)
+	}
+	if read(t, dir, "02-wiki/go/new-note.md") != want {
+		t.Fatal("a refused replace changed the note")
+	}
+	res2, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new-note.md", Content: "# Replaced\n", ExpectedSHA256: res.SHA256})
+	if err != nil || res2.Action != api.ActionReplaced || read(t, dir, "02-wiki/go/new-note.md") != "# Replaced\n" {
+		t.Fatalf("replace: %+v %v", res2, err)
+	}
+	for _, tc := range []struct {
+		path, code string
+	}{
+		{"../x.md", "PATH_ESCAPE"},
+		{"_templates/x.md", "PROTECTED_PATH"},
+		{"99-archive/x.md", "PROTECTED_PATH"},
+		{".obsidian/x.md", "HIDDEN_SEGMENT"},
+		{"x.txt", "INVALID_EXTENSION"},
+	} {
+		if _, err := s.WriteNote(ctx, api.WriteRequest{Path: tc.path, Content: "x"}); api.CodeOf(err) != tc.code {
+			t.Errorf("%s: %v, want %s", tc.path, err, tc.code)
+		}
+	}
+}
+
+func TestWriteKeepsCRLF(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	crlf := "# Win\r\n\r\nline one\r\nline two\r\n"
+	os.WriteFile(filepath.Join(dir, "win.md"), []byte(crlf), 0o600)
+	gitRun(t, dir, "add", "win.md")
+	gitRun(t, dir, "commit", "-q", "-m", "win")
+	s.Refresh("win.md")
+	res, err := s.EditNote(ctx, api.EditRequest{Path: "win.md", OldText: "line one\nline two", NewText: "first\nsecond"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, "win.md"); got != "# Win\r\n\r\nfirst\r\nsecond\r\n" {
+		t.Fatalf("CRLF lost: %q", got)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "win.md"))
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+	_, err = s.WriteNote(ctx, api.WriteRequest{Path: "win.md", Content: "# W\nbody\n", ExpectedSHA256: res.SHA256})
+	if err != nil || read(t, dir, "win.md") != "# W\r\nbody\r\n" {
+		t.Fatalf("replace CRLF: %v %q", err, read(t, dir, "win.md"))
+	}
+}
+
+func TestEditNote(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	os.WriteFile(filepath.Join(dir, "e.md"), []byte("aaa bb bb\n"), 0o644)
+	s.Refresh("e.md")
+	for _, tc := range []struct {
+		old, code string
+	}{
+		{"aa", api.CodeNotUnique}, // overlapping occurrences count
+		{"bb", api.CodeNotUnique},
+		{"zz", api.CodeNoMatch},
+		{"", api.CodeInvalidArgument},
+	} {
+		_, err := s.EditNote(ctx, api.EditRequest{Path: "e.md", OldText: tc.old, NewText: "x"})
+		if api.CodeOf(err) != tc.code {
+			t.Errorf("old %q: %v, want %s", tc.old, err, tc.code)
+		}
+	}
+	_, err := s.EditNote(ctx, api.EditRequest{Path: "e.md", OldText: "aa", NewText: "x"})
+	if err == nil || !strings.Contains(err.Error(), "2 times") {
+		t.Fatalf("count missing: %v", err)
+	}
+	res, err := s.EditNote(ctx, api.EditRequest{Path: "e.md", OldText: "aaa", NewText: "c"})
+	if err != nil || read(t, dir, "e.md") != "c bb bb\n" || !strings.Contains(res.Diff, "-aaa bb bb") {
+		t.Fatalf("edit: %+v %v", res, err)
+	}
+}
+
+func TestNotAGitRepository(t *testing.T) {
+	dir := writeVault(t, testVault)
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	s := openTest(t, dir, false)
+	res, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "n.md", Content: "# N\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Committed || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "not a git repository") {
+		t.Fatalf("result %+v", res)
+	}
+	_, err = s.Delete(context.Background(), api.DeleteRequest{Path: "n.md"})
+	if api.CodeOf(err) != api.CodeRefused {
+		t.Fatalf("delete without git: %v", err)
+	}
+}
+
+func TestGitMissing(t *testing.T) {
+	dir, _ := gitVault(t)
+	t.Setenv("PATH", t.TempDir())
+	s := openTest(t, dir, false)
+	res, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "n.md", Content: "# N\n"})
+	if err != nil || res.Committed || len(res.Warnings) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if read(t, dir, "n.md") == "" {
+		t.Fatal("note not written")
+	}
+}
+
+func TestDeleteAndUndo(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path, code string
+	}{
+		{"02-wiki/go/go-moc.md", api.CodeRefused},
+		{"00-index/index-knowledge.md", api.CodeRefused},
+		{"02-wiki/go/context-cancel.md", api.CodeNeedsConfirm}, // has backlinks
+		{"99-archive/old-retry.md", "PROTECTED_PATH"},
+		{"nope.md", "NOT_FOUND"},
+	} {
+		if _, err := s.Delete(ctx, api.DeleteRequest{Path: tc.path}); api.CodeOf(err) != tc.code {
+			t.Errorf("%s: %v, want %s", tc.path, err, tc.code)
+		}
+	}
+	// Uncommitted changes are refused.
+	os.WriteFile(filepath.Join(dir, "02-wiki/db/pool.md"), []byte("# changed\n"), 0o644)
+	if _, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/db/pool.md"}); api.CodeOf(err) != api.CodeRefused {
+		t.Fatalf("uncommitted: %v", err)
+	}
+	gitRun(t, dir, "checkout", "--", "02-wiki/db/pool.md")
+
+	res, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/context-cancel.md", Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "02-wiki/go/context-cancel.md")); !os.IsNotExist(err) {
+		t.Fatal("note still there")
+	}
+	if strings.Contains(read(t, dir, "02-wiki/go/go-moc.md"), "[[context-cancel]]") {
+		t.Fatal("MOC line not removed")
+	}
+	if !res.Committed || !strings.Contains(res.Undo, "git checkout "+res.Commit+"^") || len(res.Files) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	// Undo brings both files back, in one commit of its own.
+	u, err := s.Undo(ctx, api.UndoRequest{Commit: res.Commit[:10]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Committed || read(t, dir, "02-wiki/go/context-cancel.md") != testVault["02-wiki/go/context-cancel.md"] || read(t, dir, "02-wiki/go/go-moc.md") != testVault["02-wiki/go/go-moc.md"] {
+		t.Fatalf("undo %+v", u)
+	}
+	if r := search(t, s, api.SearchRequest{Query: "check ctx.Done in loops"}); len(r.Results) == 0 || r.Results[0].Path != "02-wiki/go/context-cancel.md" {
+		t.Fatalf("restored note not searchable: %v", paths(r))
+	}
+	// A commit the server did not make is refused.
+	first := strings.TrimSpace(gitRun(t, dir, "rev-list", "--max-parents=0", "HEAD"))
+	if _, err := s.Undo(ctx, api.UndoRequest{Commit: first}); api.CodeOf(err) != api.CodeRefused {
+		t.Fatalf("foreign commit: %v", err)
+	}
+}
+
+func TestMoveKeepsLinks(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	// Promote: rename into another domain; the MOC line moves with its summary.
+	res, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/context-cancel.md", To: "02-wiki/db/context-cancellation.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := read(t, dir, "02-wiki/go/retry-backoff.md")
+	if !strings.Contains(rb, "[[context-cancellation]]") || !strings.Contains(rb, "[[context-cancellation|cancel]]") {
+		t.Fatalf("links not rewritten:\n%s", rb)
+	}
+	if strings.Contains(read(t, dir, "02-wiki/go/go-moc.md"), "context-cancel") {
+		t.Fatal("old MOC still lists the note")
+	}
+	if !strings.Contains(read(t, dir, "02-wiki/db/db-moc.md"), "- [[context-cancellation]] — cancellation") {
+		t.Fatalf("new MOC:\n%s", read(t, dir, "02-wiki/db/db-moc.md"))
+	}
+	if res.LinksRewritten < 3 || !res.Committed || res.From != "02-wiki/go/context-cancel.md" {
+		t.Fatalf("result %+v", res)
+	}
+	files := lastCommitFiles(t, dir)
+	if len(files) != len(res.Files) {
+		t.Fatalf("commit %v vs result %v", files, res.Files)
+	}
+	bl, err := s.Backlinks(ctx, api.BacklinksRequest{Path: "02-wiki/db/context-cancellation.md"})
+	if err != nil || len(bl.Backlinks) != 2 {
+		t.Fatalf("backlinks after move: %+v %v", bl, err)
+	}
+	// Archive, then unarchive.
+	if _, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/db/pool.md", To: "99-archive/pool.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Move(ctx, api.MoveRequest{From: "99-archive/pool.md", To: "02-wiki/db/pool.md"}); err != nil {
+		t.Fatal(err)
+	}
+	// Refusals.
+	for _, tc := range []struct {
+		req  api.MoveRequest
+		code string
+	}{
+		{api.MoveRequest{From: "02-wiki/db/pool.md", To: "02-wiki/go/retry-backoff.md"}, api.CodeAlreadyExists},
+		{api.MoveRequest{From: "02-wiki/db/pool.md", To: "02-wiki/newdomain/pool.md"}, api.CodeNeedsConfirm},
+		{api.MoveRequest{From: "02-wiki/db/pool.md", To: "_templates/pool.md"}, "PROTECTED_PATH"},
+		{api.MoveRequest{From: "nope.md", To: "x.md"}, "NOT_FOUND"},
+		{api.MoveRequest{From: "02-wiki/db/pool.md", To: "../pool.md"}, "PATH_ESCAPE"},
+	} {
+		if _, err := s.Move(ctx, tc.req); api.CodeOf(err) != tc.code {
+			t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
+		}
+	}
+	// A new domain with confirmation: MOC and knowledge-index line created.
+	if _, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/db/pool.md", To: "02-wiki/ops/pool.md", ConfirmNewDomain: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read(t, dir, "02-wiki/ops/ops-moc.md"), "- [[pool]]") || !strings.Contains(read(t, dir, "00-index/index-knowledge.md"), "[[ops-moc]]") {
+		t.Fatalf("new domain:\n%s\n%s", read(t, dir, "02-wiki/ops/ops-moc.md"), read(t, dir, "00-index/index-knowledge.md"))
+	}
+}
