@@ -318,7 +318,6 @@ func (p *movePlanner) sources(g *Graph) []string {
 // linkPlan is what one link needs.
 type linkPlan struct {
 	want     string   // the file the link must reach after the move; "" when it is left alone (its text must not change)
-	before   string   // the file it reached before the move
 	form     linkForm // how its target is written
 	retarget bool     // its target text must be recomputed
 	toMoved  bool     // it reached the moved file
@@ -347,7 +346,7 @@ func (p *movePlanner) decide(s string, l markdown.Link) linkPlan {
 	if !ok {
 		return linkPlan{} // broken: left alone
 	}
-	lp := linkPlan{want: before, before: before, form: formOf(s, t, l.Kind, before)}
+	lp := linkPlan{want: before, form: formOf(s, t, l.Kind, before)}
 	if before == p.from {
 		lp.want, lp.toMoved = p.to, true
 	}

@@ -283,7 +283,7 @@ func TestPlanMoveForms(t *testing.T) {
 
 func TestPlanMoveArchiveAndBack(t *testing.T) {
 	notes := map[string]string{
-		"02-wiki/go/retry.md":  "# Retry\n[[backoff]] [b](backoff.md) [[./backoff]]\n^blk\n",
+		"02-wiki/go/retry.md":   "# Retry\n[[backoff]] [b](backoff.md) [[./backoff]]\n^blk\n",
 		"02-wiki/go/backoff.md": "[[retry]] [[go/retry#Retry]] [r](retry.md#retry) [[retry#^blk|see retry]]\n",
 		"01-raw/inbox.md":       "[[02-wiki/go/retry]] [r](../02-wiki/go/retry.md) [abs](/02-wiki/go/retry.md) ![[retry#Retry]]\n",
 		"00-index/moc.md":       "- [[retry|retry]] — summary\n",

@@ -64,6 +64,9 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		})
 		s.mu.RUnlock()
 		if err != nil {
+			if code := api.CodeOf(err); code != api.CodeInternal {
+				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(err.Error()), Err: err}
+			}
 			return nil, "", s.errorf("planning the link updates: %w", err)
 		}
 		moved := before
@@ -77,17 +80,25 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			if len(fe.Edits) == 0 {
 				continue
 			}
-			linksRewritten += len(fe.Edits)
 			if fe.Path == from {
+				if err := links.CheckEdits(moved, fe.Edits); err != nil {
+					t.warn("the moved note's own links were not updated: %s", err)
+					continue
+				}
+				linksRewritten += len(fe.Edits)
 				moved = links.Apply(moved, fe.Edits)
 				continue
 			}
-			notes++
 			cur, err := t.current(fe.Path)
+			if err == nil && cur != nil {
+				err = links.CheckEdits(cur, fe.Edits)
+			}
 			if err != nil || cur == nil {
-				t.warn("could not update the links in %s", fe.Path)
+				t.warn("could not update the links in %s (it changed while the move was planned)", fe.Path)
 				continue
 			}
+			linksRewritten += len(fe.Edits)
+			notes++
 			updates = append(updates, update{fe.Path, cur, links.Apply(cur, fe.Edits)})
 		}
 		// The rename itself: never overwrites (the gatekeeper refuses).
