@@ -67,6 +67,9 @@ func TestWriteNoteCreateAndReplace(t *testing.T) {
 	if got != want {
 		t.Fatalf("content:\n%s\nwant:\n%s", got, want)
 	}
+	if res.Pushed != nil { // no push attempted without VAULT_AUTO_PUSH
+		t.Fatalf("push reported: %v", *res.Pushed)
+	}
 	if res.Action != api.ActionCreated || !res.Committed || len(res.Commit) != 40 || res.SHA256 != sha256Hex([]byte(want)) || !strings.Contains(res.Diff, "+zanzibar quokka") {
 		t.Fatalf("result %+v", res)
 	}
@@ -302,5 +305,36 @@ func TestMoveKeepsLinks(t *testing.T) {
 	}
 	if !strings.Contains(read(t, dir, "02-wiki/ops/ops-moc.md"), "- [[pool]]") || !strings.Contains(read(t, dir, "00-index/index-knowledge.md"), "[[ops-moc]]") {
 		t.Fatalf("new domain:\n%s\n%s", read(t, dir, "02-wiki/ops/ops-moc.md"), read(t, dir, "00-index/index-knowledge.md"))
+	}
+}
+
+func TestAutoPush(t *testing.T) {
+	dir, _ := gitVault(t)
+	remote := t.TempDir()
+	gitRun(t, remote, "init", "-q", "--bare")
+	gitRun(t, dir, "remote", "add", "origin", remote)
+	branch := strings.TrimSpace(gitRun(t, dir, "rev-parse", "--abbrev-ref", "HEAD"))
+	ctx := context.Background()
+	open := func() *Service {
+		s, err := Open(ctx, Options{Dir: dir, AutoPush: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	// No upstream yet: the commit stands, the push fails with a warning saying why.
+	s := open()
+	res, err := s.WriteNote(ctx, api.WriteRequest{Path: "p1.md", Content: "# P1\n"})
+	if err != nil || !res.Committed || res.Pushed == nil || *res.Pushed || !strings.Contains(strings.Join(res.Warnings, "\n"), "upstream") {
+		t.Fatalf("no upstream: %+v %v", res, err)
+	}
+	gitRun(t, dir, "push", "-q", "-u", "origin", branch)
+	res, err = s.WriteNote(ctx, api.WriteRequest{Path: "p2.md", Content: "# P2\n"})
+	if err != nil || res.Pushed == nil || !*res.Pushed {
+		t.Fatalf("push: %+v %v", res, err)
+	}
+	if got := strings.TrimSpace(gitRun(t, remote, "log", "-1", "--format=%H", branch)); got != res.Commit {
+		t.Fatalf("remote at %s, want %s", got, res.Commit)
 	}
 }
