@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/writelock"
 )
 
 func gitRun(t *testing.T, dir string, args ...string) string {
@@ -336,5 +337,33 @@ func TestAutoPush(t *testing.T) {
 	}
 	if got := strings.TrimSpace(gitRun(t, remote, "log", "-1", "--format=%H", branch)); got != res.Commit {
 		t.Fatalf("remote at %s, want %s", got, res.Commit)
+	}
+}
+
+// TestWriteWhileLockHeld: another process (here another lock handle on the
+// same file) holds the write lock; a write that cannot get it in time is
+// refused as BUSY and changes nothing.
+func TestWriteWhileLockHeld(t *testing.T) {
+	dir, s := gitVault(t)
+	if err := s.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	other := writelock.New(s.lockPath(context.Background()), time.Minute)
+	release, _, err := other.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = s.WriteNote(ctx, api.WriteRequest{Path: "blocked.md", Content: "# B\n"})
+	if api.CodeOf(err) != api.CodeBusy || !strings.Contains(err.Error(), "may or may not") {
+		t.Fatalf("err = %v, want BUSY", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "blocked.md")); !os.IsNotExist(err) {
+		t.Fatal("a write without the lock happened")
+	}
+	release()
+	if _, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "blocked.md", Content: "# B\n"}); err != nil {
+		t.Fatalf("after release: %v", err)
 	}
 }
