@@ -121,7 +121,9 @@ func TestMoveOnRealVault(t *testing.T) {
 		}
 	}
 	s.mu.RUnlock()
-	sort.Slice(cands, func(i, j int) bool { return cands[i].n > cands[j].n || cands[i].n == cands[j].n && cands[i].path < cands[j].path })
+	sort.Slice(cands, func(i, j int) bool {
+		return cands[i].n > cands[j].n || cands[i].n == cands[j].n && cands[i].path < cands[j].path
+	})
 	for i, c := range cands[:3] {
 		before := targetsByNote(t, dir)
 		to := "moved-" + string(rune('a'+i)) + "/" + strings.ReplaceAll(path.Base(c.path), ".md", " renamed.md")
