@@ -70,15 +70,18 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 		return nil, err
 	}
 	var hits []scored
+	var files map[string][]byte
 	for attempt := 0; ; attempt++ {
 		hits = s.rank(req.Query, f, req.Limit)
 		// Re-validate every hit against the disk before quoting it: a deleted
-		// or changed note is never served stale.
+		// or changed note is never served stale. The bytes read are the ones
+		// quoted.
+		files = make(map[string][]byte, len(hits))
 		changed := false
-		for _, h := range uniquePaths(hits) {
-			if s.revalidate(h) {
-				changed = true
-			}
+		for _, p := range uniquePaths(hits) {
+			data, ch := s.readHit(p)
+			changed = changed || ch
+			files[p] = data
 		}
 		if !changed || attempt == maxRevalidations {
 			break
@@ -90,7 +93,7 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 		res.Suggestions = s.ix.Suggest(req.Query, 5)
 		s.mu.RUnlock()
 	}
-	res.Results = s.snippets(req.Query, hits)
+	res.Results = s.snippets(req.Query, hits, files)
 	s.mu.RLock()
 	res.Unindexed = sortedKeys(s.unindexed)
 	s.mu.RUnlock()

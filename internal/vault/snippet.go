@@ -12,7 +12,7 @@ import (
 // api.MaxQuotedChars between them: each result gets an equal share, and what
 // a short snippet leaves over goes to the longer ones. A snippet cut to fit
 // keeps the window of lines with the most query terms and says so.
-func (s *Service) snippets(query string, hits []scored) []api.SearchHit {
+func (s *Service) snippets(query string, hits []scored, data map[string][]byte) []api.SearchHit {
 	type cand struct {
 		hit   api.SearchHit
 		lines []string
@@ -24,13 +24,9 @@ func (s *Service) snippets(query string, hits []scored) []api.SearchHit {
 	for _, h := range hits {
 		lines, ok := files[h.path]
 		if !ok {
-			data, _, err := s.fs.ReadNote(h.path)
-			if err != nil {
-				files[h.path] = nil
-				continue
+			if raw := data[h.path]; raw != nil {
+				lines = strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
 			}
-			text := strings.ReplaceAll(string(data), "\r\n", "\n")
-			lines = strings.Split(text, "\n")
 			files[h.path] = lines
 		}
 		if lines == nil {

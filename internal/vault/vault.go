@@ -56,8 +56,9 @@ type noteInfo struct {
 	status  string
 	tags    []string
 	chunks  []chunkSpan
-	size    int64
-	modTime time.Time
+	// file is what the gatekeeper saw when the note was read: size, mtime
+	// and the identity that lets a hit be re-read without the full checks.
+	file vaultfs.FileInfo
 }
 
 type chunkSpan struct {
@@ -357,8 +358,7 @@ func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
 		typ:     strings.Clone(n.Type),
 		status:  strings.Clone(n.Status),
 		tags:    cloneAll(n.Tags),
-		size:    fi.Size,
-		modTime: fi.ModTime,
+		file:    fi,
 	}
 	ni.chunks = make([]chunkSpan, len(n.Chunks))
 	for i, c := range n.Chunks {
@@ -480,7 +480,7 @@ func (s *Service) rescan(ctx context.Context) {
 		_, bad := s.unindexed[fi.Path]
 		s.mu.RUnlock()
 		switch {
-		case fi.IsNote && (!known || ni.size != fi.Size || !ni.modTime.Equal(fi.ModTime)):
+		case fi.IsNote && (!known || !sameVersion(ni.file, fi)):
 			changed = append(changed, fi)
 		case fi.IsNote && bad:
 			changed = append(changed, fi)
@@ -513,19 +513,35 @@ func (s *Service) rescan(ctx context.Context) {
 	}
 }
 
-// revalidate checks that the indexed copy of rel is still what is on disk
-// (size and mtime) and re-reads it when not. It reports whether the index
-// changed.
-func (s *Service) revalidate(rel string) bool {
-	fi, err := s.fs.Stat(rel)
+
+// sameVersion reports whether two reads saw the same version of a file.
+func sameVersion(a, b vaultfs.FileInfo) bool {
+	return a.Size == b.Size && a.ModTime.Equal(b.ModTime)
+}
+
+// readHit reads an indexed note to quote it, and re-validates the index
+// against it: when the file changed or vanished since it was indexed, the
+// index is updated and changed is true.
+func (s *Service) readHit(rel string) (data []byte, changed bool) {
 	s.mu.RLock()
 	ni, ok := s.notes[rel]
 	s.mu.RUnlock()
-	if ok && err == nil && ni.size == fi.Size && ni.modTime.Equal(fi.ModTime) {
-		return false
+	if !ok {
+		return nil, true
 	}
-	s.Refresh(rel)
-	return true
+	data, fi, err := s.fs.ReadWalked(ni.file)
+	if err != nil {
+		s.Refresh(rel)
+		return nil, true
+	}
+	if !sameVersion(ni.file, fi) {
+		r := parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: fi}
+		s.mu.Lock()
+		s.put(r)
+		s.mu.Unlock()
+		return data, true
+	}
+	return data, false
 }
 
 // resolveExisting resolves a client path for reading and checks the note is
