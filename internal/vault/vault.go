@@ -51,11 +51,11 @@ type Options struct {
 
 // noteInfo is what the service remembers of an indexed note.
 type noteInfo struct {
-	title   string
-	typ     string
-	status  string
-	tags    []string
-	chunks  []chunkSpan
+	title  string
+	typ    string
+	status string
+	tags   []string
+	chunks []chunkSpan
 	// file is what the gatekeeper saw when the note was read: size, mtime
 	// and the identity that lets a hit be re-read without the full checks.
 	file vaultfs.FileInfo
@@ -354,11 +354,11 @@ func (s *Service) readParseWalked(fi vaultfs.FileInfo) parsed {
 // would keep the whole file in memory.
 func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
 	ni := &noteInfo{
-		title:   strings.Clone(n.Title),
-		typ:     strings.Clone(n.Type),
-		status:  strings.Clone(n.Status),
-		tags:    cloneAll(n.Tags),
-		file:    fi,
+		title:  strings.Clone(n.Title),
+		typ:    strings.Clone(n.Type),
+		status: strings.Clone(n.Status),
+		tags:   cloneAll(n.Tags),
+		file:   fi,
 	}
 	ni.chunks = make([]chunkSpan, len(n.Chunks))
 	for i, c := range n.Chunks {
@@ -512,7 +512,6 @@ func (s *Service) rescan(ctx context.Context) {
 		}
 	}
 }
-
 
 // sameVersion reports whether two reads saw the same version of a file.
 func sameVersion(a, b vaultfs.FileInfo) bool {
