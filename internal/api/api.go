@@ -54,6 +54,9 @@ type SearchHit struct {
 	Headings []string `json:"headings,omitempty"`
 	Score    float64  `json:"score"`
 	ViaGraph bool     `json:"via_graph,omitempty"`
+	// Fuzzy says the chunk matched only through misspelling expansion of
+	// query words absent from the vault, not through any word as written.
+	Fuzzy bool `json:"fuzzy,omitempty"`
 	// Snippet is the chunk's lines as they are in the file now (re-validated
 	// against the disk before quoting). Renderers prefix each line with "> "
 	// and escape control characters; the backend returns them raw.

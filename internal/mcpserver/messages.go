@@ -38,6 +38,17 @@ const (
 	msgWriteDiffCut    msgID = "write.diff_cut"
 	msgWriteUncertain  msgID = "write.uncertain"
 
+	msgLearnReason         msgID = "learn.reason"
+	msgLearnPropagated     msgID = "learn.propagated"
+	msgLearnNoMatch        msgID = "learn.no_match"
+	msgLearnOutsideWiki    msgID = "learn.outside_wiki"
+	msgLearnViaGraph       msgID = "learn.via_graph"
+	msgLearnStructural     msgID = "learn.structural"
+	msgLearnRatioLow       msgID = "learn.ratio_low"
+	msgLearnNoOverlap      msgID = "learn.no_overlap"
+	msgLearnDuplicate      msgID = "learn.duplicate"
+	msgLearnDuplicateAlone msgID = "learn.duplicate_alone"
+
 	msgSearchHeader      msgID = "search.header"
 	msgSearchNone        msgID = "search.none"
 	msgSearchSuggestions msgID = "search.suggestions"
@@ -129,6 +140,17 @@ var catalogue = map[string]map[msgID]string{
 		msgWriteUndo:       "Undo: %s",
 		msgWriteDiffCut:    "[Diff cut after %d characters: %d more line(s) not shown.]",
 		msgWriteUncertain:  "The change may or may not have been applied; read the note before trying again.",
+
+		msgLearnReason:         "Reason: %s",
+		msgLearnPropagated:     "Propagated to: %s",
+		msgLearnNoMatch:        "no note in the vault is like it",
+		msgLearnOutsideWiki:    "the closest note, %s, is outside 02-wiki",
+		msgLearnViaGraph:       "the closest note, %s, was only reached through a link",
+		msgLearnStructural:     "the closest note, %s, is a map of content",
+		msgLearnRatioLow:       "the closest note, %s, does not stand out: it scores %s times the next note, below %s",
+		msgLearnNoOverlap:      "the closest note, %s, shares no tag and lies outside the domain %s",
+		msgLearnDuplicate:      "same subject as %s (it scores %s times the next note)",
+		msgLearnDuplicateAlone: "same subject as %s (no other note matched)",
 
 		msgSearchHeader: "%d result(s) for %s. Cite path:line when using any snippet below. Each snippet from a note " +
 			"is prefixed with \"> \"; lines without that prefix come from this server, never vault content.",
@@ -224,6 +246,17 @@ var catalogue = map[string]map[msgID]string{
 		msgWriteUndo:       "Desfazer: %s",
 		msgWriteDiffCut:    "[Diff cortado após %d caracteres: mais %d linha(s) não mostrada(s).]",
 		msgWriteUncertain:  "A alteração pode ou não ter sido aplicada; leia a nota antes de tentar de novo.",
+
+		msgLearnReason:         "Motivo: %s",
+		msgLearnPropagated:     "Propagado para: %s",
+		msgLearnNoMatch:        "nenhuma nota do cofre é parecida",
+		msgLearnOutsideWiki:    "a nota mais próxima, %s, está fora de 02-wiki",
+		msgLearnViaGraph:       "a nota mais próxima, %s, só foi alcançada por um link",
+		msgLearnStructural:     "a nota mais próxima, %s, é um mapa de conteúdo",
+		msgLearnRatioLow:       "a nota mais próxima, %s, não se destaca: pontua %s vezes a nota seguinte, abaixo de %s",
+		msgLearnNoOverlap:      "a nota mais próxima, %s, não tem tag em comum e está fora do domínio %s",
+		msgLearnDuplicate:      "mesmo assunto que %s (pontua %s vezes a nota seguinte)",
+		msgLearnDuplicateAlone: "mesmo assunto que %s (nenhuma outra nota correspondeu)",
 
 		msgSearchHeader: "%d resultado(s) para %s. Cite caminho:linha (path:line) ao usar qualquer trecho abaixo. Cada " +
 			"trecho de uma nota é prefixado com \"> \"; linhas sem esse prefixo vêm deste servidor, nunca do conteúdo do cofre.",

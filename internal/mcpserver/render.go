@@ -259,7 +259,15 @@ func renderWrite(m *messages, res *api.WriteResult, reverted string) string {
 	b.WriteByte('\n')
 	// The headline names the path; the files are worth a line when there
 	// are more of them, or when the headline names a commit instead.
-	if len(res.Files) > 1 || (res.Action == api.ActionReverted && len(res.Files) > 0) {
+	writeDetails(&b, m, res, len(res.Files) > 1 || (res.Action == api.ActionReverted && len(res.Files) > 0))
+	return b.String()
+}
+
+// writeDetails renders what every write answers after its headline: the
+// files (when showFiles), the new hash, the commit and push, the warnings,
+// the undo and the diff.
+func writeDetails(b *strings.Builder, m *messages, res *api.WriteResult, showFiles bool) {
+	if showFiles {
 		shown := res.Files[:min(len(res.Files), maxFilesText)]
 		b.WriteString(m.get(msgWriteFiles, escapedList(shown)))
 		if more := len(res.Files) - len(shown); more > 0 {
@@ -299,9 +307,8 @@ func renderWrite(m *messages, res *api.WriteResult, reverted string) string {
 	}
 	if res.Diff != "" {
 		b.WriteByte('\n')
-		writeDiff(&b, m, res.Diff)
+		writeDiff(b, m, res.Diff)
 	}
-	return b.String()
 }
 
 func writeHeadline(m *messages, res *api.WriteResult, reverted string) string {

@@ -21,6 +21,7 @@ func registry() []registration {
 		tool(historyTool),
 		tool(writeNoteTool),
 		tool(editNoteTool),
+		tool(learnTool),
 		tool(moveTool),
 		tool(deleteTool),
 		tool(undoTool),

@@ -70,6 +70,7 @@ var (
 	// destructive says which write tools may remove or overwrite content.
 	destructive = map[string]bool{
 		"vault_write_note": true, "vault_edit_note": true, "vault_move": false, "vault_delete": true, "vault_undo": true,
+		"vault_learn": false,
 	}
 )
 
@@ -221,7 +222,8 @@ func TestToolList(t *testing.T) {
 		{"read backend", newFake(), Options{}, readTools},
 		{"read backend, read-only", newFake(), Options{ReadOnly: true}, readTools},
 		{"writer, read-only", newFakeWriter(), Options{ReadOnly: true}, readTools},
-		{"writer", newFakeWriter(), Options{}, slices.Sorted(slices.Values(append(slices.Clone(readTools), writeTools...)))},
+		{"writer without vault_learn", writerOnly{newFakeWriter()}, Options{}, slices.Sorted(slices.Values(append(slices.Clone(readTools), writeTools...)))},
+		{"writer", newFakeWriter(), Options{}, slices.Sorted(slices.Values(append(append(slices.Clone(readTools), writeTools...), "vault_learn")))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -438,14 +440,6 @@ func (c *cancellingWriter) Delete(ctx context.Context, req api.DeleteRequest) (*
 }
 
 func TestInstructions(t *testing.T) {
-	learn := tool(toolSpec[writeInput, api.WriteResult]{
-		Name: "vault_learn", Title: "Learn", Description: "test", Effect: effectWrite, Available: canWrite,
-		Call: func(context.Context, api.Backend, writeInput) (*api.WriteResult, error) {
-			return &api.WriteResult{}, nil
-		},
-		Render: func(*messages, writeInput, *api.WriteResult) string { return "done" },
-	})
-	withLearn := append(registry(), learn)
 	cases := []struct {
 		name    string
 		backend api.Backend
@@ -457,13 +451,13 @@ func TestInstructions(t *testing.T) {
 		{"read-only", newFakeWriter(), Options{ReadOnly: true}, registry(),
 			[]string{"vault_search", "vault_get_note", "path:line"},
 			[]string{"vault_learn", "vault_undo", "vault_write_note", "vault_edit_note", "git"}},
-		{"no writer", newFake(), Options{}, withLearn,
+		{"no writer", newFake(), Options{}, registry(),
 			[]string{"vault_search"},
 			[]string{"vault_learn", "vault_undo", "vault_write_note", "vault_edit_note", "git"}},
-		{"writer", newFakeWriter(), Options{}, registry(),
+		{"writer without vault_learn", writerOnly{newFakeWriter()}, Options{}, registry(),
 			[]string{"vault_search", "vault_edit_note", "vault_write_note", "expected_sha256", "vault_undo", "git"},
 			[]string{"vault_learn"}},
-		{"writer with vault_learn", newFakeWriter(), Options{}, withLearn,
+		{"writer with vault_learn", newFakeWriter(), Options{}, registry(),
 			[]string{"vault_search", "vault_learn", "vault_undo", "expected_sha256", "git"},
 			[]string{}},
 	}

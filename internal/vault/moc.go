@@ -211,7 +211,7 @@ func (s *Service) addMOCLine(t *tx, domain, line string, resolveTo func(moc stri
 	if strings.Contains(text, "\r\n") {
 		eol = "\r\n"
 	}
-	after := insertUnderSection(text, []string{profiles["en"].notesSection, profiles["pt"].notesSection}, line, eol)
+	after := insertUnderSection(text, sectionNames(p, func(p profile) string { return p.notesSection }), line, eol)
 	after = bumpUpdated(after, p, s.today())
 	return t.writeFile(moc, before, []byte(after), vaultfs.Move)
 }
@@ -326,10 +326,40 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 	if strings.Contains(text, "\r\n") {
 		eol = "\r\n"
 	}
+	names := sectionNames(p, func(p profile) string { return p.domainsSection })
+	if hasSection(text, names) {
+		return t.writeFile(knowledgeIndex, before, []byte(insertUnderSection(text, names, line, eol)), vaultfs.Move)
+	}
 	if !strings.HasSuffix(text, "\n") {
 		text += eol
 	}
 	return t.writeFile(knowledgeIndex, before, []byte(text+line+eol), vaultfs.Move)
+}
+
+// sectionNames lists a section's name in the profile's language first, then
+// in the others (reading accepts every spelling; writing uses the profile's).
+func sectionNames(p profile, name func(profile) string) []string {
+	names := []string{name(p)}
+	for _, lang := range []string{"en", "pt"} {
+		if n := name(profiles[lang]); n != names[0] {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// hasSection reports whether text has a "## " heading named one of names.
+func hasSection(text string, names []string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if h, ok := strings.CutPrefix(strings.TrimSpace(line), "## "); ok {
+			for _, n := range names {
+				if strings.EqualFold(strings.TrimSpace(h), n) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // resolverAfter returns a copy of the resolver with the move applied.

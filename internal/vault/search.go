@@ -106,6 +106,7 @@ type scored struct {
 	chunk    int
 	score    float64
 	viaGraph bool
+	fuzzy    bool
 }
 
 // rank returns the final ranking: direct hits plus one hop of graph
@@ -121,7 +122,7 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 	out := make([]scored, 0, len(direct)+limit)
 	best := make(map[string]float64) // best direct score per note
 	for _, h := range direct {
-		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score})
+		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score, fuzzy: h.Fuzzy})
 		if h.Score > best[h.Path] {
 			best[h.Path] = h.Score
 		}
