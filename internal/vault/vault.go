@@ -135,19 +135,25 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	}
 	bg, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	var w *watch.Watcher
-	if opts.Watch {
-		// The watcher starts before the first walk so that no change made
-		// during indexing is missed; its events are applied after the build.
-		w, err = watch.New(fsys.Dir(), vaultfs.IsIgnored, opts.Debounce)
-		if err != nil {
-			s.log.Warn("file watcher unavailable; changes are picked up when a hit is re-validated", "err", fsys.Redact(err.Error()))
-			w = nil
-		}
-	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		// The watcher starts before the first walk so that no change made
+		// during indexing is missed (its events are applied after the
+		// build); it is set up here, not in Open, because watching a large
+		// vault means listing every folder, and the MCP handshake must not
+		// wait for that.
+		var w *watch.Watcher
+		if opts.Watch {
+			var err error
+			w, err = watch.New(fsys.Dir(), vaultfs.IsIgnored, opts.Debounce)
+			if err != nil {
+				s.log.Warn("file watcher unavailable; changes are picked up when a hit is re-validated", "err", fsys.Redact(err.Error()))
+				w = nil
+			} else {
+				defer w.Close()
+			}
+		}
 		s.build(bg)
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
@@ -155,9 +161,6 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 			}
 		}
 	}()
-	if w != nil {
-		go func() { <-bg.Done(); _ = w.Close() }()
-	}
 	return s, nil
 }
 
