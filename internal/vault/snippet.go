@@ -119,12 +119,26 @@ func share(budget int, sizes []int) []int {
 	return alloc
 }
 
+// windowScan bounds the text searched for the best snippet window.
+const windowScan = 32 << 10
+
 // window picks the run of consecutive lines, at most budget characters, that
 // holds the most query terms (earliest on ties). A single line longer than the
 // budget is cut.
 func window(lines []string, first, budget int, an *index.Analyzer, terms map[string]bool) ([]string, int) {
 	if budget <= 0 || len(lines) == 0 {
 		return nil, first
+	}
+	// Only the first windowScan bytes of a huge chunk (a hub MOC can hold
+	// thousands of lines) are searched for the best window, which bounds the
+	// cost of quoting whatever the chunk's size.
+	scanned := 0
+	for i, l := range lines {
+		scanned += len(l) + 1
+		if scanned > windowScan && i > 0 {
+			lines = lines[:i]
+			break
+		}
 	}
 	score := make([]int, len(lines))
 	size := make([]int, len(lines))
@@ -150,14 +164,14 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 			bestStart, bestEnd, bestScore = lo, hi+1, sc
 		}
 	}
-	if bestScore < 0 {
-		// Every line alone is longer than the budget: cut the best line.
-		best := 0
-		for i := range lines {
-			if score[i] > score[best] {
-				best = i
-			}
+	best := 0
+	for i := range lines {
+		if score[i] > score[best] {
+			best = i
 		}
+	}
+	if bestScore < score[best] || bestScore < 0 {
+		// The line with the most query terms does not fit whole: cut it.
 		return []string{cutRunes(lines[best], budget-1) + "…"}, first + best
 	}
 	return lines[bestStart:bestEnd], first + bestStart

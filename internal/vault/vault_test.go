@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/index"
 )
 
 // files of a small vault in the numbered layout.
@@ -422,5 +423,20 @@ func TestShareAndWindow(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("share(%d, %v) = %v, want %v", tc.budget, tc.sizes, got, tc.want)
 		}
+	}
+}
+
+func TestWindowPicksMatchingLines(t *testing.T) {
+	an := index.NewAnalyzer("en")
+	terms := map[string]bool{"jitter": true, "backoff": true}
+	lines := []string{"intro line one", "intro line two", "use backoff", "with jitter", "closing words here"}
+	got, first := window(lines, 10, 25, an, terms)
+	if first != 12 || strings.Join(got, "|") != "use backoff|with jitter" {
+		t.Fatalf("window = %q from line %d", got, first)
+	}
+	// A single line longer than the budget is cut.
+	got, first = window([]string{"x", strings.Repeat("jitter ", 20)}, 1, 10, an, terms)
+	if first != 2 || len([]rune(got[0])) != 10 || !strings.HasSuffix(got[0], "…") {
+		t.Fatalf("cut line = %q from %d", got, first)
 	}
 }
