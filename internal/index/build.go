@@ -7,27 +7,71 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
 
-// rawPosting is one (term, chunk, tf) triple of a partial index, with local ids.
+// rawPosting is one (term, chunk, tf) triple of a partial index, with local
+// ids; tf is packed (see tfq) with its overflow in the partial.
 type rawPosting struct {
 	term  uint32
 	chunk uint32
-	tf    tfPair
+	tf    tfq
 }
 
-// tfPair is a field-weighted term frequency split by field group: head (the
-// heading trail, title, file name, aliases and tags) and body (prose and
-// code), which BM25F normalises by the chunk length with different b.
-type tfPair struct{ head, body float32 }
+// Fields, as counted in tfCounts.
+const (
+	fHeading = iota // heading trail, title, file name, aliases
+	fTags
+	fProse
+	fCode
+	numFields
+)
 
-func (t tfPair) zero() bool { return t.head == 0 && t.body == 0 }
+// tfCounts counts a term's occurrences per field. The field-weighted term
+// frequency of the package documentation is computed from it at query time,
+// tf_head = heading x w_heading + tags x w_tags and tf_body = prose x
+// w_prose + code x w_code: with the default weights these are the exact
+// values the float32 sums of the weights gave, and with any weights they
+// are at least as exact.
+type tfCounts [numFields]uint32
 
-// add adds w to the head or the body part.
-func (t *tfPair) add(head bool, w float32) {
-	if head {
-		t.head += w
-	} else {
-		t.body += w
+func (t *tfCounts) zero() bool { return *t == tfCounts{} }
+
+func (t *tfCounts) addAll(o *tfCounts) {
+	for f := range t {
+		t[f] += o[f]
 	}
+}
+
+// tfq is a tfCounts packed in 32 bits: heading, tags and code counts in 7
+// bits each, prose in 10; when a count does not fit, the tfBig bit is set and
+// the rest is an index into the counts' overflow table (the partial's, then
+// the term space's).
+type tfq uint32
+
+const (
+	tfBig                 tfq = 1 << 31
+	tfHeadingMax, tfOther     = 127, 127
+	tfProseMax                = 1023
+)
+
+// pack packs c, appending it to *big when it does not fit.
+func pack(c *tfCounts, big *[]tfCounts) tfq {
+	if c[fHeading] <= tfHeadingMax && c[fTags] <= tfOther && c[fCode] <= tfOther && c[fProse] <= tfProseMax {
+		return tfq(c[fHeading] | c[fTags]<<7 | c[fCode]<<14 | c[fProse]<<21)
+	}
+	*big = append(*big, *c)
+	return tfBig | tfq(len(*big)-1)
+}
+
+// weighted returns tf_head and tf_body of a packed tf.
+func (t tfq) weighted(fw *FieldWeights, big []tfCounts) (head, body float64) {
+	if t&tfBig == 0 {
+		head = float64(t&127)*fw.Heading + float64(t>>7&127)*fw.Tags
+		body = float64(t>>21)*fw.Prose + float64(t>>14&127)*fw.Code
+		return head, body
+	}
+	c := &big[t&^tfBig]
+	head = float64(c[fHeading])*fw.Heading + float64(c[fTags])*fw.Tags
+	body = float64(c[fProse])*fw.Prose + float64(c[fCode])*fw.Code
+	return head, body
 }
 
 // rawList is an append-only list of raw postings in blocks, so that growing
@@ -61,9 +105,9 @@ type partNote struct {
 	lang  langID
 	first uint32 // first local chunk
 	n     uint32
-	// terms and stems list the term of each of the note's postings (a term
-	// once per chunk holding it), so removing the note decrements each df
-	// without searching the posting lists.
+	// terms and stems list the distinct terms and stems of the note, so
+	// that removing it finds its postings (one binary search per list, its
+	// chunk slots being contiguous) and decrements each df.
 	terms  []uint32
 	stems  []uint32
 	sumLen float64
@@ -80,12 +124,14 @@ type partial struct {
 	clen  []float32
 	cnote []uint32 // per local chunk: local note
 	notes []partNote
+	big   []tfCounts // tf overflow of post
+	sbig  []tfCounts // tf overflow of spost
 }
 
 type tfEntry struct {
 	term uint32
-	tf   tfPair
-	ptf  tfPair // the part of tf from occurrences without accents
+	tf   tfCounts
+	ptf  tfCounts // the part of tf from occurrences without accents
 }
 
 // builder analyzes notes into a partial. One per goroutine.
@@ -109,15 +155,15 @@ type builder struct {
 	tok    tokenizer
 	stats  textStats
 	weight float32 // weight of the field being analyzed
-	head   bool    // the field being analyzed is in the head group
+	fld    int     // the field being analyzed (fHeading...)
 	length float32 // weighted length of the chunk being analyzed
 
-	acc      []tfPair // per local term: tf in the current chunk
-	pacc     []tfPair // per local term: tf of its unaccented occurrences
+	acc      []tfCounts // per local term: tf in the current chunk
+	pacc     []tfCounts // per local term: tf of its unaccented occurrences
 	touched  []uint32
-	vacc     []tfPair // per variant: tf in the current chunk
+	vacc     []tfCounts // per variant: tf in the current chunk
 	vtouched []uint32
-	sacc     []tfPair // per local stem: tf in the current chunk
+	sacc     []tfCounts // per local stem: tf in the current chunk
 	stouched []uint32
 
 	// per note scratch
@@ -128,6 +174,9 @@ type builder struct {
 	lens   []float32
 	tlist  []uint32
 	slist  []uint32
+	tseen  []uint32 // per local term: the stamp of the last note listing it
+	sseen  []uint32 // per local stem: likewise
+	stamp  uint32
 	fmTags []string
 }
 
@@ -150,36 +199,35 @@ func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
 	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 	if !ok {
-		b.acc = append(b.acc, tfPair{})
-		b.pacc = append(b.pacc, tfPair{})
+		b.acc = append(b.acc, tfCounts{})
+		b.pacc = append(b.pacc, tfCounts{})
 	}
 	if b.acc[id].zero() {
 		b.touched = append(b.touched, id)
 	}
-	b.acc[id].add(b.head, b.weight)
+	b.acc[id][b.fld]++
 	if b.tok.orig == "" {
-		b.pacc[id].add(b.head, b.weight)
+		b.pacc[id][b.fld]++
 		return
 	}
 	v, ok := b.vdict.id(b.tok.orig)
 	if !ok {
 		b.vterm = append(b.vterm, id)
-		b.vacc = append(b.vacc, tfPair{})
+		b.vacc = append(b.vacc, tfCounts{})
 	}
 	if b.vacc[v].zero() {
 		b.vtouched = append(b.vtouched, v)
 	}
-	b.vacc[v].add(b.head, b.weight)
+	b.vacc[v][b.fld]++
 }
 
-// field analyzes one field of the current chunk; head selects the field
-// group.
-func (b *builder) field(text string, w float64, head, detect bool) {
+// field analyzes one field (fHeading...) of the current chunk.
+func (b *builder) field(text string, w float64, fld int, detect bool) {
 	if w <= 0 || text == "" {
 		return
 	}
 	b.weight = float32(w)
-	b.head = head
+	b.fld = fld
 	if detect {
 		b.tok.stats = &b.stats
 	} else {
@@ -199,32 +247,32 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		ch := &n.Chunks[ci]
 		b.length = 0
 		for _, h := range ch.Headings {
-			b.field(h, b.fw.Heading, true, true)
+			b.field(h, b.fw.Heading, fHeading, true)
 		}
 		if ci == 0 {
-			b.field(n.Title, b.fw.Heading, true, true)
-			b.field(fileTitle(path, n.Title), b.fw.Heading, true, true)
+			b.field(n.Title, b.fw.Heading, fHeading, true)
+			b.field(fileTitle(path, n.Title), b.fw.Heading, fHeading, true)
 			for _, a := range n.Aliases {
-				b.field(a, b.fw.Heading, true, true)
+				b.field(a, b.fw.Heading, fHeading, true)
 			}
 		}
 		for _, t := range b.fmTags {
-			b.field(t, b.fw.Tags, true, false)
+			b.field(t, b.fw.Tags, fTags, false)
 		}
 		for _, t := range ch.Tags {
-			b.field(t, b.fw.Tags, true, false)
+			b.field(t, b.fw.Tags, fTags, false)
 		}
-		b.field(ch.Prose, b.fw.Prose, false, true)
-		b.field(ch.Code, b.fw.Code, false, false)
+		b.field(ch.Prose, b.fw.Prose, fProse, true)
+		b.field(ch.Code, b.fw.Code, fCode, false)
 		for _, id := range b.touched {
 			b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
-			b.acc[id], b.pacc[id] = tfPair{}, tfPair{}
+			b.acc[id], b.pacc[id] = tfCounts{}, tfCounts{}
 		}
 		b.touched = b.touched[:0]
 		b.ends = append(b.ends, len(b.ctf))
 		for _, v := range b.vtouched {
-			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], tfPair{}})
-			b.vacc[v] = tfPair{}
+			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], tfCounts{}})
+			b.vacc[v] = tfCounts{}
 		}
 		b.vtouched = b.vtouched[:0]
 		b.vends = append(b.vends, len(b.vtf))
@@ -236,6 +284,8 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	local := uint32(len(p.notes))
 	first := uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
+	b.stamp++
+	b.tseen = growStamps(b.tseen, len(b.dict.terms))
 	var sum float64
 	start, vstart := 0, 0
 	for ci, end := range b.ends {
@@ -245,8 +295,11 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		p.cnote = append(p.cnote, local)
 		sum += float64(b.lens[ci])
 		for _, e := range b.ctf[start:end] {
-			p.post.add(rawPosting{e.term, cid, e.tf})
-			b.tlist = append(b.tlist, e.term)
+			p.post.add(rawPosting{e.term, cid, pack(&e.tf, &p.big)})
+			if b.tseen[e.term] != b.stamp {
+				b.tseen[e.term] = b.stamp
+				b.tlist = append(b.tlist, e.term)
+			}
 			if stems && !e.ptf.zero() {
 				b.addStems(b.stemIDs(lang, e.term), e.ptf)
 			}
@@ -258,9 +311,12 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		}
 		vstart = b.vends[ci]
 		for _, sid := range b.stouched {
-			p.spost.add(rawPosting{sid, cid, b.sacc[sid]})
-			b.sacc[sid] = tfPair{}
-			b.slist = append(b.slist, sid)
+			p.spost.add(rawPosting{sid, cid, pack(&b.sacc[sid], &p.sbig)})
+			b.sacc[sid] = tfCounts{}
+			if b.sseen[sid] != b.stamp {
+				b.sseen[sid] = b.stamp
+				b.slist = append(b.slist, sid)
+			}
 		}
 		b.stouched = b.stouched[:0]
 		start = end
@@ -292,14 +348,13 @@ type stemPair struct {
 }
 
 // addStems adds tf to the current chunk's stems.
-func (b *builder) addStems(sp stemPair, tf tfPair) {
+func (b *builder) addStems(sp stemPair, tf tfCounts) {
 	for _, sid := range [2]int32{sp.a, sp.b} {
 		if sid >= 0 {
 			if b.sacc[sid].zero() {
 				b.stouched = append(b.stouched, uint32(sid))
 			}
-			b.sacc[sid].head += tf.head
-			b.sacc[sid].body += tf.body
+			b.sacc[sid].addAll(&tf)
 		}
 	}
 }
@@ -320,6 +375,14 @@ func (b *builder) variantStemIDs(l langID, v uint32) stemPair {
 		cache[v] = b.computeStems(l, b.dict.terms[b.vterm[v]], b.vdict.terms[v])
 	}
 	return cache[v]
+}
+
+// growStamps extends s to n entries (zero: no note yet).
+func growStamps(s []uint32, n int) []uint32 {
+	if n > len(s) {
+		s = append(s, make([]uint32, n-len(s))...)
+	}
+	return s
 }
 
 // growCache makes (*cache)[i] addressable; n is the current id count.
@@ -350,7 +413,8 @@ func (b *builder) stemLocal(key string) int32 {
 		sid = uint32(len(b.p.stems))
 		b.sdict[key] = sid
 		b.p.stems = append(b.p.stems, key)
-		b.sacc = append(b.sacc, tfPair{})
+		b.sacc = append(b.sacc, tfCounts{})
+		b.sseen = append(b.sseen, 0)
 	}
 	return int32(sid)
 }

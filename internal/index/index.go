@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -115,16 +117,18 @@ type Stats struct {
 // at a time (Add, AddBatch, Remove).
 //
 // Layout: every chunk has a slot; a term has a posting list of (slot, tf)
-// sorted by slot, tf being the field-weighted term frequency of the head and
-// of the body field groups (see the package documentation), and a document
-// frequency kept apart. New chunks get new slots at the end, so appending
+// sorted by slot, tf being the term's occurrence counts per field packed in
+// 32 bits (the field-weighted frequencies of the head and body groups of the
+// package documentation are computed from them while scoring), and a
+// document frequency kept apart. Each list has its own allocation. New chunks get new slots at the end, so appending
 // keeps every list sorted and adding never moves existing postings.
 //
 // Removal uses tombstones: the note's slots are marked dead (a negative
 // length, which the scoring loop reads anyway) and the document frequencies
-// of its terms are decremented (every note keeps the term of each of its
-// postings), so N, df and the average length are exact at once and a removal
-// costs O(postings of the note). Dead postings are skipped while scoring;
+// of its terms are decremented (every note keeps its distinct terms, and its
+// postings in a list are found by one binary search, its slots being
+// contiguous), so N, df and the average length are exact at once and a
+// removal costs O(postings of the note + terms x log list length). Dead postings are skipped while scoring;
 // when they are more than a quarter of all postings (or dead slots more
 // than a quarter of the slots) every list is filtered and the live slots are
 // renumbered in one pass, and when more than a quarter of the vocabulary has
@@ -172,13 +176,14 @@ type space struct {
 	ids   map[string]uint32
 	terms []string
 	post  [][]posting
-	df    []uint32 // live chunks holding the term
-	empty int      // terms with df 0
+	df    []uint32   // live chunks holding the term
+	empty int        // terms with df 0
+	big   []tfCounts // tf overflow (tfq)
 }
 
 type posting struct {
 	chunk uint32
-	tf    tfPair
+	tf    tfq
 }
 
 type noteInfo struct {
@@ -192,8 +197,8 @@ type noteInfo struct {
 	live   bool
 	first  uint32
 	n      uint32
-	terms  []uint32 // the term of each posting of the note
-	stems  []uint32 // the stem of each stem posting of the note
+	terms  []uint32 // the distinct terms of the note
+	stems  []uint32 // the distinct stems of the note
 	sumLen float64
 }
 
@@ -399,8 +404,8 @@ func (ix *Index) merge(parts ...*partial) {
 		gExact[pi] = ix.mapTerms(&ix.exact, p.terms, true)
 		gStem[pi] = ix.mapTerms(&ix.stems, p.stems, false)
 	}
-	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, func(p *partial) *rawList { return &p.post })
-	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, func(p *partial) *rawList { return &p.spost })
+	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
+	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
 	// Note term lists to global ids.
 	for pi := range parts {
 		for _, slot := range noteSlots[pi] {
@@ -499,60 +504,114 @@ func (ix *Index) mapTerms(sp *space, terms []string, fuzzy bool) []uint32 {
 }
 
 // mergePostings appends the partials' postings to the global lists and
-// returns how many it added. For a large merge each touched list is rebuilt
-// at its exact size in one shared allocation.
-func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uint32, get func(*partial) *rawList) int {
+// returns how many it added, releasing the partials' blocks as it goes.
+//
+// Every list has its own allocation. A list grows by append (amortised
+// doubling), so merging a note costs O(its postings) whatever the size of the
+// vault; only when the batch is at least as large as the vocabulary (a cold
+// build, a large batch) are the lists that are still empty allocated at their
+// exact size after a counting pass, which saves the slack of doubling where
+// most lists are new. A large merge runs on every CPU, each worker taking
+// the terms whose id is its number modulo the workers (so each list is
+// written by one worker, in order), a group of blocks at a time.
+func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uint32, get func(*partial) (*rawList, []tfCounts)) int {
 	total := 0
-	for _, p := range parts {
-		total += get(p).n
+	// Overflow counts move to the space's table, each partial's at an offset.
+	bigBase := make([]tfq, len(parts))
+	for pi, p := range parts {
+		rl, big := get(p)
+		total += rl.n
+		bigBase[pi] = tfq(len(sp.big))
+		sp.big = append(sp.big, big...)
 	}
 	if total == 0 {
 		return 0
 	}
-	if total >= 4096 {
-		cnt := make([]uint32, len(sp.terms))
-		for pi, p := range parts {
-			for _, blk := range get(p).blocks {
-				for _, rp := range blk {
-					cnt[gmap[pi][rp.term]]++
-				}
-			}
-		}
-		size := total
-		for id, c := range cnt {
-			if c > 0 {
-				size += len(sp.post[id])
-			}
-		}
-		backing := make([]posting, size)
-		off := 0
-		for id, c := range cnt {
-			if c == 0 {
-				continue
-			}
-			old := sp.post[id]
-			n := len(old) + int(c)
-			l := backing[off : off+len(old) : off+n]
-			copy(l, old)
-			sp.post[id] = l
-			off += n
-		}
+	workers := 1
+	if total >= parallelMergeMin {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	// Otherwise (a few notes): plain appends, no pass over the vocabulary.
-	for pi, p := range parts {
-		base := chunkBase[pi]
-		for _, blk := range get(p).blocks {
-			for _, rp := range blk {
-				id := gmap[pi][rp.term]
-				if sp.df[id] == 0 {
-					sp.empty--
+	if total >= len(sp.terms) {
+		cnt := make([]uint32, len(sp.terms))
+		shards(workers, func(w, nw uint32) int {
+			for pi, p := range parts {
+				g := gmap[pi]
+				rl, _ := get(p)
+				for _, blk := range rl.blocks {
+					for _, rp := range blk {
+						if id := g[rp.term]; id%nw == w {
+							cnt[id]++
+						}
+					}
 				}
-				sp.df[id]++
-				sp.post[id] = append(sp.post[id], posting{rp.chunk + base, rp.tf})
 			}
+			for id := w; id < uint32(len(cnt)); id += nw {
+				if c := cnt[id]; c > 0 && cap(sp.post[id]) == 0 {
+					sp.post[id] = make([]posting, 0, c)
+				}
+			}
+			return 0
+		})
+	}
+	const group = 32 // blocks merged between two releases
+	for pi, p := range parts {
+		base, bb, g := chunkBase[pi], bigBase[pi], gmap[pi]
+		rl, _ := get(p)
+		for s := 0; s < len(rl.blocks); s += group {
+			blks := rl.blocks[s:min(s+group, len(rl.blocks))]
+			sp.empty -= shards(workers, func(w, nw uint32) int {
+				filled := 0 // terms whose df leaves 0
+				for _, blk := range blks {
+					for _, rp := range blk {
+						id := g[rp.term]
+						if id%nw != w {
+							continue
+						}
+						if sp.df[id] == 0 {
+							filled++
+						}
+						sp.df[id]++
+						tf := rp.tf
+						if tf&tfBig != 0 {
+							tf += bb
+						}
+						sp.post[id] = append(sp.post[id], posting{rp.chunk + base, tf})
+					}
+				}
+				return filled
+			})
+			clear(blks) // merged: let the collector have them
 		}
+		rl.blocks, rl.n = nil, 0
 	}
 	return total
+}
+
+// parallelMergeMin is the smallest merge that runs on every CPU (a variable
+// for the tests).
+var parallelMergeMin = 1 << 16
+
+// shards runs fn(w, n) for w in [0, n) on n goroutines (inline when n is 1)
+// and returns the sum of the results.
+func shards(n int, fn func(w, n uint32) int) int {
+	if n <= 1 {
+		return fn(0, 1)
+	}
+	res := make([]int, n)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[w] = fn(uint32(w), uint32(n))
+		}()
+	}
+	wg.Wait()
+	sum := 0
+	for _, r := range res {
+		sum += r
+	}
+	return sum
 }
 
 // removeLocked removes a note; caller holds the write lock.
@@ -562,15 +621,25 @@ func (ix *Index) removeLocked(path string) bool {
 		return false
 	}
 	info := &ix.notes[slot]
+	end := info.first + info.n
 	for _, sp := range [...]struct {
 		sp    *space
 		terms []uint32
 	}{{&ix.exact, info.terms}, {&ix.stems, info.stems}} {
-		for _, t := range sp.terms { // once per chunk holding t
-			sp.sp.df[t]--
+		for _, t := range sp.terms {
+			// The note's postings of t: those in its chunk slots, which
+			// are contiguous and all live.
+			l := sp.sp.post[t]
+			lo, _ := slices.BinarySearchFunc(l, info.first, func(p posting, c uint32) int { return cmp.Compare(p.chunk, c) })
+			hi := lo
+			for hi < len(l) && l[hi].chunk < end {
+				hi++
+			}
+			sp.sp.df[t] -= uint32(hi - lo)
 			if sp.sp.df[t] == 0 {
 				sp.sp.empty++
 			}
+			ix.deadPostings += hi - lo
 		}
 	}
 	for c := info.first; c < info.first+info.n; c++ {
@@ -578,7 +647,6 @@ func (ix *Index) removeLocked(path string) bool {
 		ix.clen[c] = -1
 	}
 	ix.dead += int(info.n)
-	ix.deadPostings += len(info.terms) + len(info.stems)
 	ix.live -= int(info.n)
 	ix.sumLen -= info.sumLen
 	if ix.live == 0 {
@@ -634,11 +702,17 @@ func (ix *Index) compactChunks() {
 	ix.compactions++
 	ix.postings, ix.deadPostings = 0, 0
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
+		var big []tfCounts
 		for t, l := range sp.post {
 			k := 0
 			for _, p := range l {
 				if id := newID[p.chunk]; id != noNote {
-					l[k] = posting{id, p.tf}
+					tf := p.tf
+					if tf&tfBig != 0 {
+						big = append(big, sp.big[tf&^tfBig])
+						tf = tfBig | tfq(len(big)-1)
+					}
+					l[k] = posting{id, tf}
 					k++
 				}
 			}
@@ -652,6 +726,7 @@ func (ix *Index) compactChunks() {
 			}
 			ix.postings += k
 		}
+		sp.big = big
 	}
 	for i := range ix.notes {
 		if ix.notes[i].live && ix.notes[i].n > 0 {
@@ -669,6 +744,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		terms: make([]string, 0, live),
 		post:  make([][]posting, 0, live),
 		df:    make([]uint32, 0, live),
+		big:   sp.big,
 	}
 	for id, t := range sp.terms {
 		if sp.df[id] == 0 {

@@ -848,3 +848,62 @@ func TestAccentVariantsIndependentOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeCountsExact checks a chunk whose counts overflow the packed
+// posting (a term 130 times in the heading, 1,100 times in the prose): the
+// scores follow the formula, before and after the chunk slots are compacted.
+func TestLargeCountsExact(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("s.md", prose("mango papaya"))
+	ix.Add("k.md", &markdown.Note{Chunks: []markdown.Chunk{{
+		Headings: []string{strings.Repeat("kiwi ", 130)},
+		Prose:    strings.Repeat("kiwi ", 1100) + strings.Repeat("kiwis ", 5),
+	}}})
+	// lengths 2 and 130 x 3 + 1,105 = 1,495; N 2, idf ln 2 for both terms.
+	l := 1495 / ((1495.0 + 2) / 2)
+	bm := func(head, body float64) float64 {
+		tf := head/(0.75+0.25*l) + body/(0.25+0.75*l)
+		return math.Log(2) * 2.2 * tf / (tf + 1.2)
+	}
+	check := func(label string) {
+		t.Helper()
+		if got, want := scoreFor(t, ix, "kiwi", "k.md"), bm(390, 1100); !near(got, want) {
+			t.Errorf("%s: kiwi %v, want %v", label, got, want)
+		}
+		// kiwis: exact tf 5 in the body, or the stem kiwi at 0.6 with every
+		// occurrence.
+		if got, want := scoreFor(t, ix, "kiwis", "k.md"), math.Max(bm(0, 5), DefaultStemWeight*bm(390, 1105)); !near(got, want) {
+			t.Errorf("%s: kiwis %v, want %v", label, got, want)
+		}
+	}
+	check("fresh")
+	if len(ix.exact.big) != 1 || len(ix.stems.big) != 1 {
+		t.Fatalf("overflow tables: %d exact, %d stems; want 1 and 1", len(ix.exact.big), len(ix.stems.big))
+	}
+	// Kill the first note's slot and compact: the overflow entries move.
+	ix.Add("s.md", prose("mango papaya"))
+	ix.mu.Lock()
+	ix.compactChunks()
+	ix.mu.Unlock()
+	check("after compaction")
+}
+
+// TestParallelMergeMatchesSequential builds the same notes with the merge
+// sharded on several workers and on one, into an empty and a populated index.
+func TestParallelMergeMatchesSequential(t *testing.T) {
+	items := syntheticSized(300, 60)
+	build := func(minParallel int) *Index {
+		defer func(old int) { parallelMergeMin = old }(parallelMergeMin)
+		parallelMergeMin = minParallel
+		ix := New(Options{})
+		ix.AddBatch(items[:200])
+		ix.AddBatch(items[150:])
+		return ix
+	}
+	par, seq := build(1), build(1<<30)
+	var qs []string
+	for _, it := range items[:20] {
+		qs = append(qs, it.Note.Title)
+	}
+	sameRanking(t, "parallel vs sequential merge", par, seq, qs)
+}

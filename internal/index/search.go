@@ -36,15 +36,15 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	}
 	s := getScratch(len(ix.cnote))
 	defer scratchPool.Put(s)
-	sc := newScorer(s, ix.clen, ix.live, ix.sumLen)
+	sc := newScorer(s, ix.clen, ix.live, ix.sumLen, &ix.fw)
 	var st *stemmer
 	for _, qt := range terms {
 		q := qt.term
 		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
-			sc.add(ix.exact.post[id], ix.exact.df[id], 1, true)
+			sc.add(&ix.exact, id, 1, true)
 		} else {
 			for _, id := range ix.expansions(q) {
-				sc.add(ix.exact.post[id], ix.exact.df[id], ix.fuzzyWeight, false)
+				sc.add(&ix.exact, id, ix.fuzzyWeight, false)
 			}
 		}
 		if stemmable(q) {
@@ -58,7 +58,7 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 				k1, k2 := stemKeys(st, l, q, qt.orig)
 				for _, k := range [2]string{k1, k2} {
 					if id, ok := ix.stems.ids[k]; ok && ix.stems.df[id] > 0 {
-						sc.add(ix.stems.post[id], ix.stems.df[id], ix.stemWeight, true)
+						sc.add(&ix.stems, id, ix.stemWeight, true)
 					}
 				}
 			}
@@ -173,6 +173,7 @@ func idf(n, df float64) float64 {
 type scorer struct {
 	s    *scratch
 	clen []float32
+	fw   *FieldWeights
 	n    float64
 	// A chunk of weighted length l normalises its body tf by
 	// (bodyBase + bodyPerLen x l) / k1 and its head tf by
@@ -181,28 +182,32 @@ type scorer struct {
 	headBase, headPerLen float64
 }
 
-func newScorer(s *scratch, clen []float32, live int, sumLen float64) scorer {
+func newScorer(s *scratch, clen []float32, live int, sumLen float64, fw *FieldWeights) scorer {
 	n := float64(live)
 	avg := sumLen / n
 	if avg <= 0 {
 		avg = 1
 	}
 	return scorer{
-		s: s, clen: clen, n: n,
+		s: s, clen: clen, fw: fw, n: n,
 		bodyBase: k1 * (1 - bBody), bodyPerLen: k1 * bBody / avg,
 		headBase: k1 * (1 - bHead), headPerLen: k1 * bHead / avg,
 	}
 }
 
-// add scores one posting list (df live chunks) for the current query term:
-// each chunk keeps the best of its matches for the term. Dead chunks (negative
-// length) are skipped.
-func (sc *scorer) add(l []posting, df uint32, w float64, strong bool) {
+// add scores the posting list of term id of a space for the current query
+// term: each chunk keeps the best of its matches for the term. Dead chunks
+// (negative length) are skipped.
+func (sc *scorer) add(sp *space, id uint32, w float64, strong bool) {
 	s := sc.s
-	wi := w * idf(sc.n, float64(df)) * (k1 + 1)
+	l, big, clen := sp.post[id], sp.big, sc.clen
+	wH, wT, wP, wC := sc.fw.Heading, sc.fw.Tags, sc.fw.Prose, sc.fw.Code
+	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
+	term, strongs := s.term, s.strong
+	wi := w * idf(sc.n, float64(sp.df[id])) * (k1 + 1)
 	for _, p := range l {
 		c := p.chunk
-		cl := sc.clen[c]
+		cl := clen[c]
 		if cl < 0 {
 			continue
 		}
@@ -210,18 +215,25 @@ func (sc *scorer) add(l []posting, df uint32, w float64, strong bool) {
 		// tf~ = k1 x (tb/kb + th/kh) and wi x tf~/(tf~ + k1) is, over one
 		// division, wi x num / (num + kb x kh) with num = tb x kh + th x kb.
 		cl64 := float64(cl)
-		kb := sc.bodyBase + sc.bodyPerLen*cl64
-		kh := sc.headBase + sc.headPerLen*cl64
-		num := float64(p.tf.body)*kh + float64(p.tf.head)*kb
+		kb := bodyBase + bodyPerLen*cl64
+		kh := headBase + headPerLen*cl64
+		var th, tb float64
+		if t := p.tf; t&tfBig == 0 {
+			th = float64(t&127)*wH + float64(t>>7&127)*wT
+			tb = float64(t>>21)*wP + float64(t>>14&127)*wC
+		} else {
+			th, tb = t.weighted(sc.fw, big)
+		}
+		num := tb*kh + th*kb
 		v := wi * num / (num + kb*kh)
-		if v > s.term[c] {
-			if s.term[c] == 0 {
+		if v > term[c] {
+			if term[c] == 0 {
 				s.termTouched = append(s.termTouched, c)
 			}
-			s.term[c] = v
+			term[c] = v
 		}
 		if strong {
-			s.strong[c] = true
+			strongs[c] = true
 		}
 	}
 }
