@@ -268,10 +268,8 @@ func (s *Service) build(ctx context.Context) {
 		}
 	}
 	s.setProgress(0, len(notes))
-	results := s.parseAll(ctx, notes)
 
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
 	for _, fi := range files {
@@ -280,23 +278,42 @@ func (s *Service) build(ctx context.Context) {
 	for rel, reason := range skipped {
 		s.unindexed[rel] = reason
 	}
-	items := make([]index.Item, 0, len(results))
-	for _, r := range results {
-		if r.err != nil {
-			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
-			s.graph.AddFile(r.path)
-			continue
+	s.mu.Unlock()
+	// Notes are read, parsed and indexed in batches, so that only one batch
+	// of parsed notes (which hold their file's bytes) is alive at a time.
+	indexed := 0
+	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
+		hi := min(lo+buildBatch, len(notes))
+		results := s.parseAll(ctx, notes[lo:hi], lo, len(notes))
+		items := make([]index.Item, 0, len(results))
+		s.mu.Lock()
+		for _, r := range results {
+			if r.err != nil {
+				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+				continue
+			}
+			items = append(items, index.Item{Path: r.path, Note: r.note})
+			s.notes[r.path] = infoOf(r.note, r.info)
+			s.graph.SetNote(r.path, r.note.Links)
 		}
-		items = append(items, index.Item{Path: r.path, Note: r.note})
-		s.notes[r.path] = infoOf(r.note, r.info)
-		s.graph.SetNote(r.path, r.note.Links)
+		s.ix.AddBatch(items)
+		s.mu.Unlock()
+		indexed += len(items)
 	}
-	s.ix.AddBatch(items)
-	s.log.Info("vault indexed", "notes", len(items), "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	s.log.Info("vault indexed", "notes", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
 }
 
+// buildBatch is how many notes the first build parses and indexes at once.
+const buildBatch = 8192
+
 // parseAll reads and parses notes with one worker per CPU, keeping order.
-func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []parsed {
+// Progress is reported as base+done of total (total 0: of len(files)).
+func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo, base, total int) []parsed {
+	if total == 0 {
+		total = len(files)
+	}
 	out := make([]parsed, len(files))
 	workers := runtime.GOMAXPROCS(0)
 	var next, done int64
@@ -320,13 +337,13 @@ func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []pars
 				d := done
 				mu.Unlock()
 				if d%256 == 0 {
-					s.setProgress(int(d), len(files))
+					s.setProgress(base+int(d), total)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	s.setProgress(len(files), len(files))
+	s.setProgress(base+len(files), total)
 	return out
 }
 
@@ -498,7 +515,7 @@ func (s *Service) rescan(ctx context.Context) {
 		s.log.Warn("rescan failed", "err", s.fs.Redact(err.Error()))
 		return
 	}
-	results := s.parseAll(ctx, changed)
+	results := s.parseAll(ctx, changed, 0, 0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range results {
