@@ -16,8 +16,6 @@ import (
 const (
 	graphSeeds  = 8
 	graphFactor = 0.4
-	typeFactor  = 0.3 // moc and daily notes
-	archFactor  = 0.4 // notes under 99-archive/
 )
 
 // maxRevalidations bounds how often one search re-runs because a hit changed
@@ -185,10 +183,10 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 func noteFactor(p string, ni *noteInfo) float64 {
 	f := 1.0
 	if ni.typ == "moc" || ni.typ == "daily" {
-		f *= typeFactor
+		f *= index.TypeFactor
 	}
-	if p == "99-archive" || strings.HasPrefix(p, "99-archive/") {
-		f *= archFactor
+	if strings.HasPrefix(p, index.ArchiveFolder+"/") {
+		f *= index.ArchiveFactor
 	}
 	return f
 }
