@@ -98,6 +98,11 @@ func (l *rawList) add(p rawPosting) {
 	l.n++
 }
 
+// elideStems: a stem posting equal to the posting of the term spelled as the
+// stem is not stored (a variable for the tests, which compare with the index
+// that stores every stem posting).
+var elideStems = true
+
 // partNote is a note of a partial index; its term lists hold local ids.
 type partNote struct {
 	path  string
@@ -126,6 +131,10 @@ type partial struct {
 	notes []partNote
 	big   []tfCounts // tf overflow of post
 	sbig  []tfCounts // tf overflow of spost
+	// sdf counts, per local stem, the chunks whose posting of the stem was
+	// not stored because it equals the chunk's posting of the exact term
+	// spelled as the stem (see elision in the package documentation).
+	sdf []uint32
 }
 
 type tfEntry struct {
@@ -165,6 +174,8 @@ type builder struct {
 	vtouched []uint32
 	sacc     []tfCounts // per local stem: tf in the current chunk
 	stouched []uint32
+	selfs    []tfEntry // the current chunk's terms that are their own stem (term = stem id)
+	elide    []bool    // per local stem: its posting in the current chunk is not stored
 
 	// per note scratch
 	ctf    []tfEntry
@@ -300,8 +311,14 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 				b.tseen[e.term] = b.stamp
 				b.tlist = append(b.tlist, e.term)
 			}
-			if stems && !e.ptf.zero() {
-				b.addStems(b.stemIDs(lang, e.term), e.ptf)
+			if stems {
+				sp := b.stemIDs(lang, e.term)
+				if !e.ptf.zero() {
+					b.addStems(sp, e.ptf)
+				}
+				if sp.self {
+					b.selfs = append(b.selfs, tfEntry{term: uint32(sp.a), tf: e.tf})
+				}
 			}
 		}
 		if stems {
@@ -310,8 +327,21 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 			}
 		}
 		vstart = b.vends[ci]
+		// A stem whose only word in the chunk is the term spelled as the
+		// stem has the posting of that term: it is not stored twice.
+		for _, e := range b.selfs {
+			if elideStems && b.sacc[e.term] == e.tf {
+				b.elide[e.term] = true
+			}
+		}
+		b.selfs = b.selfs[:0]
 		for _, sid := range b.stouched {
-			p.spost.add(rawPosting{sid, cid, pack(&b.sacc[sid], &p.sbig)})
+			if b.elide[sid] {
+				b.elide[sid] = false
+				p.sdf[sid]++
+			} else {
+				p.spost.add(rawPosting{sid, cid, pack(&b.sacc[sid], &p.sbig)})
+			}
 			b.sacc[sid] = tfCounts{}
 			if b.sseen[sid] != b.stamp {
 				b.sseen[sid] = b.stamp
@@ -341,10 +371,11 @@ func (b *builder) finish() *partial {
 
 // stemPair holds local stem ids: the stem of the folded term and, for a
 // variant whose accented form stems differently, the folded stem of that
-// form; -1 for none.
+// form; -1 for none. self: the term (not a variant) is its own stem.
 type stemPair struct {
 	a, b int32
 	done bool
+	self bool
 }
 
 // addStems adds tf to the current chunk's stems.
@@ -363,7 +394,9 @@ func (b *builder) addStems(sp stemPair, tf tfCounts) {
 func (b *builder) stemIDs(l langID, term uint32) stemPair {
 	cache := growCache(&b.stemOf[l], term, len(b.dict.terms))
 	if !cache[term].done {
-		cache[term] = b.computeStems(l, b.dict.terms[term], "")
+		t := b.dict.terms[term]
+		cache[term] = b.computeStems(l, t, "")
+		cache[term].self = cache[term].a >= 0 && b.p.stems[cache[term].a][1:] == t
 	}
 	return cache[term]
 }
@@ -415,6 +448,8 @@ func (b *builder) stemLocal(key string) int32 {
 		b.p.stems = append(b.p.stems, key)
 		b.sacc = append(b.sacc, tfCounts{})
 		b.sseen = append(b.sseen, 0)
+		b.elide = append(b.elide, false)
+		b.p.sdf = append(b.p.sdf, 0)
 	}
 	return int32(sid)
 }

@@ -107,7 +107,7 @@ type Item struct {
 type Stats struct {
 	Notes, Chunks    int
 	Terms, Stems     int // distinct live terms in the exact and stem spaces
-	Postings         int // exact + stem postings
+	Postings         int // exact + stored stem postings (see Index)
 	AvgChunkLength   float64
 	LanguagesPresent []string
 }
@@ -122,6 +122,14 @@ type Stats struct {
 // package documentation are computed from them while scoring), and a
 // document frequency kept apart. Each list has its own allocation. New chunks get new slots at the end, so appending
 // keeps every list sorted and adding never moves existing postings.
+//
+// Stem postings are not stored when they repeat an exact one: in a chunk
+// where the only word with stem s is the term spelled s (English "plugin"),
+// the stem's posting would equal that term's, so the builder counts it in
+// the stem's df only, and a stem lookup also reads the term's list, in the
+// chunks of the stem's language that the stem list lacks (see addElided).
+// Scores and df are those of storing them; on the Obsidian hub vault this
+// drops a quarter of the postings.
 //
 // Removal uses tombstones: the note's slots are marked dead (a negative
 // length, which the scoring loop reads anyway) and the document frequencies
@@ -152,6 +160,7 @@ type Index struct {
 	cnote []uint32  // note slot, noNote when dead
 	cidx  []uint32  // index in note.Chunks
 	clen  []float32 // weighted length, -1 when dead
+	clang []langID  // the note's language (the stem postings not stored)
 	dead  int       // dead chunk slots
 
 	postings     int // postings in all lists, dead included
@@ -167,6 +176,7 @@ type Index struct {
 	langNotes [numLangs]int
 
 	intern map[string]string
+	wst    *stemmer // the writer's (removal), under the write lock
 }
 
 const noNote = ^uint32(0)
@@ -179,6 +189,9 @@ type space struct {
 	df    []uint32   // live chunks holding the term
 	empty int        // terms with df 0
 	big   []tfCounts // tf overflow (tfq)
+	// self, stems only: the stem, read as a term, is stemmable and its own
+	// stem in the key's language (see selfTerm).
+	self []bool
 }
 
 type posting struct {
@@ -393,6 +406,7 @@ func (ix *Index) merge(parts ...*partial) {
 		}
 		for c := range p.cidx {
 			ix.cnote = append(ix.cnote, noteSlot[p.cnote[c]])
+			ix.clang = append(ix.clang, p.notes[p.cnote[c]].lang)
 		}
 		ix.cidx = append(ix.cidx, p.cidx...)
 		ix.clen = append(ix.clen, p.clen...)
@@ -406,6 +420,20 @@ func (ix *Index) merge(parts ...*partial) {
 	}
 	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
+	// The stem postings not stored (those of a term that is its own stem)
+	// count in the stems' df all the same.
+	for pi, p := range parts {
+		for sid, n := range p.sdf {
+			if n == 0 {
+				continue
+			}
+			id := gStem[pi][sid]
+			if ix.stems.df[id] == 0 {
+				ix.stems.empty--
+			}
+			ix.stems.df[id] += n
+		}
+	}
 	// Note term lists to global ids.
 	for pi := range parts {
 		for _, slot := range noteSlots[pi] {
@@ -493,6 +521,13 @@ func (ix *Index) mapTerms(sp *space, terms []string, fuzzy bool) []uint32 {
 			sp.terms = append(sp.terms, t)
 			sp.post = append(sp.post, nil)
 			sp.df = append(sp.df, 0)
+			if sp == &ix.stems {
+				if ix.wst == nil {
+					ix.wst = newStemmer()
+				}
+				l, s := langID(t[0]-'A'), t[1:]
+				sp.self = append(sp.self, stemmable(s) && ix.wst.stem(l, s) == s)
+			}
 			sp.empty++ // until its postings arrive
 			if fuzzy {
 				ix.fz.add(t, id)
@@ -636,6 +671,9 @@ func (ix *Index) removeLocked(path string) bool {
 				hi++
 			}
 			sp.sp.df[t] -= uint32(hi - lo)
+			if sp.sp == &ix.stems {
+				sp.sp.df[t] -= uint32(ix.elidedIn(t, info.first, end, l[lo:hi]))
+			}
 			if sp.sp.df[t] == 0 {
 				sp.sp.empty++
 			}
@@ -657,6 +695,42 @@ func (ix *Index) removeLocked(path string) bool {
 	*info = noteInfo{}
 	ix.freeNotes = append(ix.freeNotes, slot)
 	return true
+}
+
+// selfTerm returns the exact term spelled as stem id when that term is its
+// own stem in the stem's language: then, in a chunk of a note in that
+// language, the term's posting stands for the stem's when the stem list has
+// none for the chunk (the builder stores it once, see elideStems).
+func (ix *Index) selfTerm(id uint32) (uint32, bool) {
+	if !ix.stems.self[id] {
+		return 0, false
+	}
+	e, ok := ix.exact.ids[ix.stems.terms[id][1:]]
+	return e, ok
+}
+
+// elidedIn counts the chunks in [first, end) (one note's) whose posting of
+// stem id is not stored; stored holds the note's stored postings of the
+// stem. Caller holds the write lock.
+func (ix *Index) elidedIn(id, first, end uint32, stored []posting) int {
+	e, ok := ix.selfTerm(id)
+	if !ok {
+		return 0
+	}
+	l := ix.exact.post[e]
+	i, _ := slices.BinarySearchFunc(l, first, func(p posting, c uint32) int { return cmp.Compare(p.chunk, c) })
+	n, j := 0, 0
+	for ; i < len(l) && l[i].chunk < end; i++ {
+		c := l[i].chunk
+		for j < len(stored) && stored[j].chunk < c {
+			j++
+		}
+		if j < len(stored) && stored[j].chunk == c {
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // Compaction thresholds: more than a quarter dead, and at least this many.
@@ -693,11 +767,13 @@ func (ix *Index) compactChunks() {
 		ix.cnote[n] = note
 		ix.cidx[n] = ix.cidx[c]
 		ix.clen[n] = ix.clen[c]
+		ix.clang[n] = ix.clang[c]
 		n++
 	}
 	ix.cnote = append([]uint32(nil), ix.cnote[:n]...)
 	ix.cidx = append([]uint32(nil), ix.cidx[:n]...)
 	ix.clen = append([]float32(nil), ix.clen[:n]...)
+	ix.clang = append([]langID(nil), ix.clang[:n]...)
 	ix.dead = 0
 	ix.compactions++
 	ix.postings, ix.deadPostings = 0, 0
@@ -760,6 +836,9 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		ns.terms = append(ns.terms, t)
 		ns.post = append(ns.post, sp.post[id])
 		ns.df = append(ns.df, sp.df[id])
+		if !exact {
+			ns.self = append(ns.self, sp.self[id])
+		}
 	}
 	*sp = ns
 	for i := range ix.notes {

@@ -40,8 +40,10 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	var st *stemmer
 	for _, qt := range terms {
 		q := qt.term
+		scored := noNote // the exact term scored at weight 1
 		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
 			sc.add(&ix.exact, id, 1, true)
+			scored = id
 		} else {
 			for _, id := range ix.expansions(q) {
 				sc.add(&ix.exact, id, ix.fuzzyWeight, false)
@@ -59,6 +61,7 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 				for _, k := range [2]string{k1, k2} {
 					if id, ok := ix.stems.ids[k]; ok && ix.stems.df[id] > 0 {
 						sc.add(&ix.stems, id, ix.stemWeight, true)
+						ix.addElided(&sc, id, l, scored)
 					}
 				}
 			}
@@ -199,12 +202,61 @@ func newScorer(s *scratch, clen []float32, live int, sumLen float64, fw *FieldWe
 // term: each chunk keeps the best of its matches for the term. Dead chunks
 // (negative length) are skipped.
 func (sc *scorer) add(sp *space, id uint32, w float64, strong bool) {
+	sc.addList(sp.post[id], sp.big, sc.weightOf(w, sp.df[id]), strong)
+}
+
+// weightOf is the factor of a term of weight w and document frequency df.
+func (sc *scorer) weightOf(w float64, df uint32) float64 {
+	return w * idf(sc.n, float64(df)) * (k1 + 1)
+}
+
+// addElided scores, for stem id of language l, the stem postings that the
+// builder did not store: the postings of the term spelled as the stem (when
+// it is its own stem), in chunks of notes in language l that the stem's list
+// does not hold. With the stored ones, they are the stem's postings.
+//
+// When that term is the exact term the query scored (scored) and the stem's
+// factor (StemWeight x its idf) is at most the term's (so whenever the
+// stem's df is at least the term's, as in a vault of one language; not
+// always when the term is also in notes of other languages), they are
+// skipped: each would score the same tf as the term's posting in the same
+// chunk with a factor no larger, and every later step of the score is
+// monotone, so it cannot beat the exact score the chunk already keeps.
+func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
+	e, ok := ix.selfTerm(id)
+	if !ok || e == scored && sc.weightOf(ix.stemWeight, ix.stems.df[id]) <= sc.weightOf(1, ix.exact.df[e]) {
+		return
+	}
+	stored := ix.stems.post[id]
+	buf := sc.s.elided[:0]
+	clen, clang := ix.clen, ix.clang
+	j := 0
+	for _, p := range ix.exact.post[e] {
+		c := p.chunk
+		for j < len(stored) && stored[j].chunk < c {
+			j++
+		}
+		if j < len(stored) && stored[j].chunk == c {
+			continue
+		}
+		if clen[c] < 0 || clang[c] != l {
+			continue
+		}
+		buf = append(buf, p)
+	}
+	sc.s.elided = buf
+	if len(buf) > 0 {
+		sc.addList(buf, ix.exact.big, sc.weightOf(ix.stemWeight, ix.stems.df[id]), true)
+	}
+}
+
+// addList scores a posting list with the factor wi (see add).
+func (sc *scorer) addList(l []posting, big []tfCounts, wi float64, strong bool) {
 	s := sc.s
-	l, big, clen := sp.post[id], sp.big, sc.clen
+	clen := sc.clen
 	wH, wT, wP, wC := sc.fw.Heading, sc.fw.Tags, sc.fw.Prose, sc.fw.Code
 	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
 	term, strongs := s.term, s.strong
-	wi := w * idf(sc.n, float64(sp.df[id])) * (k1 + 1)
 	for _, p := range l {
 		c := p.chunk
 		cl := clen[c]
@@ -246,6 +298,7 @@ type scratch struct {
 	total       []float64
 	touched     []uint32
 	strong      []bool
+	elided      []posting // addElided's list
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

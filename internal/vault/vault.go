@@ -294,9 +294,18 @@ func (s *Service) build(ctx context.Context) {
 			}
 			items = append(items, index.Item{Path: r.path, Note: r.note})
 			s.notes[r.path] = infoOf(r.note, r.info)
-			s.graph.SetNote(r.path, r.note.Links)
 		}
+		// The link graph (one lock, one core) is filled while the index
+		// uses the others.
+		graphDone := make(chan struct{})
+		go func() {
+			defer close(graphDone)
+			for _, it := range items {
+				s.graph.SetNote(it.Path, it.Note.Links)
+			}
+		}()
 		s.ix.AddBatch(items)
+		<-graphDone
 		s.mu.Unlock()
 		indexed += len(items)
 	}

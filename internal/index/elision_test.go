@@ -1,0 +1,197 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+)
+
+// elisionCorpus mixes languages, accented words, words that are their own
+// stem (plugin, server), words sharing a stem with them in the same chunk
+// (plugins) and in other chunks, and overflowing counts.
+func elisionCorpus() []Item {
+	items := []Item{
+		{"en1.md", prose("The plugin loads the server configuration when the server starts")},
+		{"en2.md", prose("Community plugins and the plugin list: every plugin is a folder of plugins")},
+		{"en3.md", &markdown.Note{Title: "Plugin settings", Chunks: []markdown.Chunk{
+			{Prose: "Open the settings of the plugin and change the theme of the vault"},
+			{Headings: []string{"Plugins"}, Prose: "Plugins extend the app; a plugin can add a view"},
+			{Headings: []string{"Server"}, Prose: strings.Repeat("server ", 1100) + "servers"},
+		}}},
+		{"pt1.md", prose("As configurações do servidor são carregadas quando o processo inicia e o plugin abre")},
+		{"pt2.md", prose("configuracao escrita sem acentos no servidor, como o processo faz com o plugin")},
+		{"pt3.md", prose("Informações e informação, função e funções, résumé e resume, servidor e servidores")},
+		{"01-raw/r.md", prose("raw plugin server notes about the theme")},
+		{"99-archive/a.md", prose("archived plugin theme server")},
+	}
+	// "plugin" in many English notes and in few Portuguese ones: its
+	// Portuguese stem is rarer than the term.
+	for i := range 40 {
+		items = append(items, Item{fmt.Sprintf("en/p%02d.md", i), prose("the plugin of the week number " + fmt.Sprint(i))})
+	}
+	return append(items, syntheticSized(150, 60)...)
+}
+
+// withoutElision builds with every stem posting stored: the index as it was
+// before elision, the reference of the scores.
+func withoutElision(build func() *Index) *Index {
+	elideStems = false
+	defer func() { elideStems = true }()
+	return build()
+}
+
+func sameScoresExactly(t *testing.T, label string, got, want *Index, queries []string) {
+	t.Helper()
+	for _, q := range queries {
+		a, b := got.Search(q, Filter{IncludeRaw: true}, 0), want.Search(q, Filter{IncludeRaw: true}, 0)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %q: %d hits, reference %d", label, q, len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%s: %q: hit %d = %+v, reference %+v", label, q, i, a[i], b[i])
+			}
+		}
+	}
+	// Every stem keeps its document frequency.
+	got.mu.RLock()
+	defer got.mu.RUnlock()
+	want.mu.RLock()
+	defer want.mu.RUnlock()
+	for k, wid := range want.stems.ids {
+		wdf := want.stems.df[wid]
+		gid, ok := got.stems.ids[k]
+		if !ok {
+			if wdf != 0 {
+				t.Fatalf("%s: stem %q missing, reference df %d", label, k, wdf)
+			}
+			continue
+		}
+		if gdf := got.stems.df[gid]; gdf != wdf {
+			t.Fatalf("%s: stem %q df %d, reference %d", label, k, gdf, wdf)
+		}
+	}
+	if g, w := len(got.stems.terms)-got.stems.empty, len(want.stems.terms)-want.stems.empty; g != w {
+		t.Fatalf("%s: %d live stems, reference %d", label, g, w)
+	}
+}
+
+// vocabularyQueries: the live exact terms of ix (every one of them, as a
+// query, reaches its own stem), and a few phrases.
+func vocabularyQueries(ix *Index) []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	qs := []string{"plugins server", "configuração", "configurações do servidor", "servers", "résumé", "funcoes",
+		"informação", "plugin theme", "settings plugins", "pluginz"}
+	for id, term := range ix.exact.terms {
+		if ix.exact.df[id] > 0 {
+			qs = append(qs, term)
+		}
+	}
+	return qs
+}
+
+func TestStemElisionScoresExact(t *testing.T) {
+	items := elisionCorpus()
+	build := func() *Index {
+		ix := New(Options{Lang: "en"})
+		ix.AddBatch(items)
+		return ix
+	}
+	got, want := build(), withoutElision(build)
+	if g, w := got.Stats().Postings, want.Stats().Postings; g >= w {
+		t.Fatalf("postings %d with elision, %d without: nothing elided", g, w)
+	}
+	sameScoresExactly(t, "fresh", got, want, vocabularyQueries(want))
+
+	// The same churn on both: replacements, removals, batches, compactions.
+	churn := func(ix *Index) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for round := range 12 {
+			for range 40 {
+				it := items[r.IntN(len(items))]
+				path := fmt.Sprintf("02-wiki/c/n%03d.md", r.IntN(60))
+				if r.IntN(3) == 0 {
+					ix.Remove(path)
+				} else {
+					ix.Add(path, it.Note)
+				}
+			}
+			ix.Remove(items[round].Path)
+			ix.AddBatch(items[round+20 : round+30])
+		}
+		ix.mu.Lock()
+		ix.compactChunks()
+		ix.compactSpace(&ix.stems, false)
+		ix.compactSpace(&ix.exact, true)
+		ix.mu.Unlock()
+	}
+	churn(got)
+	withoutElision(func() *Index { churn(want); return want })
+	sameScoresExactly(t, "after churn", got, want, vocabularyQueries(want))
+}
+
+// TestStemElisionHandComputed: "plugin" alone in a chunk has its stem
+// posting elided; the stem match of "plugins" scores it with the stem's df.
+func TestStemElisionHandComputed(t *testing.T) {
+	ix := New(Options{Lang: "en"})
+	ix.Add("a.md", prose("plugin"))
+	ix.Add("b.md", prose("plugins plugin"))
+	ix.Add("c.md", prose("theme"))
+	ix.mu.RLock()
+	id := ix.stems.ids[stemKey(langEN, "plugin")]
+	df, stored := ix.stems.df[id], len(ix.stems.post[id])
+	ix.mu.RUnlock()
+	if df != 2 || stored != 1 {
+		t.Fatalf("stem plugin: df %d, %d stored postings; want 2 and 1 (a.md elided)", df, stored)
+	}
+	// N 3, lengths 1, 2, 1: avg 4/3. a.md: tf 1 in a chunk of length 1.
+	avg := 4.0 / 3
+	bm := func(df, tf, l float64) float64 {
+		k := 1.2 * (0.25 + 0.75*l/avg)
+		return idf(3, df) * 2.2 * tf / (tf + k)
+	}
+	if got, want := scoreFor(t, ix, "plugins", "a.md"), DefaultStemWeight*bm(2, 1, 1); !near(got, want) {
+		t.Errorf("plugins on a.md: %v, want %v", got, want)
+	}
+	if got, want := scoreFor(t, ix, "plugins", "b.md"), max(bm(1, 1, 2), DefaultStemWeight*bm(2, 2, 2)); !near(got, want) {
+		t.Errorf("plugins on b.md: %v, want %v", got, want)
+	}
+	ix.Remove("a.md")
+	ix.mu.RLock()
+	df = ix.stems.df[id]
+	ix.mu.RUnlock()
+	if df != 1 {
+		t.Fatalf("stem plugin df %d after removing a.md, want 1", df)
+	}
+}
+
+// TestStemElisionCorpus compares the scores of every vocabulary term of a
+// real vault (VAULTMCP_CORPUS; skipped when unset) with and without elision.
+func TestStemElisionCorpus(t *testing.T) {
+	dir := os.Getenv("VAULTMCP_CORPUS")
+	if dir == "" {
+		t.Skip("VAULTMCP_CORPUS not set")
+	}
+	items, _ := loadVault(t, dir)
+	build := func() *Index {
+		ix := New(Options{})
+		ix.AddBatch(items)
+		return ix
+	}
+	got, want := build(), withoutElision(build)
+	sameScoresExactly(t, "corpus", got, want, vocabularyQueries(want))
+	// And after replacing a tenth of the notes by others.
+	for _, ix := range []*Index{got, want} {
+		for i := 0; i+1 < len(items); i += 10 {
+			elideStems = ix == got
+			ix.Add(items[i].Path, items[i+1].Note)
+		}
+		elideStems = true
+	}
+	sameScoresExactly(t, "corpus, replaced", got, want, vocabularyQueries(want))
+}
