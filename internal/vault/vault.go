@@ -240,8 +240,14 @@ type parsed struct {
 }
 
 // build walks the vault, parses the notes on every core and fills the index.
+// testHookBuildStart, when set, runs before the first build starts.
+var testHookBuildStart func()
+
 func (s *Service) build(ctx context.Context) {
 	defer close(s.ready)
+	if testHookBuildStart != nil {
+		testHookBuildStart()
+	}
 	start := time.Now()
 	if s.opts.ReadOnly {
 		// never touch a read-only vault

@@ -440,3 +440,50 @@ func TestWindowPicksMatchingLines(t *testing.T) {
 		t.Fatalf("cut line = %q from %d", got, first)
 	}
 }
+
+// TestSearchDuringIndexingWaitsWithProgress: an operation that arrives while
+// the first build runs waits for it and reports progress, ending with every
+// note indexed.
+func TestSearchDuringIndexingWaitsWithProgress(t *testing.T) {
+	release := make(chan struct{})
+	testHookBuildStart = func() { <-release }
+	defer func() { testHookBuildStart = nil }()
+	s, err := Open(context.Background(), Options{Dir: writeVault(t, testVault)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	type call struct{ done, total int }
+	calls := make(chan call, 100)
+	ctx := api.WithProgress(context.Background(), func(done, total int, _ string) { calls <- call{done, total} })
+	result := make(chan *api.SearchResult, 1)
+	go func() {
+		res, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"})
+		if err != nil {
+			t.Error(err)
+		}
+		result <- res
+	}()
+	select {
+	case <-calls: // the search is waiting and has reported progress
+	case <-time.After(5 * time.Second):
+		t.Fatal("no progress while the build was held")
+	}
+	select {
+	case <-result:
+		t.Fatal("search answered before the index was built")
+	default:
+	}
+	close(release)
+	res := <-result
+	if len(res.Results) == 0 || res.Results[0].Path != "02-wiki/go/retry-backoff.md" {
+		t.Fatalf("results after waiting: %v", paths(res))
+	}
+	var last call
+	for len(calls) > 0 {
+		last = <-calls
+	}
+	if last.total == 0 || last.done != last.total {
+		t.Fatalf("last progress %+v", last)
+	}
+}
