@@ -364,10 +364,7 @@ func hasSection(text string, names []string) bool {
 
 // resolverAfter returns a copy of the resolver with the move applied.
 func (s *Service) resolverAfter(from, to string) *links.Resolver {
-	s.mu.RLock()
-	r := s.graph.Resolver().Clone()
-	s.mu.RUnlock()
+	r := s.resolverWith(to)
 	r.Remove(from)
-	r.Add(to)
 	return r
 }

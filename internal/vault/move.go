@@ -161,9 +161,7 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 			summary = rest
 		}
 	}
-	if got, ok := after.Resolve(moc, name); !ok || got != to {
-		name = strings.TrimSuffix(to, path.Ext(to)) // the bare name is ambiguous
-	}
+	name = linkName(after, moc, to) // the bare name, unless it is ambiguous
 	line = "- [[" + name + "]]"
 	if summary != "" {
 		line += " — " + summary
