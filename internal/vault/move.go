@@ -153,7 +153,6 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 		return
 	}
 	moc := mocPath(d2)
-	name := strings.TrimSuffix(path.Base(to), path.Ext(to))
 	summary := summaryOf(string(content))
 	if line != "" {
 		// Keep the author's summary; the link must resolve from the new MOC.
@@ -161,8 +160,7 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 			summary = rest
 		}
 	}
-	name = linkName(after, moc, to) // the bare name, unless it is ambiguous
-	line = "- [[" + name + "]]"
+	line = "- [[" + linkName(after, moc, to) + "]]" // the bare name, unless it is ambiguous
 	if summary != "" {
 		line += " — " + summary
 	}
