@@ -11,6 +11,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/evaluate"
 	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
@@ -127,29 +128,12 @@ func printResults(w io.Writer, res *api.SearchResult, color bool) {
 		}
 		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, h.Path, h.Line, reset, where, dim, strings.Join(notes, ", "), reset)
 		for _, l := range strings.Split(h.Snippet, "\n") {
-			fmt.Fprintf(w, "   %s\n", sanitize(l))
+			fmt.Fprintf(w, "   %s\n", mcpserver.Escape(l))
 		}
 	}
 	if n := len(res.Unindexed); n > 0 {
 		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, strings.Join(res.Unindexed[:min(n, 3)], ", "))
 	}
-}
-
-// sanitize escapes control and bidi characters so that a note cannot drive
-// the terminal.
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {

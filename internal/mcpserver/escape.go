@@ -20,6 +20,12 @@ import (
 // built with it shows its joiners escaped; that is the price of never
 // passing invisible text through.
 func escape(s string) string {
+	return Escape(s)
+}
+
+// Escape is escape for other front ends of the same vault text (the terminal
+// search of the command line).
+func Escape(s string) string {
 	if !needsEscape(s) {
 		return s
 	}

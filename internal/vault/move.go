@@ -103,7 +103,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		}
 		// The rename itself: never overwrites (the gatekeeper refuses).
 		if err := s.fs.Rename(from, to); err != nil {
-			return nil, "", writeErr("to", err)
+			return nil, "", fieldErr("to", err)
 		}
 		t.recordRename(from, to, before, before)
 		if string(moved) != string(before) {

@@ -62,7 +62,7 @@ func (s *Service) WriteNote(ctx context.Context, req api.WriteRequest) (*api.Wri
 		}
 		after := []byte(content)
 		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
-			return nil, "", writeErr("path", err)
+			return nil, "", fieldErr("path", err)
 		}
 		res := &api.WriteResult{Action: api.ActionCreated, Path: rel, SHA256: sha256Hex(after)}
 		verb := "create"
@@ -191,20 +191,11 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		after := []byte(text[:at] + newText + text[at+len(oldText):])
 		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
-			return nil, "", writeErr("path", err)
+			return nil, "", fieldErr("path", err)
 		}
 		res := &api.WriteResult{Action: api.ActionEdited, Path: rel, SHA256: sha256Hex(after)}
 		return res, fmt.Sprintf("docs(vault): edit %s", rel), nil
 	})
-}
-
-// writeErr names the field of a gatekeeper error and keeps other errors.
-func writeErr(field string, err error) error {
-	var ve *vaultfs.Error
-	if errors.As(err, &ve) {
-		return fieldErr(field, err)
-	}
-	return err
 }
 
 var dailyName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
@@ -215,11 +206,11 @@ func (s *Service) structural(rel string) string {
 	ni := s.notes[rel]
 	s.mu.RUnlock()
 	switch {
-	case rel == "00-index/index-knowledge.md":
+	case rel == knowledgeIndex:
 		return "it is the knowledge index"
 	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
 		return "it is a map of content"
-	case strings.HasPrefix(rel, "04-daily/") && dailyName.MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
+	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName.MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
 		return "it is a daily note"
 	}
 	return ""
@@ -271,7 +262,7 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", len(others), rel, strings.Join(shown, ", "), more)}
 		}
 		if err := s.fs.Remove(rel); err != nil {
-			return nil, "", writeErr("path", err)
+			return nil, "", fieldErr("path", err)
 		}
 		t.record(rel, before, nil)
 		if err := s.dropMOCLine(t, rel); err != nil {
