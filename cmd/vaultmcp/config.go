@@ -6,7 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 )
 
 // Config is everything the flags and the environment say.
@@ -16,6 +19,8 @@ type Config struct {
 	Lang     string
 	AutoPush bool
 	LogLevel slog.Level
+	// CacheDir holds the index snapshots; "" when they are off.
+	CacheDir string
 }
 
 // common registers the flags shared by the subcommands, with defaults from
@@ -59,6 +64,11 @@ func (c *Config) check() error {
 	if !fi.IsDir() {
 		return fmt.Errorf("vault %s: not a directory", c.Vault)
 	}
+	dir, err := cacheDir(os.Getenv("VAULTMCP_CACHE_DIR"))
+	if err != nil {
+		return err
+	}
+	c.CacheDir = dir
 	c.LogLevel = slog.LevelInfo
 	if lv := os.Getenv("VAULTMCP_LOG_LEVEL"); lv != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lv)); err != nil {
@@ -66,6 +76,27 @@ func (c *Config) check() error {
 		}
 	}
 	return nil
+}
+
+// cacheDir resolves VAULTMCP_CACHE_DIR: unset, the user's cache folder
+// (vaultmcp under $XDG_CACHE_HOME or ~/.cache; no snapshots when there is
+// none); "off", the index snapshot is off; otherwise that folder.
+func cacheDir(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "":
+		d, err := snapshot.DefaultDir()
+		if err != nil {
+			return "", nil
+		}
+		return d, nil
+	case "off", "0", "false", "no", "none":
+		return "", nil
+	}
+	d, err := filepath.Abs(v)
+	if err != nil {
+		return "", fmt.Errorf("VAULTMCP_CACHE_DIR: %w", err)
+	}
+	return d, nil
 }
 
 func truthy(s string) bool {

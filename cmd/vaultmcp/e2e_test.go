@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	if err := build.Run(); err != nil {
 		panic("building vaultmcp: " + err.Error())
 	}
+	// Index snapshots of the test vaults go to the temporary folder, never
+	// to the user's cache.
+	os.Setenv("VAULTMCP_CACHE_DIR", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -26,7 +26,8 @@ Usage:
   vaultmcp version
 
 Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
-VAULTMCP_API_KEY (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error.
+VAULTMCP_API_KEY (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
+VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder).
 `
 
 // exitError carries an exit code.

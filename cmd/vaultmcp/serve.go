@@ -35,7 +35,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	log := logger(stderr, c.LogLevel)
-	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: log, Watch: true, AutoPush: c.AutoPush, ReadOnly: c.ReadOnly})
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: log, Watch: true, AutoPush: c.AutoPush, ReadOnly: c.ReadOnly, CacheDir: c.CacheDir})
 	if err != nil {
 		return err
 	}

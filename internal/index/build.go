@@ -110,12 +110,10 @@ type partNote struct {
 	lang  langID
 	first uint32 // first local chunk
 	n     uint32
-	// terms and stems list the distinct terms and stems of the note, so
-	// that removing it finds its postings (one binary search per list, its
-	// chunk slots being contiguous) and decrements each df.
-	terms  []uint32
-	stems  []uint32
-	sumLen float64
+	// terms and stems delimit, in the partial's nbuf, the distinct terms and
+	// stems of the note with their chunk counts (see appendLocalCounts).
+	terms, stems [2]uint32
+	sumLen       float64
 }
 
 // partial is the index of a set of notes built by one worker, with its own
@@ -135,6 +133,23 @@ type partial struct {
 	// not stored because it equals the chunk's posting of the exact term
 	// spelled as the stem (see elision in the package documentation).
 	sdf []uint32
+	// nbuf holds the notes' term counts, with local ids.
+	nbuf []byte
+	// gExact and gStem are the global ids of the first terms and stems,
+	// valid while the index's vocabGen is gen (see AddBatch).
+	gExact, gStem []uint32
+	gen           uint64
+}
+
+// reset empties the partial after its merge for the builder's next batch,
+// keeping its terms, stems and their global ids.
+func (p *partial) reset() {
+	p.post, p.spost = rawList{}, rawList{}
+	p.cidx, p.clen, p.cnote = p.cidx[:0], p.clen[:0], p.cnote[:0]
+	p.notes = nil
+	p.big, p.sbig = nil, nil
+	clear(p.sdf)
+	p.nbuf = p.nbuf[:0]
 }
 
 type tfEntry struct {
@@ -187,6 +202,9 @@ type builder struct {
 	slist  []uint32
 	tseen  []uint32 // per local term: the stamp of the last note listing it
 	sseen  []uint32 // per local stem: likewise
+	tn     []uint32 // per local term: the note's chunks holding it
+	sn     []uint32 // per local stem: the note's chunks with a stored posting
+	se     []uint32 // per local stem: the note's chunks with an elided posting
 	stamp  uint32
 	fmTags []string
 }
@@ -297,6 +315,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	b.stamp++
 	b.tseen = growStamps(b.tseen, len(b.dict.terms))
+	b.tn = growStamps(b.tn, len(b.dict.terms))
 	var sum float64
 	start, vstart := 0, 0
 	for ci, end := range b.ends {
@@ -311,6 +330,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 				b.tseen[e.term] = b.stamp
 				b.tlist = append(b.tlist, e.term)
 			}
+			b.tn[e.term]++
 			if stems {
 				sp := b.stemIDs(lang, e.term)
 				if !e.ptf.zero() {
@@ -339,8 +359,10 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 			if b.elide[sid] {
 				b.elide[sid] = false
 				p.sdf[sid]++
+				b.se[sid]++
 			} else {
 				p.spost.add(rawPosting{sid, cid, pack(&b.sacc[sid], &p.sbig)})
+				b.sn[sid]++
 			}
 			b.sacc[sid] = tfCounts{}
 			if b.sseen[sid] != b.stamp {
@@ -351,16 +373,26 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		b.stouched = b.stouched[:0]
 		start = end
 	}
-	p.notes = append(p.notes, partNote{
+	pn := partNote{
 		path:   path,
 		note:   n,
 		lang:   lang,
 		first:  first,
 		n:      uint32(len(b.ends)),
-		terms:  append([]uint32(nil), b.tlist...),
-		stems:  append([]uint32(nil), b.slist...),
 		sumLen: sum,
-	})
+	}
+	pn.terms[0] = uint32(len(p.nbuf))
+	for _, t := range b.tlist {
+		p.nbuf = appendLocalCount(p.nbuf, termCount{id: t, stored: b.tn[t]}, false)
+		b.tn[t] = 0
+	}
+	pn.terms[1] = uint32(len(p.nbuf))
+	for _, s := range b.slist {
+		p.nbuf = appendLocalCount(p.nbuf, termCount{id: s, stored: b.sn[s], elided: b.se[s]}, true)
+		b.sn[s], b.se[s] = 0, 0
+	}
+	pn.stems = [2]uint32{pn.terms[1], uint32(len(p.nbuf))}
+	p.notes = append(p.notes, pn)
 }
 
 // finish returns the partial built so far.
@@ -448,6 +480,8 @@ func (b *builder) stemLocal(key string) int32 {
 		b.p.stems = append(b.p.stems, key)
 		b.sacc = append(b.sacc, tfCounts{})
 		b.sseen = append(b.sseen, 0)
+		b.sn = append(b.sn, 0)
+		b.se = append(b.se, 0)
 		b.elide = append(b.elide, false)
 		b.p.sdf = append(b.p.sdf, 0)
 	}

@@ -144,7 +144,7 @@ func TestStemElisionHandComputed(t *testing.T) {
 	ix.Add("c.md", prose("theme"))
 	ix.mu.RLock()
 	id := ix.stems.ids[stemKey(langEN, "plugin")]
-	df, stored := ix.stems.df[id], len(ix.stems.post[id])
+	df, stored := ix.stems.df[id], int(ix.stems.post[id].n)
 	ix.mu.RUnlock()
 	if df != 2 || stored != 1 {
 		t.Fatalf("stem plugin: df %d, %d stored postings; want 2 and 1 (a.md elided)", df, stored)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"runtime"
 	"slices"
 	"strings"
@@ -119,8 +118,9 @@ type Stats struct {
 // Layout: every chunk has a slot; a term has a posting list of (slot, tf)
 // sorted by slot, tf being the term's occurrence counts per field packed in
 // 32 bits (the field-weighted frequencies of the head and body groups of the
-// package documentation are computed from them while scoring), and a
-// document frequency kept apart. Each list has its own allocation. New chunks get new slots at the end, so appending
+// package documentation are computed from them while scoring), stored
+// compressed (see plist), and a document frequency kept apart. Each list has
+// its own allocation. New chunks get new slots at the end, so appending
 // keeps every list sorted and adding never moves existing postings.
 //
 // Stem postings are not stored when they repeat an exact one: in a chunk
@@ -133,10 +133,10 @@ type Stats struct {
 //
 // Removal uses tombstones: the note's slots are marked dead (a negative
 // length, which the scoring loop reads anyway) and the document frequencies
-// of its terms are decremented (every note keeps its distinct terms, and its
-// postings in a list are found by one binary search, its slots being
-// contiguous), so N, df and the average length are exact at once and a
-// removal costs O(postings of the note + terms x log list length). Dead postings are skipped while scoring;
+// of its terms are decremented (every note keeps its distinct terms with the
+// number of its chunks holding each, see termCount), so N, df and the
+// average length are exact at once and a removal costs O(terms of the note),
+// whatever the length of the lists. Dead postings are skipped while scoring;
 // when they are more than a quarter of all postings (or dead slots more
 // than a quarter of the slots) every list is filtered and the live slots are
 // renumbered in one pass, and when more than a quarter of the vocabulary has
@@ -177,6 +177,14 @@ type Index struct {
 
 	intern map[string]string
 	wst    *stemmer // the writer's (removal), under the write lock
+
+	// vocabGen counts the vocabulary rebuilds (compactSpace), which
+	// renumber the terms.
+	vocabGen uint64
+	// keptMu guards kept: the builders of the last large AddBatch, kept for
+	// the next (see AddBatch), until Trim.
+	keptMu sync.Mutex
+	kept   []*builder
 }
 
 const noNote = ^uint32(0)
@@ -185,18 +193,13 @@ const noNote = ^uint32(0)
 type space struct {
 	ids   map[string]uint32
 	terms []string
-	post  [][]posting
+	post  []plist
 	df    []uint32   // live chunks holding the term
 	empty int        // terms with df 0
 	big   []tfCounts // tf overflow (tfq)
 	// self, stems only: the stem, read as a term, is stemmable and its own
 	// stem in the key's language (see selfTerm).
 	self []bool
-}
-
-type posting struct {
-	chunk uint32
-	tf    tfq
 }
 
 type noteInfo struct {
@@ -210,8 +213,8 @@ type noteInfo struct {
 	live   bool
 	first  uint32
 	n      uint32
-	terms  []uint32 // the distinct terms of the note
-	stems  []uint32 // the distinct stems of the note
+	terms  []byte // the note's terms and stems with their chunk counts,
+	stems  []byte // encoded (see termCount)
 	sumLen float64
 }
 
@@ -258,6 +261,17 @@ func (ix *Index) Has(path string) bool {
 	defer ix.mu.RUnlock()
 	_, ok := ix.byPath[path]
 	return ok
+}
+
+// Chunks returns the number of chunks of the note indexed at path.
+func (ix *Index) Chunks(path string) (int, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.byPath[path]
+	if !ok {
+		return 0, false
+	}
+	return int(ix.notes[slot].n), true
 }
 
 // Stats describes the index.
@@ -331,6 +345,19 @@ func (ix *Index) AddBatch(items []Item) {
 		return
 	}
 	workers := min(runtime.GOMAXPROCS(0), (len(work)+31)/32)
+	// A large batch (a build in batches) keeps its builders for the next:
+	// their dictionaries, stem caches and the global ids of their terms
+	// carry over, so each batch analyzes and maps only the words new to it.
+	keep := len(work) >= keepBuildersMin
+	var builders []*builder
+	if keep {
+		ix.keptMu.Lock()
+		builders, ix.kept = ix.kept, nil
+		ix.keptMu.Unlock()
+	}
+	for len(builders) < workers {
+		builders = append(builders, newBuilder(ix.fw, ix.an.lang))
+	}
 	parts := make([]*partial, workers)
 	var next atomic.Int64
 	const block = 16
@@ -339,7 +366,7 @@ func (ix *Index) AddBatch(items []Item) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bd := newBuilder(ix.fw, ix.an.lang)
+			bd := builders[w]
 			for {
 				s := int(next.Add(block)) - block
 				if s >= len(work) {
@@ -363,6 +390,34 @@ func (ix *Index) AddBatch(items []Item) {
 	}
 	ix.merge(parts...)
 	ix.maybeCompact()
+	if keep {
+		for _, bd := range builders {
+			bd.p.reset()
+		}
+		ix.keptMu.Lock()
+		ix.kept = builders
+		ix.keptMu.Unlock()
+	}
+}
+
+// keepBuildersMin is the smallest AddBatch whose builders are kept for the
+// next one.
+const keepBuildersMin = 1024
+
+// Trim releases what only a build in batches needs (the builders kept
+// between batches) and the slack of the posting lists: call it when a large
+// build is over.
+func (ix *Index) Trim() {
+	ix.keptMu.Lock()
+	ix.kept = nil
+	ix.keptMu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
+		for i := range sp.post {
+			sp.post[i].trim()
+		}
+	}
 }
 
 // Remove removes the note at path (no-op when absent).
@@ -415,8 +470,12 @@ func (ix *Index) merge(parts ...*partial) {
 	gExact := make([][]uint32, len(parts))
 	gStem := make([][]uint32, len(parts))
 	for pi, p := range parts {
-		gExact[pi] = ix.mapTerms(&ix.exact, p.terms, true)
-		gStem[pi] = ix.mapTerms(&ix.stems, p.stems, false)
+		if p.gen != ix.vocabGen {
+			p.gExact, p.gStem, p.gen = p.gExact[:0], p.gStem[:0], ix.vocabGen
+		}
+		p.gExact = ix.mapTerms(&ix.exact, p.terms, p.gExact, true)
+		p.gStem = ix.mapTerms(&ix.stems, p.stems, p.gStem, false)
+		gExact[pi], gStem[pi] = p.gExact, p.gStem
 	}
 	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
@@ -434,17 +493,18 @@ func (ix *Index) merge(parts ...*partial) {
 			ix.stems.df[id] += n
 		}
 	}
-	// Note term lists to global ids.
-	for pi := range parts {
-		for _, slot := range noteSlots[pi] {
-			info := &ix.notes[slot]
-			for k, t := range info.terms {
-				info.terms[k] = gExact[pi][t]
-			}
-			for k, t := range info.stems {
-				info.stems[k] = gStem[pi][t]
-			}
+	// Note term lists, with global ids.
+	var scratch []byte
+	var tc []termCount
+	for pi, p := range parts {
+		for ni, slot := range noteSlots[pi] {
+			pn, info := &p.notes[ni], &ix.notes[slot]
+			tc = globalCounts(p.nbuf[pn.terms[0]:pn.terms[1]], false, gExact[pi], tc)
+			info.terms, scratch = encodeTerms(tc, false, scratch)
+			tc = globalCounts(p.nbuf[pn.stems[0]:pn.stems[1]], true, gStem[pi], tc)
+			info.stems, scratch = encodeTerms(tc, true, scratch)
 		}
+		p.nbuf = nil
 	}
 }
 
@@ -471,8 +531,6 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		live:   true,
 		first:  chunkBase + pn.first,
 		n:      pn.n,
-		terms:  pn.terms,
-		stems:  pn.stems,
 		sumLen: pn.sumLen,
 	}
 	if len(n.Tags) > 0 {
@@ -510,16 +568,16 @@ func underFolder(path, folder string) bool {
 	return len(path) > len(folder) && path[len(folder)] == '/' && strings.HasPrefix(path, folder)
 }
 
-// mapTerms returns the global ids of a partial's terms, adding new ones.
-func (ix *Index) mapTerms(sp *space, terms []string, fuzzy bool) []uint32 {
-	g := make([]uint32, len(terms))
-	for i, t := range terms {
+// mapTerms returns the global ids of a partial's terms, adding new ones; g
+// holds those of the first len(g) terms already.
+func (ix *Index) mapTerms(sp *space, terms []string, g []uint32, fuzzy bool) []uint32 {
+	for _, t := range terms[len(g):] {
 		id, ok := sp.ids[t]
 		if !ok {
 			id = uint32(len(sp.terms))
 			sp.ids[t] = id
 			sp.terms = append(sp.terms, t)
-			sp.post = append(sp.post, nil)
+			sp.post = append(sp.post, plist{})
 			sp.df = append(sp.df, 0)
 			if sp == &ix.stems {
 				if ix.wst == nil {
@@ -533,7 +591,7 @@ func (ix *Index) mapTerms(sp *space, terms []string, fuzzy bool) []uint32 {
 				ix.fz.add(t, id)
 			}
 		}
-		g[i] = id
+		g = append(g, id)
 	}
 	return g
 }
@@ -567,22 +625,33 @@ func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uin
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if total >= len(sp.terms) {
-		cnt := make([]uint32, len(sp.terms))
+		// The encoded size of every new list, from the same postings in
+		// the same order.
+		size := make([]uint32, len(sp.terms))
+		last := make([]uint32, len(sp.terms))
 		shards(workers, func(w, nw uint32) int {
 			for pi, p := range parts {
-				g := gmap[pi]
+				g, base, bb := gmap[pi], chunkBase[pi], bigBase[pi]
 				rl, _ := get(p)
 				for _, blk := range rl.blocks {
 					for _, rp := range blk {
-						if id := g[rp.term]; id%nw == w {
-							cnt[id]++
+						id := g[rp.term]
+						if id%nw != w || cap(sp.post[id].data) > 0 {
+							continue
 						}
+						tf := rp.tf
+						if tf&tfBig != 0 {
+							tf += bb
+						}
+						c := rp.chunk + base
+						size[id] += uint32(postingSize(last[id], c, tf))
+						last[id] = c
 					}
 				}
 			}
-			for id := w; id < uint32(len(cnt)); id += nw {
-				if c := cnt[id]; c > 0 && cap(sp.post[id]) == 0 {
-					sp.post[id] = make([]posting, 0, c)
+			for id := w; id < uint32(len(size)); id += nw {
+				if n := size[id]; n > 0 {
+					sp.post[id].data = make([]byte, 0, n)
 				}
 			}
 			return 0
@@ -610,7 +679,7 @@ func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uin
 						if tf&tfBig != 0 {
 							tf += bb
 						}
-						sp.post[id] = append(sp.post[id], posting{rp.chunk + base, tf})
+						sp.post[id].add(rp.chunk+base, tf)
 					}
 				}
 				return filled
@@ -656,29 +725,18 @@ func (ix *Index) removeLocked(path string) bool {
 		return false
 	}
 	info := &ix.notes[slot]
-	end := info.first + info.n
 	for _, sp := range [...]struct {
 		sp    *space
-		terms []uint32
-	}{{&ix.exact, info.terms}, {&ix.stems, info.stems}} {
-		for _, t := range sp.terms {
-			// The note's postings of t: those in its chunk slots, which
-			// are contiguous and all live.
-			l := sp.sp.post[t]
-			lo, _ := slices.BinarySearchFunc(l, info.first, func(p posting, c uint32) int { return cmp.Compare(p.chunk, c) })
-			hi := lo
-			for hi < len(l) && l[hi].chunk < end {
-				hi++
-			}
-			sp.sp.df[t] -= uint32(hi - lo)
-			if sp.sp == &ix.stems {
-				sp.sp.df[t] -= uint32(ix.elidedIn(t, info.first, end, l[lo:hi]))
-			}
-			if sp.sp.df[t] == 0 {
+		terms []byte
+		stems bool
+	}{{&ix.exact, info.terms, false}, {&ix.stems, info.stems, true}} {
+		eachTerm(sp.terms, sp.stems, func(e termCount) {
+			sp.sp.df[e.id] -= e.stored + e.elided
+			if sp.sp.df[e.id] == 0 {
 				sp.sp.empty++
 			}
-			ix.deadPostings += hi - lo
-		}
+			ix.deadPostings += int(e.stored)
+		})
 	}
 	for c := info.first; c < info.first+info.n; c++ {
 		ix.cnote[c] = noNote
@@ -707,30 +765,6 @@ func (ix *Index) selfTerm(id uint32) (uint32, bool) {
 	}
 	e, ok := ix.exact.ids[ix.stems.terms[id][1:]]
 	return e, ok
-}
-
-// elidedIn counts the chunks in [first, end) (one note's) whose posting of
-// stem id is not stored; stored holds the note's stored postings of the
-// stem. Caller holds the write lock.
-func (ix *Index) elidedIn(id, first, end uint32, stored []posting) int {
-	e, ok := ix.selfTerm(id)
-	if !ok {
-		return 0
-	}
-	l := ix.exact.post[e]
-	i, _ := slices.BinarySearchFunc(l, first, func(p posting, c uint32) int { return cmp.Compare(p.chunk, c) })
-	n, j := 0, 0
-	for ; i < len(l) && l[i].chunk < end; i++ {
-		c := l[i].chunk
-		for j < len(stored) && stored[j].chunk < c {
-			j++
-		}
-		if j < len(stored) && stored[j].chunk == c {
-			continue
-		}
-		n++
-	}
-	return n
 }
 
 // Compaction thresholds: more than a quarter dead, and at least this many.
@@ -777,30 +811,32 @@ func (ix *Index) compactChunks() {
 	ix.dead = 0
 	ix.compactions++
 	ix.postings, ix.deadPostings = 0, 0
+	var nl plist
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
 		var big []tfCounts
-		for t, l := range sp.post {
-			k := 0
-			for _, p := range l {
-				if id := newID[p.chunk]; id != noNote {
-					tf := p.tf
+		for t := range sp.post {
+			l := &sp.post[t]
+			nl.reset()
+			it := l.iter()
+			for c, tf, ok := it.next(); ok; c, tf, ok = it.next() {
+				if id := newID[c]; id != noNote {
 					if tf&tfBig != 0 {
 						big = append(big, sp.big[tf&^tfBig])
 						tf = tfBig | tfq(len(big)-1)
 					}
-					l[k] = posting{id, tf}
-					k++
+					nl.add(id, tf)
 				}
 			}
 			switch {
-			case k == 0:
-				sp.post[t] = nil
-			case k < len(l)/2:
-				sp.post[t] = append([]posting(nil), l[:k]...) // release the slack
-			default:
-				sp.post[t] = l[:k]
+			case nl.n == 0:
+				*l = plist{}
+			case len(nl.data) <= cap(l.data) && len(nl.data) >= cap(l.data)/2:
+				l.data = append(l.data[:0], nl.data...)
+				l.last, l.n = nl.last, nl.n
+			default: // release the slack
+				*l = plist{data: slices.Clone(nl.data), last: nl.last, n: nl.n}
 			}
-			ix.postings += k
+			ix.postings += int(nl.n)
 		}
 		sp.big = big
 	}
@@ -818,7 +854,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 	ns := space{
 		ids:   make(map[string]uint32, live),
 		terms: make([]string, 0, live),
-		post:  make([][]posting, 0, live),
+		post:  make([]plist, 0, live),
 		df:    make([]uint32, 0, live),
 		big:   sp.big,
 	}
@@ -826,8 +862,8 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		if sp.df[id] == 0 {
 			newID[id] = noNote
 			// only dead postings can be left in its list
-			ix.postings -= len(sp.post[id])
-			ix.deadPostings -= len(sp.post[id])
+			ix.postings -= int(sp.post[id].n)
+			ix.deadPostings -= int(sp.post[id].n)
 			continue
 		}
 		nid := uint32(len(ns.terms))
@@ -841,27 +877,26 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		}
 	}
 	*sp = ns
+	ix.vocabGen++
+	// A live note's terms are all live, and renumbering keeps their order.
+	var tc []termCount
+	var scratch []byte
 	for i := range ix.notes {
 		info := &ix.notes[i]
 		if !info.live {
 			continue
 		}
-		l := info.stems
+		l := &info.stems
 		if exact {
-			l = info.terms
+			l = &info.terms
 		}
-		k := 0
-		for _, t := range l {
-			if id := newID[t]; id != noNote {
-				l[k] = id
-				k++
+		tc = tc[:0]
+		eachTerm(*l, !exact, func(e termCount) {
+			if e.id = newID[e.id]; e.id != noNote {
+				tc = append(tc, e)
 			}
-		}
-		if exact {
-			info.terms = l[:k]
-		} else {
-			info.stems = l[:k]
-		}
+		})
+		*l, scratch = encodeTerms(tc, !exact, scratch)
 	}
 	if exact {
 		ix.fz = fuzzyIndex{}

@@ -202,7 +202,7 @@ func newScorer(s *scratch, clen []float32, live int, sumLen float64, fw *FieldWe
 // term: each chunk keeps the best of its matches for the term. Dead chunks
 // (negative length) are skipped.
 func (sc *scorer) add(sp *space, id uint32, w float64, strong bool) {
-	sc.addList(sp.post[id], sp.big, sc.weightOf(w, sp.df[id]), strong)
+	sc.addList(&sp.post[id], sp.big, sc.weightOf(w, sp.df[id]), strong)
 }
 
 // weightOf is the factor of a term of weight w and document frequency df.
@@ -227,38 +227,56 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 	if !ok || e == scored && sc.weightOf(ix.stemWeight, ix.stems.df[id]) <= sc.weightOf(1, ix.exact.df[e]) {
 		return
 	}
-	stored := ix.stems.post[id]
-	buf := sc.s.elided[:0]
+	buf := &sc.s.elided
+	buf.reset()
 	clen, clang := ix.clen, ix.clang
-	j := 0
-	for _, p := range ix.exact.post[e] {
-		c := p.chunk
-		for j < len(stored) && stored[j].chunk < c {
-			j++
+	stored := ix.stems.post[id].iter()
+	sc2, _, more := stored.next()
+	it := ix.exact.post[e].iter()
+	for c, tf, ok := it.next(); ok; c, tf, ok = it.next() {
+		for more && sc2 < c {
+			sc2, _, more = stored.next()
 		}
-		if j < len(stored) && stored[j].chunk == c {
+		if more && sc2 == c {
 			continue
 		}
 		if clen[c] < 0 || clang[c] != l {
 			continue
 		}
-		buf = append(buf, p)
+		buf.add(c, tf)
 	}
-	sc.s.elided = buf
-	if len(buf) > 0 {
+	if buf.n > 0 {
 		sc.addList(buf, ix.exact.big, sc.weightOf(ix.stemWeight, ix.stems.df[id]), true)
 	}
 }
 
 // addList scores a posting list with the factor wi (see add).
-func (sc *scorer) addList(l []posting, big []tfCounts, wi float64, strong bool) {
+func (sc *scorer) addList(l *plist, big []tfCounts, wi float64, strong bool) {
 	s := sc.s
 	clen := sc.clen
 	wH, wT, wP, wC := sc.fw.Heading, sc.fw.Tags, sc.fw.Prose, sc.fw.Code
 	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
 	term, strongs := s.term, s.strong
-	for _, p := range l {
-		c := p.chunk
+	d := l.data
+	c := uint32(0)
+	for i := 0; i < len(d); {
+		// One posting of the plist (decoded here rather than through
+		// piter.next, which does not inline).
+		x := uint32(d[i])
+		i++
+		if x >= 0x80 {
+			x, i = uvarintRest(d, i, x)
+		}
+		c += x >> 1
+		t := tfOne
+		if x&1 == 0 {
+			y := uint32(d[i])
+			i++
+			if y >= 0x80 {
+				y, i = uvarintRest(d, i, y)
+			}
+			t = unrot(y)
+		}
 		cl := clen[c]
 		if cl < 0 {
 			continue
@@ -270,7 +288,7 @@ func (sc *scorer) addList(l []posting, big []tfCounts, wi float64, strong bool) 
 		kb := bodyBase + bodyPerLen*cl64
 		kh := headBase + headPerLen*cl64
 		var th, tb float64
-		if t := p.tf; t&tfBig == 0 {
+		if t&tfBig == 0 {
 			th = float64(t&127)*wH + float64(t>>7&127)*wT
 			tb = float64(t>>21)*wP + float64(t>>14&127)*wC
 		} else {
@@ -298,7 +316,7 @@ type scratch struct {
 	total       []float64
 	touched     []uint32
 	strong      []bool
-	elided      []posting // addElided's list
+	elided      plist // addElided's list
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -47,6 +47,9 @@ type Options struct {
 	StuckAfter time.Duration
 	// Now is the clock (tests set it); nil means time.Now.
 	Now func() time.Time
+	// CacheDir is the folder of the index snapshot (see snapshot.go); ""
+	// means no snapshot.
+	CacheDir string
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -273,8 +276,6 @@ func (s *Service) build(ctx context.Context) {
 			notes = append(notes, fi)
 		}
 	}
-	s.setProgress(0, len(notes))
-
 	s.mu.Lock()
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
@@ -284,7 +285,14 @@ func (s *Service) build(ctx context.Context) {
 	for rel, reason := range skipped {
 		s.unindexed[rel] = reason
 	}
+	// Notes unchanged since the snapshot come from it; the others are read.
+	snap := s.readSnapshot()
+	changed := true
+	if snap != nil {
+		notes, changed = s.useSnapshot(snap, notes)
+	}
 	s.mu.Unlock()
+	s.setProgress(0, len(notes))
 	// Notes are read, parsed and indexed in batches, so that only one batch
 	// of parsed notes (which hold their file's bytes) is alive at a time.
 	indexed := 0
@@ -315,9 +323,17 @@ func (s *Service) build(ctx context.Context) {
 		s.mu.Unlock()
 		indexed += len(items)
 	}
+	s.ix.Trim()
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	s.log.Info("vault indexed", "notes", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+	s.mu.RUnlock()
+	if s.opts.CacheDir != "" && changed && ctx.Err() == nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.writeSnapshot(ctx)
+		}()
+	}
 }
 
 // buildBatch is how many notes the first build parses and indexes at once.

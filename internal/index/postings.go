@@ -1,0 +1,249 @@
+package index
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// plist is a posting list, compressed: per posting, in chunk slot order,
+// uvarint(gap<<1 | one), gap being the chunk slot minus the previous
+// posting's (the first posting's minus 0) and one saying that the tf is a
+// single prose occurrence (tfOne, the most common tf by far); otherwise
+// uvarint(rot(tf)) follows. rot moves the prose count to the low bits, so a
+// tf of a few prose occurrences is one byte.
+//
+// Measured on the Obsidian hub vault and the generated 10k-note vault: about
+// 2.5 bytes a posting against 8 for the (slot, tf) pairs they replace, for
+// searches at the same speed (the lists are read from start to end anyway).
+type plist struct {
+	data []byte
+	last uint32 // chunk slot of the last posting
+	n    uint32 // postings, dead included
+}
+
+// tfOne is the packed tf of a single prose occurrence.
+const tfOne = tfq(1 << 21)
+
+// rot and unrot map a packed tf to and from its stored form.
+func rot(t tfq) uint32 {
+	return uint32(t>>21&0x3FF) | uint32(t&0x1FFFFF)<<10 | uint32(t&tfBig)
+}
+
+func unrot(r uint32) tfq {
+	return tfq(r>>10&0x1FFFFF) | tfq(r&0x3FF)<<21 | tfq(r)&tfBig
+}
+
+// add appends the posting (c, t); c must be above the last posting's slot.
+func (l *plist) add(c uint32, t tfq) {
+	gap := c - l.last
+	if t == tfOne {
+		l.data = binary.AppendUvarint(l.data, uint64(gap)<<1|1)
+	} else {
+		l.data = binary.AppendUvarint(l.data, uint64(gap)<<1)
+		l.data = binary.AppendUvarint(l.data, uint64(rot(t)))
+	}
+	l.last = c
+	l.n++
+}
+
+// size is the number of bytes add(c, t) appends after a posting at last.
+func postingSize(last, c uint32, t tfq) int {
+	gap := uint64(c-last) << 1
+	if t == tfOne {
+		return uvarintLen(gap)
+	}
+	return uvarintLen(gap) + uvarintLen(uint64(rot(t)))
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// trim drops the list's slack when it is more than an eighth of its length.
+func (l *plist) trim() {
+	if cap(l.data)-len(l.data) > len(l.data)/8 {
+		l.data = slices.Clip(slices.Clone(l.data))
+	}
+}
+
+// reset empties the list, keeping its memory.
+func (l *plist) reset() {
+	l.data, l.last, l.n = l.data[:0], 0, 0
+}
+
+// piter reads a plist from the start.
+type piter struct {
+	d []byte
+	i int
+	c uint32
+}
+
+func (l *plist) iter() piter { return piter{d: l.data} }
+
+// next returns the next posting; ok is false at the end.
+func (it *piter) next() (c uint32, t tfq, ok bool) {
+	if it.i >= len(it.d) {
+		return 0, 0, false
+	}
+	x := uint32(it.d[it.i])
+	it.i++
+	if x >= 0x80 {
+		x, it.i = uvarintRest(it.d, it.i, x)
+	}
+	it.c += x >> 1
+	if x&1 != 0 {
+		return it.c, tfOne, true
+	}
+	y := uint32(it.d[it.i])
+	it.i++
+	if y >= 0x80 {
+		y, it.i = uvarintRest(it.d, it.i, y)
+	}
+	return it.c, unrot(y), true
+}
+
+// uvarintRest finishes a uvarint whose first byte, x, has its high bit set;
+// d[i:] holds the rest. The values are at most 32 bits.
+func uvarintRest(d []byte, i int, x uint32) (uint32, int) {
+	x &= 0x7F
+	for s := 7; ; s += 7 {
+		b := d[i]
+		i++
+		x |= uint32(b&0x7F) << s
+		if b < 0x80 {
+			return x, i
+		}
+	}
+}
+
+// A note's term lists say which terms and stems it holds and in how many of
+// its chunks, so that removing it decrements every df without reading a
+// posting list. They are sorted by id and stored compressed:
+//
+//   - terms: uvarint(gap<<1 | more) per term, gap being the id minus the
+//     previous one's (the first's minus 0), and more saying uvarint(chunks)
+//     follows (otherwise the term is in one chunk);
+//   - stems: uvarint(gap<<2 | kind): kind 0, one chunk with a stored posting;
+//     kind 1, one chunk whose posting was elided (see elideStems); kind 2,
+//     uvarint(stored) and uvarint(elided) follow.
+//
+// Measured: about 2 bytes a term against the 4 of a plain id list.
+type termCount struct {
+	id             uint32
+	stored, elided uint32 // exact terms: chunks in stored
+}
+
+// appendTermList encodes tc (sorted by id, ids distinct); stems says which
+// form.
+func appendTermList(b []byte, tc []termCount, stems bool) []byte {
+	prev := uint32(0)
+	for _, e := range tc {
+		gap := uint64(e.id - prev)
+		prev = e.id
+		switch {
+		case !stems && e.stored == 1:
+			b = binary.AppendUvarint(b, gap<<1)
+		case !stems:
+			b = binary.AppendUvarint(b, gap<<1|1)
+			b = binary.AppendUvarint(b, uint64(e.stored))
+		case e.stored == 1 && e.elided == 0:
+			b = binary.AppendUvarint(b, gap<<2)
+		case e.stored == 0 && e.elided == 1:
+			b = binary.AppendUvarint(b, gap<<2|1)
+		default:
+			b = binary.AppendUvarint(b, gap<<2|2)
+			b = binary.AppendUvarint(b, uint64(e.stored))
+			b = binary.AppendUvarint(b, uint64(e.elided))
+		}
+	}
+	return b
+}
+
+// eachTerm calls fn for every entry of an encoded term list.
+func eachTerm(b []byte, stems bool, fn func(termCount)) {
+	id := uint32(0)
+	for i := 0; i < len(b); {
+		x, n := binary.Uvarint(b[i:])
+		i += n
+		e := termCount{stored: 1}
+		if !stems {
+			id += uint32(x >> 1)
+			if x&1 != 0 {
+				v, n := binary.Uvarint(b[i:])
+				i += n
+				e.stored = uint32(v)
+			}
+		} else {
+			id += uint32(x >> 2)
+			switch x & 3 {
+			case 1:
+				e.stored, e.elided = 0, 1
+			case 2:
+				v, n := binary.Uvarint(b[i:])
+				i += n
+				w, m := binary.Uvarint(b[i:])
+				i += m
+				e.stored, e.elided = uint32(v), uint32(w)
+			}
+		}
+		e.id = id
+		fn(e)
+	}
+}
+
+// encodeTerms sorts tc by id and encodes it into a new, exactly sized list.
+func encodeTerms(tc []termCount, stems bool, scratch []byte) ([]byte, []byte) {
+	slices.SortFunc(tc, func(a, b termCount) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	scratch = appendTermList(scratch[:0], tc, stems)
+	if len(scratch) == 0 {
+		return nil, scratch
+	}
+	return slices.Clone(scratch), scratch
+}
+
+// appendLocalCount appends one entry of a note's counts as the builder keeps
+// them until the merge (local ids, in the order met): uvarint(id),
+// uvarint(stored) and, for a stem, uvarint(elided).
+func appendLocalCount(b []byte, e termCount, stem bool) []byte {
+	b = binary.AppendUvarint(b, uint64(e.id))
+	b = binary.AppendUvarint(b, uint64(e.stored))
+	if stem {
+		b = binary.AppendUvarint(b, uint64(e.elided))
+	}
+	return b
+}
+
+// globalCounts decodes the entries appendLocalCount wrote into tc, with
+// their ids mapped through g.
+func globalCounts(b []byte, stem bool, g []uint32, tc []termCount) []termCount {
+	tc = tc[:0]
+	for i := 0; i < len(b); {
+		var e termCount
+		v, n := binary.Uvarint(b[i:])
+		i += n
+		e.id = g[v]
+		v, n = binary.Uvarint(b[i:])
+		i += n
+		e.stored = uint32(v)
+		if stem {
+			v, n = binary.Uvarint(b[i:])
+			i += n
+			e.elided = uint32(v)
+		}
+		tc = append(tc, e)
+	}
+	return tc
+}

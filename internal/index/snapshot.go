@@ -1,0 +1,323 @@
+package index
+
+import (
+	"fmt"
+	"strconv"
+	"unsafe"
+
+	"github.com/vaultmcp/vaultmcp/internal/snapshot"
+)
+
+// Settings names what an index's contents depend on besides the notes: the
+// profile language and the weights. A snapshot is only read by an index
+// with the same settings.
+func (ix *Index) Settings() string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return "index lang=" + langCodes[ix.an.lang] + " stem=" + f(ix.stemWeight) + " fuzzy=" + f(ix.fuzzyWeight) +
+		" fields=" + f(ix.fw.Heading) + "," + f(ix.fw.Tags) + "," + f(ix.fw.Prose) + "," + f(ix.fw.Code)
+}
+
+// Encode writes the whole index (tombstones included, so that reading it
+// back gives the same index) to a snapshot. It holds the read lock.
+func (ix *Index) Encode(e *snapshot.Enc) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	encodeSpace(e, &ix.exact, false)
+	encodeSpace(e, &ix.stems, true)
+	e.U32s(ix.cnote)
+	e.U32s(ix.cidx)
+	e.F32s(ix.clen)
+	e.Bytes(unsafe.Slice((*byte)(unsafe.SliceData(ix.clang)), len(ix.clang)))
+	e.Int(ix.dead)
+	e.Int(ix.postings)
+	e.Int(ix.deadPostings)
+	e.Int(ix.compactions)
+	e.Int(len(ix.notes))
+	for i := range ix.notes {
+		n := &ix.notes[i]
+		e.Bool(n.live)
+		if !n.live {
+			continue
+		}
+		e.String(n.path)
+		e.String(n.typ)
+		e.String(n.status)
+		e.Strings(n.tags)
+		e.Int(int(n.lang))
+		e.F64(n.mult)
+		e.Bool(n.raw)
+		e.U32(n.first)
+		e.U32(n.n)
+		e.Bytes(n.terms)
+		e.Bytes(n.stems)
+		e.F64(n.sumLen)
+	}
+	e.U32s(ix.freeNotes)
+	e.Int(ix.live)
+	e.F64(ix.sumLen)
+	for _, n := range ix.langNotes {
+		e.Int(n)
+	}
+}
+
+func encodeSpace(e *snapshot.Enc, sp *space, stems bool) {
+	e.Strings(sp.terms)
+	for i := range sp.post {
+		l := &sp.post[i]
+		e.Bytes(l.data)
+		e.Uvarint(uint64(l.last))
+		e.Uvarint(uint64(l.n))
+	}
+	e.U32s(sp.df)
+	e.Int(sp.empty)
+	e.Int(len(sp.big))
+	for _, c := range sp.big {
+		for _, x := range c {
+			e.U32(x)
+		}
+	}
+	if stems {
+		self := make([]byte, len(sp.self))
+		for i, b := range sp.self {
+			if b {
+				self[i] = 1
+			}
+		}
+		e.Bytes(self)
+	}
+}
+
+// Decode reads an index written by Encode into a new index with opts, which
+// must have the settings of the index that wrote it (see Settings). Every
+// list is checked (well-formed, sorted, ids and slots in range, counts
+// matching), so a damaged snapshot is an error, never a panic later.
+func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
+	ix := New(opts)
+	if err := decodeSpace(d, &ix.exact, false); err != nil {
+		return nil, err
+	}
+	if err := decodeSpace(d, &ix.stems, true); err != nil {
+		return nil, err
+	}
+	ix.cnote = d.U32s()
+	ix.cidx = d.U32s()
+	ix.clen = d.F32s()
+	clang := d.Bytes()
+	ix.clang = make([]langID, len(clang))
+	for i, b := range clang {
+		ix.clang[i] = langID(b)
+	}
+	ix.dead = d.Int(1 << 40)
+	ix.postings = d.Int(1 << 40)
+	ix.deadPostings = d.Int(1 << 40)
+	ix.compactions = d.Int(1 << 40)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	slots := len(ix.cnote)
+	if len(ix.cidx) != slots || len(ix.clen) != slots || len(ix.clang) != slots {
+		return nil, fmt.Errorf("%w: chunk arrays of different lengths", snapshot.ErrInvalid)
+	}
+	ix.notes = make([]noteInfo, d.Len(1))
+	for i := range ix.notes {
+		n := &ix.notes[i]
+		if n.live = d.Bool(); !n.live {
+			continue
+		}
+		n.path = d.String()
+		n.typ = ix.internStr(d.String())
+		n.status = ix.internStr(d.String())
+		n.tags = d.Strings()
+		for k, t := range n.tags {
+			n.tags[k] = ix.internStr(t)
+		}
+		n.lang = langID(d.Int(int(numLangs) - 1))
+		n.mult = d.F64()
+		n.raw = d.Bool()
+		n.first = d.U32()
+		n.n = d.U32()
+		n.terms = d.Bytes()
+		n.stems = d.Bytes()
+		n.sumLen = d.F64()
+		if d.Err() != nil {
+			return nil, d.Err()
+		}
+		if uint64(n.first)+uint64(n.n) > uint64(slots) {
+			return nil, fmt.Errorf("%w: note %q: chunks out of range", snapshot.ErrInvalid, n.path)
+		}
+		for k := range n.n {
+			if ix.cidx[n.first+k] != k || ix.cnote[n.first+k] != uint32(i) {
+				return nil, fmt.Errorf("%w: note %q: chunk slots do not match", snapshot.ErrInvalid, n.path)
+			}
+		}
+		if _, dup := ix.byPath[n.path]; dup {
+			return nil, fmt.Errorf("%w: note %q twice", snapshot.ErrInvalid, n.path)
+		}
+		ix.byPath[n.path] = uint32(i)
+		if err := checkTermList(n.terms, false, len(ix.exact.terms)); err != nil {
+			return nil, err
+		}
+		if err := checkTermList(n.stems, true, len(ix.stems.terms)); err != nil {
+			return nil, err
+		}
+	}
+	ix.freeNotes = d.U32s()
+	ix.live = d.Int(slots)
+	ix.sumLen = d.F64()
+	for l := range ix.langNotes {
+		ix.langNotes[l] = d.Int(len(ix.notes))
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	for _, f := range ix.freeNotes {
+		if int(f) >= len(ix.notes) || ix.notes[f].live {
+			return nil, fmt.Errorf("%w: free note slot %d", snapshot.ErrInvalid, f)
+		}
+	}
+	for c, note := range ix.cnote {
+		if note != noNote && (int(note) >= len(ix.notes) || !ix.notes[note].live) {
+			return nil, fmt.Errorf("%w: chunk %d of no note", snapshot.ErrInvalid, c)
+		}
+	}
+	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
+		for id := range sp.post {
+			if err := checkList(&sp.post[id], slots, len(sp.big)); err != nil {
+				return nil, fmt.Errorf("%w: term %q: %v", snapshot.ErrInvalid, sp.terms[id], err)
+			}
+		}
+	}
+	for id, t := range ix.exact.terms {
+		ix.fz.add(t, uint32(id))
+	}
+	return ix, nil
+}
+
+func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {
+	sp.terms = d.Strings()
+	sp.post = make([]plist, len(sp.terms))
+	for i := range sp.post {
+		l := &sp.post[i]
+		l.data = d.Bytes()
+		l.last = uint32(d.Int(1<<32 - 1))
+		l.n = uint32(d.Int(1<<32 - 1))
+	}
+	sp.df = d.U32s()
+	sp.empty = d.Int(len(sp.terms))
+	sp.big = make([]tfCounts, d.Len(16))
+	for i := range sp.big {
+		for f := range sp.big[i] {
+			sp.big[i][f] = d.U32()
+		}
+	}
+	if stems {
+		self := d.Bytes()
+		sp.self = make([]bool, len(self))
+		for i, b := range self {
+			sp.self[i] = b == 1
+		}
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if len(sp.df) != len(sp.terms) || (stems && len(sp.self) != len(sp.terms)) {
+		return fmt.Errorf("%w: term arrays of different lengths", snapshot.ErrInvalid)
+	}
+	sp.ids = make(map[string]uint32, len(sp.terms))
+	for id, t := range sp.terms {
+		if _, dup := sp.ids[t]; dup {
+			return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, t)
+		}
+		sp.ids[t] = uint32(id)
+	}
+	return nil
+}
+
+// checkList checks that a posting list is well formed: complete varints,
+// slots strictly increasing and below slots, overflow indexes below big,
+// and n and last as stored.
+func checkList(l *plist, slots, big int) error {
+	d := l.data
+	var c, n uint32
+	for i := 0; i < len(d); {
+		x, k := uvarint32(d[i:])
+		if k <= 0 {
+			return fmt.Errorf("bad posting")
+		}
+		i += k
+		if n > 0 && x>>1 == 0 {
+			return fmt.Errorf("slots not increasing")
+		}
+		c += x >> 1
+		if int(c) >= slots {
+			return fmt.Errorf("slot %d out of range", c)
+		}
+		if x&1 == 0 {
+			y, k := uvarint32(d[i:])
+			if k <= 0 {
+				return fmt.Errorf("bad tf")
+			}
+			i += k
+			if t := unrot(y); t&tfBig != 0 && int(t&^tfBig) >= big {
+				return fmt.Errorf("tf overflow index out of range")
+			}
+		}
+		n++
+	}
+	if n != l.n || (n > 0 && c != l.last) {
+		return fmt.Errorf("count or last slot does not match")
+	}
+	return nil
+}
+
+// uvarint32 reads a uvarint of at most 32 bits; k <= 0 when malformed.
+func uvarint32(b []byte) (uint32, int) {
+	var x uint64
+	for i := 0; i < len(b) && i < 5; i++ {
+		x |= uint64(b[i]&0x7F) << (7 * i)
+		if b[i] < 0x80 {
+			if x > 1<<32-1 {
+				return 0, -1
+			}
+			return uint32(x), i + 1
+		}
+	}
+	return 0, -1
+}
+
+// checkTermList checks an encoded note term list: well formed, ids below n.
+func checkTermList(b []byte, stems bool, n int) error {
+	id := uint64(0)
+	for i := 0; i < len(b); {
+		x, k := uvarint32(b[i:])
+		if k <= 0 {
+			return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
+		}
+		i += k
+		extra := 0
+		if stems {
+			id += uint64(x >> 2)
+			if x&3 == 2 {
+				extra = 2
+			} else if x&3 == 3 {
+				return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
+			}
+		} else {
+			id += uint64(x >> 1)
+			if x&1 != 0 {
+				extra = 1
+			}
+		}
+		for range extra {
+			_, k := uvarint32(b[i:])
+			if k <= 0 {
+				return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
+			}
+			i += k
+		}
+		if id >= uint64(n) {
+			return fmt.Errorf("%w: term id out of range", snapshot.ErrInvalid)
+		}
+	}
+	return nil
+}

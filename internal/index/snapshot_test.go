@@ -1,0 +1,174 @@
+package index
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/snapshot"
+)
+
+// roundTrip writes ix to a snapshot file and reads it back.
+func roundTrip(t *testing.T, ix *Index) *Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ix.snap")
+	if err := snapshot.Write(path, "k", func(e *snapshot.Enc) error { ix.Encode(e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	d, err := snapshot.Read(path, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// A snapshot read back is the same index: the same hits with the same
+// scores for every term of the vocabulary, the same statistics, and it keeps
+// working as an index (adds, removals, compactions) exactly like the one that
+// wrote it.
+func TestSnapshotRoundTrip(t *testing.T) {
+	items := elisionCorpus()
+	ix := New(Options{})
+	ix.AddBatch(items)
+	// Tombstones, free note slots and an overflow tf in the snapshot.
+	for _, it := range items[40:70] {
+		ix.Remove(it.Path)
+	}
+	ix.Add("02-wiki/again.md", prose("plugin server configuração again"))
+	got := roundTrip(t, ix)
+	if g, w := got.Stats(), ix.Stats(); g.Notes != w.Notes || g.Chunks != w.Chunks || g.Terms != w.Terms || g.Stems != w.Stems || g.Postings != w.Postings || g.AvgChunkLength != w.AvgChunkLength {
+		t.Fatalf("stats %+v, written %+v", g, w)
+	}
+	qs := vocabularyQueries(ix)
+	sameScoresExactly(t, "read back", got, ix, qs)
+
+	// Both go on identically.
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 6 {
+		for range 25 {
+			it := items[r.IntN(len(items))]
+			if r.IntN(3) == 0 {
+				ix.Remove(it.Path)
+				got.Remove(it.Path)
+			} else {
+				ix.Add(it.Path, it.Note)
+				got.Add(it.Path, it.Note)
+			}
+		}
+		sameScoresExactly(t, "after churn", got, ix, qs)
+		if round == 3 {
+			got = roundTrip(t, got)
+			sameScoresExactly(t, "read back again", got, ix, qs)
+		}
+	}
+	if got.compactions == 0 && ix.compactions == 0 {
+		t.Log("no compaction during the churn")
+	}
+}
+
+// Another executable, format or settings, a damaged or truncated file: an
+// error, never a panic or a half-read index.
+func TestSnapshotRejected(t *testing.T) {
+	ix := New(Options{})
+	ix.AddBatch(elisionCorpus())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ix.snap")
+	if err := snapshot.Write(path, "key-a", func(e *snapshot.Enc) error { ix.Encode(e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.Read(path, "key-b"); !errors.Is(err, snapshot.ErrInvalid) {
+		t.Fatalf("other key: %v", err)
+	}
+	if _, err := snapshot.Read(filepath.Join(dir, "none.snap"), "key-a"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		mut  func([]byte) []byte
+	}{
+		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"one bit flipped", func(b []byte) []byte { b[len(b)/3] ^= 4; return b }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"not a snapshot", func([]byte) []byte { return []byte("# a note\n") }},
+	} {
+		b := tc.mut(append([]byte(nil), good...))
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := snapshot.Read(path, "key-a"); !errors.Is(err, snapshot.ErrInvalid) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// payload returns the payload of a snapshot file (what Decode reads).
+func payload(t *testing.T, ix *Index) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ix.snap")
+	if err := snapshot.Write(path, "", func(e *snapshot.Enc) error { ix.Encode(e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// magic, format, empty key (one byte), payload, checksum
+	return b[8+4+1 : len(b)-4]
+}
+
+// Decode checks everything it reads: a payload damaged in a way its checksum
+// would not catch (rewritten by hand) is an error, never a panic, and an
+// index it accepts can be searched.
+func TestSnapshotDecodeDamaged(t *testing.T) {
+	items := elisionCorpus()[:60]
+	ix := New(Options{})
+	ix.AddBatch(items)
+	good := payload(t, ix)
+	qs := vocabularyQueries(ix)[:12]
+	r := rand.New(rand.NewPCG(5, 6))
+	rejected := 0
+	for i := range 600 {
+		b := append([]byte(nil), good...)
+		switch i % 3 {
+		case 0:
+			b[r.IntN(len(b))] = byte(r.IntN(256))
+		case 1:
+			b = b[:r.IntN(len(b))]
+		default:
+			for range 4 {
+				b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
+			}
+		}
+		got, err := Decode(snapshot.NewDec(b), Options{})
+		if err != nil {
+			if !errors.Is(err, snapshot.ErrInvalid) {
+				t.Fatalf("damaged payload: error %v does not wrap ErrInvalid", err)
+			}
+			rejected++
+			continue
+		}
+		for _, q := range qs {
+			got.Search(q, Filter{IncludeRaw: true}, 10)
+		}
+		for _, it := range items[:3] {
+			got.Remove(it.Path)
+			got.Add(it.Path, it.Note)
+		}
+	}
+	if rejected < 200 {
+		t.Fatalf("only %d of 600 damaged payloads rejected", rejected)
+	}
+}

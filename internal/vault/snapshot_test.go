@@ -1,0 +1,262 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/snapshot"
+)
+
+// logBuffer is a goroutine-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// openCached opens dir with snapshots in cache, waits for the index and
+// closes the service (which waits for the snapshot write); it returns the
+// state the service served and its log.
+func openCached(t *testing.T, dir, cache, lang string) (state string, log string) {
+	t.Helper()
+	var buf logBuffer
+	s, err := Open(context.Background(), Options{Dir: dir, Lang: lang, CacheDir: cache,
+		Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	state = serviceState(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return state, buf.String()
+}
+
+// serviceState renders what the read tools answer: searches for every
+// title and a few phrases (hits, lines, scores, snippets), the note list,
+// the graph with broken links and every note's backlinks.
+func serviceState(t *testing.T, s *Service) string {
+	t.Helper()
+	ctx := context.Background()
+	var out strings.Builder
+	put := func(label string, v any, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		b, _ := json.Marshal(v)
+		out.WriteString(label + " " + string(b) + "\n")
+	}
+	list, err := s.List(ctx, api.ListRequest{})
+	put("list", list, err)
+	queries := []string{"retry backoff jitter", "configuração", "plugin settings", "zzzz", "migrations database", "quokkafication", "wombatisation"}
+	for _, n := range list.Notes {
+		queries = append(queries, n.Title)
+		bl, err := s.Backlinks(ctx, api.BacklinksRequest{Path: n.Path})
+		put("backlinks "+n.Path, bl, err)
+	}
+	for _, q := range queries {
+		res, err := s.Search(ctx, api.SearchRequest{Query: q, Limit: 20, IncludeRaw: true})
+		put("search "+q, res, err)
+	}
+	g, err := s.Graph(ctx, api.GraphRequest{IncludeBroken: true, IncludeRaw: true})
+	put("graph", g, err)
+	return out.String()
+}
+
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "vault")
+	copyTree(t, filepath.Join("..", "..", "examples", "vault"), dir)
+	return dir
+}
+
+// A start from the snapshot serves exactly what a full build serves, and
+// notes changed, added or deleted while no server ran are picked up.
+func TestSnapshotStart(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	fresh := func() string {
+		st, _ := openCached(t, dir, "", "en")
+		return st
+	}
+
+	first, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "no index snapshot yet") || !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("first start: no snapshot written:\n%s", log)
+	}
+	if want := fresh(); first != want {
+		t.Fatal("first start differs from a build without snapshot")
+	}
+	second, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+		t.Fatalf("second start: snapshot not used, or rewritten with nothing changed:\n%s", log)
+	}
+	if second != first {
+		t.Fatal("start from the snapshot serves something else than the build that wrote it")
+	}
+
+	// Offline changes: one note edited (same name, new words), one
+	// deleted, one added, one edited keeping its size.
+	notes := listNotes(t, dir)
+	edit, gone, same := notes[0], notes[1], notes[2]
+	appendFile(t, filepath.Join(dir, edit), "\n\nquokkafication of the snapshot\n")
+	if err := os.Remove(filepath.Join(dir, gone)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki", "fresh-note.md"), []byte("# Fresh note\n\nwombatisation links to [["+strings.TrimSuffix(filepath.Base(edit), ".md")+"]]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, same))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data, bytes.ToUpper(data[:min(len(data), 2)]))
+	if err := os.WriteFile(filepath.Join(dir, same), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(filepath.Join(dir, same), later, later); err != nil {
+		t.Fatal(err)
+	}
+	third, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot loaded") || !strings.Contains(log, "read=3") {
+		t.Fatalf("third start: want the snapshot used and 3 notes read:\n%s", log)
+	}
+	if want := fresh(); third != want {
+		t.Fatalf("after offline changes the snapshot start differs from a full build")
+	}
+	// The snippets quote the new text (the query alone is in the labels).
+	for _, w := range []string{"quokkafication of the snapshot", "wombatisation links to"} {
+		if !strings.Contains(third, w) {
+			t.Fatalf("%q not found after the restart", w)
+		}
+	}
+	// ...and the snapshot rewritten then is used as is the next time.
+	fourth, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "read=0") || fourth != third {
+		t.Fatalf("fourth start: want every note from the snapshot:\n%s", log)
+	}
+}
+
+// A snapshot that cannot be used is ignored and the vault indexed in full:
+// damaged, truncated, or written with other settings.
+func TestSnapshotIgnored(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	want, _ := openCached(t, dir, cache, "en")
+	path := snapshot.PathFor(cache, mustAbs(t, dir))
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no snapshot at the expected path: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		lang string
+	}{
+		{"damaged", flip(good, len(good)/2), "en"},
+		{"truncated", good[:len(good)-100], "en"},
+		{"other settings", good, "pt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, log := openCached(t, dir, cache, tc.lang)
+			if !strings.Contains(log, "index snapshot not used") || !strings.Contains(log, "index snapshot written") {
+				t.Fatalf("want the snapshot refused and rewritten:\n%s", log)
+			}
+			if tc.lang == "en" && got != want {
+				t.Fatal("a refused snapshot changed what is served")
+			}
+		})
+	}
+}
+
+// A snapshot write that cannot complete (the cache folder is a file) is a
+// warning; the service works.
+func TestSnapshotUnwritable(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(cache, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := openCached(t, dir, "", "en")
+	got, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot not written") {
+		t.Fatalf("want a warning:\n%s", log)
+	}
+	if got != want {
+		t.Fatal("an unwritable cache changed what is served")
+	}
+}
+
+func listNotes(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") && !strings.Contains(p, "_templates") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if len(out) < 3 {
+		t.Fatal("too few notes")
+	}
+	return out
+}
+
+func appendFile(t *testing.T, p, text string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x10
+	return c
+}
+
+func mustAbs(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = filepath.Abs(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
