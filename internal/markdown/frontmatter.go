@@ -64,12 +64,23 @@ func trimLineEnd(s string) string {
 
 // decodeFrontmatter decodes the block content into n. firstLine is the
 // absolute line number of the first content line (used to make YAML error
-// positions absolute).
-func decodeFrontmatter(n *Note, content []byte, firstLine int) {
+// positions absolute). Content in the simple subset that fastFrontmatter
+// reads is decoded without the YAML library, with the same result; anything
+// else goes to decodeYAMLFrontmatter.
+func decodeFrontmatter(n *Note, content string, firstLine int) {
 	if len(content) > MaxFrontmatter {
 		n.Diagnostics = append(n.Diagnostics, diagFrontmatterTooLarge)
 		return
 	}
+	if fastFrontmatter(n, content) {
+		return
+	}
+	decodeYAMLFrontmatter(n, []byte(content), firstLine)
+}
+
+// decodeYAMLFrontmatter decodes content (at most MaxFrontmatter bytes) with
+// the YAML library.
+func decodeYAMLFrontmatter(n *Note, content []byte, firstLine int) {
 	var doc yaml.Node
 	if err := yamlUnmarshal(content, &doc); err != nil {
 		n.Diagnostics = append(n.Diagnostics, "invalid YAML frontmatter: "+yamlMessage(err, firstLine))
@@ -102,7 +113,7 @@ func decodeFrontmatter(n *Note, content []byte, firstLine int) {
 	}
 
 	m := make(map[string]any, len(root.Content)/2)
-	var typ, tipo, created, criado, updated, atualizado string
+	var f fmFields
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -112,31 +123,95 @@ func decodeFrontmatter(n *Note, content []byte, firstLine int) {
 			n.Diagnostics = append(n.Diagnostics, fmt.Sprintf("duplicate frontmatter key %q (last value kept)", k.Value))
 		}
 		m[k.Value] = nodeValue(v)
-		switch strings.ToLower(k.Value) {
-		case "type":
-			typ = scalarString(v)
-		case "tipo":
-			tipo = scalarString(v)
-		case "status":
-			n.Status = strings.ToLower(scalarString(v))
-		case "tags", "tag":
+		switch field := fieldOf(k.Value); field {
+		case fieldNone:
+		case fieldTags:
 			n.Tags = appendYAMLTags(n.Tags, v)
-		case "aliases", "alias":
+		case fieldAliases:
 			n.Aliases = appendYAMLAliases(n.Aliases, v)
-		case "created":
-			created = scalarString(v)
-		case "criado":
-			criado = scalarString(v)
-		case "updated":
-			updated = scalarString(v)
-		case "atualizado":
-			atualizado = scalarString(v)
+		default:
+			f.set(field, scalarString(v))
 		}
 	}
 	n.Frontmatter = m
-	n.Type = normalizeType(firstNonEmpty(typ, tipo))
-	n.Created = firstNonEmpty(created, criado)
-	n.Updated = firstNonEmpty(updated, atualizado)
+	f.finish(n)
+}
+
+// fieldKind names the frontmatter keys that fill typed Note fields.
+type fieldKind uint8
+
+const (
+	fieldNone fieldKind = iota
+	fieldType
+	fieldTipo
+	fieldStatus
+	fieldTags
+	fieldAliases
+	fieldCreated
+	fieldCriado
+	fieldUpdated
+	fieldAtualizado
+)
+
+// fieldOf tells which typed field a frontmatter key fills (keys are matched
+// without regard to case).
+func fieldOf(key string) fieldKind {
+	switch strings.ToLower(key) {
+	case "type":
+		return fieldType
+	case "tipo":
+		return fieldTipo
+	case "status":
+		return fieldStatus
+	case "tags", "tag":
+		return fieldTags
+	case "aliases", "alias":
+		return fieldAliases
+	case "created":
+		return fieldCreated
+	case "criado":
+		return fieldCriado
+	case "updated":
+		return fieldUpdated
+	case "atualizado":
+		return fieldAtualizado
+	}
+	return fieldNone
+}
+
+// fmFields collects the single-valued typed fields while the keys are read
+// in order; a later key overrides an earlier one of the same field.
+type fmFields struct {
+	typ, tipo, status, created, criado, updated, atualizado string
+}
+
+// set records text, the trimmed text of a non-null scalar value ("" for any
+// other value), for a single-valued field.
+func (f *fmFields) set(field fieldKind, text string) {
+	switch field {
+	case fieldType:
+		f.typ = text
+	case fieldTipo:
+		f.tipo = text
+	case fieldStatus:
+		f.status = text
+	case fieldCreated:
+		f.created = text
+	case fieldCriado:
+		f.criado = text
+	case fieldUpdated:
+		f.updated = text
+	case fieldAtualizado:
+		f.atualizado = text
+	}
+}
+
+// finish writes the fields to n: English keys win over Portuguese ones.
+func (f *fmFields) finish(n *Note) {
+	n.Type = normalizeType(firstNonEmpty(f.typ, f.tipo))
+	n.Status = strings.ToLower(f.status)
+	n.Created = firstNonEmpty(f.created, f.criado)
+	n.Updated = firstNonEmpty(f.updated, f.atualizado)
 }
 
 // yamlUnmarshal shields the parser from a panic inside the YAML library: a
@@ -292,16 +367,22 @@ func appendTagList(tags []string, s string) []string {
 func appendYAMLAliases(aliases []string, v *yaml.Node) []string {
 	switch v.Kind {
 	case yaml.ScalarNode:
-		for a := range strings.SplitSeq(scalarString(v), ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				aliases = append(aliases, a)
-			}
-		}
+		return appendAliasList(aliases, scalarString(v))
 	case yaml.SequenceNode:
 		for _, c := range v.Content {
 			if a := scalarString(c); a != "" {
 				aliases = append(aliases, a)
 			}
+		}
+	}
+	return aliases
+}
+
+// appendAliasList appends the comma-separated aliases of s.
+func appendAliasList(aliases []string, s string) []string {
+	for a := range strings.SplitSeq(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			aliases = append(aliases, a)
 		}
 	}
 	return aliases

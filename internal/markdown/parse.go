@@ -41,7 +41,7 @@ import (
 // whole file. Parse never fails: problems become Note.Diagnostics.
 func Parse(name string, src []byte) *Note {
 	p := &parser{src: string(src), note: &Note{BodyLine: 1}}
-	p.run(name, src)
+	p.run(name)
 	return p.note
 }
 
@@ -90,14 +90,14 @@ type parser struct {
 	budget    int   // bytes of markdown link destination scanning left on the line
 }
 
-func (p *parser) run(name string, b []byte) {
+func (p *parser) run(name string) {
 	src, n := p.src, p.note
 	if strings.HasPrefix(src, bom) {
 		n.BodyOffset = len(bom)
 	}
 	if cs, ce, body, bodyLine, ok := findFrontmatter(src, n.BodyOffset); ok {
 		n.BodyOffset, n.BodyLine = body, bodyLine
-		decodeFrontmatter(n, b[cs:ce], 2)
+		decodeFrontmatter(n, src[cs:ce], 2)
 	}
 	for _, t := range n.Tags {
 		p.tags.add(t)
