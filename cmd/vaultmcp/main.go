@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -38,7 +39,18 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+// defaultGOGC is the collector's target when GOGC is not set: the heap may
+// grow to 1.5 times what is live between two collections instead of the
+// runtime's default 2 times. Measured on the generated 100k-note vault
+// (live heap about 570 MiB after the first build): peak RSS 1.50 GB at
+// GOGC=100, 1.22 GB at 50, 1.14 GB at 35, for about 5% more CPU while
+// indexing; a search allocates little, so it costs nothing afterwards.
+const defaultGOGC = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGOGC)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

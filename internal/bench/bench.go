@@ -93,13 +93,41 @@ type InProcess struct {
 
 // Stdio are the figures of a real vaultmcp process over stdio MCP.
 type Stdio struct {
-	// HandshakeMs: exec start to the initialize answer.
+	// HandshakeMs: exec start to the initialize answer read.
 	HandshakeMs float64 `json:"handshake_ms"`
-	// FirstSearchMs: exec start to the first vault_search answer.
+	// FirstSearchMs: exec start to the first vault_search answer read.
 	FirstSearchMs float64 `json:"first_search_ms"`
-	Search        Dist    `json:"search"`
+	// Search: vault_search round trips of a minimal client, from writing
+	// the tools/call frame to having read the whole answer frame and decoded
+	// its JSON-RPC envelope (id, error, result.isError): what the server
+	// costs a client, the client's own parsing of the answer aside.
+	Search Dist `json:"search"`
+	// AnswerBytes is the mean size of a search answer frame.
+	AnswerBytes int `json:"answer_bytes"`
+	// SearchGoSDK: the same queries on the same process through the go-sdk
+	// client's session.CallTool, which also decodes the whole answer into
+	// Go values (the structured content into maps). Nil when that failed
+	// (see Problems).
+	SearchGoSDK *Dist `json:"search_go_sdk,omitempty"`
 	// PeakRSSBytes is the child's peak resident set size (VmHWM).
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// The process above starts with an empty cache folder, so it indexes
+	// every note and writes the index snapshot; Warm is a second process
+	// started on that snapshot (nil when none was written, see Problems).
+	Warm *WarmStart `json:"warm,omitempty"`
+}
+
+// WarmStart are the figures of a vaultmcp process that starts from the
+// index snapshot of an earlier one (no note changed in between).
+type WarmStart struct {
+	// SnapshotBytes is the size of the snapshot file.
+	SnapshotBytes int64 `json:"snapshot_bytes"`
+	// SnapshotMs: exec start of the first process to its snapshot file
+	// written.
+	SnapshotMs    float64 `json:"snapshot_ms"`
+	HandshakeMs   float64 `json:"handshake_ms"`
+	FirstSearchMs float64 `json:"first_search_ms"`
+	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
 }
 
 // Writes are the figures measured on a git copy of the vault.

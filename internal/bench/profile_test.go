@@ -132,9 +132,10 @@ func BenchmarkSearchInProcess(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchMCPPipe: vault_search through the MCP server and client
-// over OS pipes, as over stdio but in one process (so one profile shows
-// both sides). answer-bytes is the JSON size of an answer.
+// BenchmarkSearchMCPPipe: vault_search through the MCP server and the go-sdk
+// client over OS pipes, as over stdio but in one process (so one profile
+// shows both sides, the client's decoding of the answer included; compare
+// BenchmarkSearchMCPRaw). answer-bytes is the JSON size of an answer.
 func BenchmarkSearchMCPPipe(b *testing.B) {
 	dir := profileVault(b)
 	svc := openReady(b, dir)
@@ -167,6 +168,52 @@ func BenchmarkSearchMCPPipe(b *testing.B) {
 		if i < len(qs) {
 			data, _ := json.Marshal(res)
 			answered += len(data)
+		}
+	}
+	b.ReportMetric(float64(answered)/float64(min(b.N, len(qs))), "answer-bytes")
+}
+
+// BenchmarkSearchMCPRaw: vault_search through the MCP server over OS pipes
+// with the bench's minimal client (stdioClient), which reads the answer
+// frame and decodes only its envelope: the profile shows what the server
+// costs per call (compare BenchmarkSearchMCPPipe for the go-sdk client's
+// share). answer-bytes is the size of an answer frame.
+func BenchmarkSearchMCPRaw(b *testing.B) {
+	dir := profileVault(b)
+	svc := openReady(b, dir)
+	qs := profileQueries(b, dir)
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	server := mcpserver.New(svc, mcpserver.Options{ReadOnly: true})
+	go server.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	c := newPipeClient(cw, cr)
+	defer c.close()
+	if err := c.initialize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var answered int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		frame, err := c.callFrame("vault_search", map[string]string{"query": qs[i%len(qs)]}, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		_, size, err := c.callTool(ctx, frame, searchTimeout)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < len(qs) {
+			answered += size
 		}
 	}
 	b.ReportMetric(float64(answered)/float64(min(b.N, len(qs))), "answer-bytes")

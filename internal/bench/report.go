@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,8 +98,28 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	row("exec to handshake answered", stdio(func(s *Stdio) string { return fmtMs(s.HandshakeMs) }))
 	row("exec to first search answered", stdio(func(s *Stdio) string { return fmtMs(s.FirstSearchMs) }))
-	row("search p50 / p99", stdio(func(s *Stdio) string { return fmtPair(s.Search) }))
+	row("search p50 / p99, minimal client (1)", stdio(func(s *Stdio) string { return fmtPair(s.Search) }))
+	row("search p50 / p99 via go-sdk client (2)", stdio(func(s *Stdio) string {
+		if s.SearchGoSDK == nil {
+			return "failed"
+		}
+		return fmtPair(*s.SearchGoSDK)
+	}))
+	row("search answer size (mean)", stdio(func(s *Stdio) string { return fmtSize(s.AnswerBytes) }))
 	row("peak RSS", stdio(func(s *Stdio) string { return fmtBytes(s.PeakRSSBytes) }))
+	warm := func(f func(w *WarmStart) string) func(v *VaultReport) string {
+		return stdio(func(s *Stdio) string {
+			if s.Warm == nil {
+				return "failed"
+			}
+			return f(s.Warm)
+		})
+	}
+	row("index snapshot written (size, after)", warm(func(w *WarmStart) string {
+		return fmtBytes(w.SnapshotBytes) + ", " + fmtMs(w.SnapshotMs)
+	}))
+	row("from the snapshot: exec to first search (3)", warm(func(w *WarmStart) string { return fmtMs(w.FirstSearchMs) }))
+	row("from the snapshot: peak RSS", warm(func(w *WarmStart) string { return fmtBytes(w.PeakRSSBytes) }))
 
 	section("baseline: rg -l -i -F -e w1 -e w2 DIR")
 	row("per query p50 / p99", func(v *VaultReport) string {
@@ -146,6 +167,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if slices.ContainsFunc(r.Vaults, func(v VaultReport) bool { return v.Stdio != nil }) {
+		fmt.Fprint(w, stdioLegend)
+	}
 	for _, v := range r.Vaults {
 		if m := v.Writes; m != nil && m.Move.From != "" {
 			verb := "moved"
@@ -210,7 +234,29 @@ func fmtMs(ms float64) string {
 	}
 }
 
+// stdioLegend says what the two stdio search figures include.
+const stdioLegend = `(1) minimal client: from writing the tools/call frame on the server's stdin to having read the whole
+    answer frame from its stdout and decoded the JSON-RPC envelope (id, error, isError): what the server
+    costs a client such as Claude Code, before that client parses the answer.
+(2) go-sdk client: the same queries on the same process through session.CallTool of the Go MCP SDK, which
+    also decodes the whole answer into Go values.
+(3) a second process on the same vault, started after the first wrote its index snapshot (no note changed):
+    it loads the snapshot, checks every note's size and modification time, and reads none.
+
+`
+
 func fmtPair(d Dist) string { return fmtMs(d.P50) + " / " + fmtMs(d.P99) }
+
+// fmtSize writes a size of a few bytes to a few megabytes.
+func fmtSize(n int) string {
+	switch {
+	case n < 10000:
+		return fmtCount(n) + " B"
+	case n < 10_000_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+}
 
 func fmtBytes(n int64) string {
 	const mib = 1 << 20

@@ -190,12 +190,13 @@ func measureVault(ctx context.Context, opts Options, g *guard, name, dir string,
 		log.Info("measuring a vaultmcp process over stdio MCP")
 		debug.FreeOSMemory() // the child gets the machine to itself
 		g.publish(vr, "measuring over stdio MCP")
-		st, err := measureStdio(ctx, opts.Exe, dir, opts.Lang, queries)
+		st, problems, err := measureStdio(ctx, opts.Exe, dir, opts.Lang, queries)
 		if err != nil {
 			vr.Problems = append(vr.Problems, "stdio MCP: "+err.Error())
 		} else {
 			vr.Stdio = st
 		}
+		vr.Problems = append(vr.Problems, problems...)
 	}
 
 	if opts.Rg == "" {
@@ -304,31 +305,159 @@ func measureInProcess(ctx context.Context, dir, lang string, queries []string, v
 	return nil
 }
 
-// measureStdio starts `vaultmcp serve --read-only` on the vault as an MCP
-// client would, and times the handshake, the first search (which waits for
-// the index) and the queries.
-func measureStdio(ctx context.Context, exe, dir, lang string, queries []string) (*Stdio, error) {
-	cmd := exec.Command(exe, "serve", "--read-only", "--vault", dir, "--lang", lang)
-	cmd.Env = append(cleanEnv(), "VAULTMCP_LOG_LEVEL=error")
-	stderr := &tailBuffer{max: 4096}
-	cmd.Stderr = stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "vaultmcp-bench", Version: "1"}, nil)
-	start := time.Now()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+// measureStdio starts `vaultmcp serve --read-only` on the vault and times,
+// with the minimal client (stdioClient): the handshake, the first search
+// (which waits for the index) and the queries. Then the go-sdk client takes
+// the same connection over and times the queries again; its failure is a
+// problem returned beside the figures, not an error.
+func measureStdio(ctx context.Context, exe, dir, lang string, queries []string) (*Stdio, []string, error) {
+	// A cache folder of its own: the first process finds no snapshot.
+	cache, err := os.MkdirTemp("", "vaultmcp-bench-cache-")
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w%s", err, stderr.suffix())
+		return nil, nil, err
 	}
-	handshake := time.Since(start)
-	closed := false
-	defer func() {
-		if !closed {
-			session.Close()
-		}
-	}()
-	call := func(q string) error {
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "vault_search", Arguments: map[string]any{"query": q}})
+	defer os.RemoveAll(cache)
+	serve := func() *exec.Cmd {
+		cmd := exec.Command(exe, "serve", "--read-only", "--vault", dir, "--lang", lang)
+		cmd.Env = append(cleanEnv(), "VAULTMCP_LOG_LEVEL=error", "VAULTMCP_CACHE_DIR="+cache)
+		return cmd
+	}
+	cmd := serve()
+	c, err := startStdio(ctx, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.close()
+	search := func(q string, progress bool, timeout time.Duration) (time.Duration, int, error) {
+		frame, err := c.callFrame("vault_search", map[string]string{"query": q}, progress)
 		if err != nil {
-			return fmt.Errorf("vault_search %q: %w%s", q, err, stderr.suffix())
+			return 0, 0, err
+		}
+		took, size, err := c.callTool(ctx, frame, timeout)
+		if err != nil {
+			return 0, 0, fmt.Errorf("vault_search %q: %w", q, err)
+		}
+		return took, size, nil
+	}
+	// The first search asks for progress, as the index may still be
+	// building: its notifications are read and skipped.
+	if _, _, err := search(queries[0], true, firstSearchTimeout); err != nil {
+		return nil, nil, err
+	}
+	st := &Stdio{HandshakeMs: millis(c.handshake), FirstSearchMs: millis(time.Since(c.start))}
+	times := make([]time.Duration, 0, len(queries))
+	var answered int
+	for _, q := range queries {
+		took, size, err := search(q, false, searchTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		times = append(times, took)
+		answered += size
+	}
+	st.Search = Summarize(times)
+	st.AnswerBytes = answered / len(queries)
+
+	var problems []string
+	sdk, err := measureGoSDK(ctx, c, queries)
+	if err != nil {
+		problems = append(problems, "stdio MCP via the go-sdk client: "+err.Error())
+	} else {
+		st.SearchGoSDK = &sdk
+	}
+	// The snapshot is written in the background after the build.
+	snapSize, snapAt, err := waitSnapshot(ctx, cache, snapshotTimeout)
+	st.PeakRSSBytes = peakRSS(cmd.Process.Pid)
+	c.close()
+	if st.PeakRSSBytes == 0 {
+		st.PeakRSSBytes = exitedMaxRSS(cmd.ProcessState)
+	}
+	if err != nil {
+		return st, append(problems, "index snapshot: "+err.Error()), nil
+	}
+	warm, err := measureWarm(ctx, serve(), queries[0])
+	if err != nil {
+		return st, append(problems, "warm start: "+err.Error()), nil
+	}
+	warm.SnapshotBytes, warm.SnapshotMs = snapSize, millis(snapAt.Sub(c.start))
+	st.Warm = warm
+	return st, problems, nil
+}
+
+// snapshotTimeout bounds the wait for the first process's index snapshot.
+const snapshotTimeout = 5 * time.Minute
+
+// waitSnapshot waits for the index snapshot file in cache and returns its
+// size and when it was first seen.
+func waitSnapshot(ctx context.Context, cache string, timeout time.Duration) (int64, time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		snaps, _ := filepath.Glob(filepath.Join(cache, "index-*.snap"))
+		if len(snaps) == 1 {
+			if fi, err := os.Stat(snaps[0]); err == nil {
+				return fi.Size(), time.Now(), nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, time.Time{}, fmt.Errorf("none written within %v", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, time.Time{}, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// measureWarm starts cmd (a server whose cache holds the snapshot) and times
+// its handshake and first search.
+func measureWarm(ctx context.Context, cmd *exec.Cmd, query string) (*WarmStart, error) {
+	c, err := startStdio(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	frame, err := c.callFrame("vault_search", map[string]string{"query": query}, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.callTool(ctx, frame, firstSearchTimeout); err != nil {
+		return nil, fmt.Errorf("vault_search %q: %w", query, err)
+	}
+	w := &WarmStart{HandshakeMs: millis(c.handshake), FirstSearchMs: millis(time.Since(c.start))}
+	w.PeakRSSBytes = peakRSS(cmd.Process.Pid)
+	c.close()
+	if w.PeakRSSBytes == 0 {
+		w.PeakRSSBytes = exitedMaxRSS(cmd.ProcessState)
+	}
+	return w, nil
+}
+
+// measureGoSDK times the queries through the go-sdk client on the
+// connection of c, whose handshake is done: the client opens its session
+// with server/discover (the SDK's default, protocol 2026-07-28), which a
+// session begun with initialize still accepts. Closing the session closes
+// the server's stdin.
+func measureGoSDK(ctx context.Context, c *stdioClient, queries []string) (Dist, error) {
+	r, w := c.sdkTransport()
+	client := mcp.NewClient(&mcp.Implementation{Name: "vaultmcp-bench", Version: "1"}, nil)
+	cctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	session, err := client.Connect(cctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
+	cancel()
+	if err != nil {
+		return Dist{}, fmt.Errorf("connect: %w%s", err, c.stderr.suffix())
+	}
+	defer session.Close()
+	times := make([]time.Duration, 0, len(queries))
+	for _, q := range queries {
+		params := &mcp.CallToolParams{Name: "vault_search", Arguments: map[string]any{"query": q}}
+		cctx, cancel := context.WithTimeout(ctx, searchTimeout)
+		t := time.Now()
+		res, err := session.CallTool(cctx, params)
+		took := time.Since(t)
+		cancel()
+		if err != nil {
+			return Dist{}, fmt.Errorf("vault_search %q: %w%s", q, err, c.stderr.suffix())
 		}
 		if res.IsError {
 			var msg string
@@ -337,30 +466,11 @@ func measureStdio(ctx context.Context, exe, dir, lang string, queries []string) 
 					msg += tc.Text
 				}
 			}
-			return fmt.Errorf("vault_search %q: %s", q, msg)
+			return Dist{}, fmt.Errorf("vault_search %q: tool error: %s", q, msg)
 		}
-		return nil
+		times = append(times, took)
 	}
-	if err := call(queries[0]); err != nil {
-		return nil, err
-	}
-	st := &Stdio{HandshakeMs: millis(handshake), FirstSearchMs: millis(time.Since(start))}
-	times := make([]time.Duration, 0, len(queries))
-	for _, q := range queries {
-		t := time.Now()
-		if err := call(q); err != nil {
-			return nil, err
-		}
-		times = append(times, time.Since(t))
-	}
-	st.Search = Summarize(times)
-	st.PeakRSSBytes = peakRSS(cmd.Process.Pid)
-	closed = true
-	_ = session.Close()
-	if st.PeakRSSBytes == 0 {
-		st.PeakRSSBytes = exitedMaxRSS(cmd.ProcessState)
-	}
-	return st, nil
+	return Summarize(times), nil
 }
 
 // cleanEnv is the environment without any vault setting of the user's.

@@ -4,27 +4,55 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// buildVaultmcp builds the vaultmcp command for the stdio measurements.
+// built is the vaultmcp command built once for the tests that run it.
+var built struct {
+	once sync.Once
+	dir  string
+	exe  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildVaultmcp builds the vaultmcp command for the stdio measurements
+// (once per test run).
 func buildVaultmcp(t *testing.T) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "vaultmcp")
-	if runtime.GOOS == "windows" {
-		exe += ".exe"
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "vaultmcp-bench-test-")
+		if built.err != nil {
+			return
+		}
+		built.exe = filepath.Join(built.dir, "vaultmcp")
+		if runtime.GOOS == "windows" {
+			built.exe += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-o", built.exe, "../../cmd/vaultmcp")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("building vaultmcp: %v", built.err)
 	}
-	cmd := exec.Command("go", "build", "-o", exe, "../../cmd/vaultmcp")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building vaultmcp: %v\n%s", err, out)
-	}
-	return exe
+	return built.exe
 }
 
 // TestRunEndToEnd runs the whole bench on a small given vault and a
@@ -77,7 +105,26 @@ func TestRunEndToEnd(t *testing.T) {
 			positive["stdio first search"] = v.Stdio.FirstSearchMs
 			positive["stdio search p50"] = v.Stdio.Search.P50
 			positive["stdio search p99"] = v.Stdio.Search.P99
+			positive["stdio answer bytes"] = float64(v.Stdio.AnswerBytes)
+			if v.Stdio.SearchGoSDK == nil {
+				t.Errorf("%s: no go-sdk client figures", v.Name)
+			} else {
+				positive["go-sdk search p50"] = v.Stdio.SearchGoSDK.P50
+				positive["go-sdk search p99"] = v.Stdio.SearchGoSDK.P99
+			}
+			if v.Stdio.Search.N != 20 {
+				t.Errorf("%s: %d stdio searches timed, want 20", v.Name, v.Stdio.Search.N)
+			}
 			positive["peak RSS"] = float64(v.Stdio.PeakRSSBytes)
+			if w := v.Stdio.Warm; w == nil {
+				t.Errorf("%s: no warm start figures (%v)", v.Name, v.Problems)
+			} else {
+				positive["snapshot bytes"] = float64(w.SnapshotBytes)
+				positive["snapshot written after"] = w.SnapshotMs
+				positive["warm handshake"] = w.HandshakeMs
+				positive["warm first search"] = w.FirstSearchMs
+				positive["warm peak RSS"] = float64(w.PeakRSSBytes)
+			}
 		}
 		if rgErr != nil {
 			if v.Rg != nil || v.RgNote != "rg not installed" {
@@ -123,7 +170,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{rep.Vaults[0].Name, "generated 200", "cold start to first search", "exec to first search answered", "peak RSS", "external edit to searchable p50", "write + commit p50", "move most-linked note", "rg -l -i -F"} {
+	for _, want := range []string{rep.Vaults[0].Name, "generated 200", "cold start to first search", "exec to first search answered", "minimal client (1)", "via go-sdk client (2)", "(2) go-sdk client:", "from the snapshot: exec to first search (3)", "(3) a second process", "peak RSS", "external edit to searchable p50", "write + commit p50", "move most-linked note", "rg -l -i -F"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}

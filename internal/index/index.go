@@ -493,17 +493,30 @@ func (ix *Index) merge(parts ...*partial) {
 			ix.stems.df[id] += n
 		}
 	}
-	// Note term lists, with global ids.
-	var scratch []byte
-	var tc []termCount
+	// Note term lists, with global ids, on every CPU for a large merge.
+	type job struct{ pi, ni int }
+	var jobs []job
 	for pi, p := range parts {
-		for ni, slot := range noteSlots[pi] {
-			pn, info := &p.notes[ni], &ix.notes[slot]
-			tc = globalCounts(p.nbuf[pn.terms[0]:pn.terms[1]], false, gExact[pi], tc)
-			info.terms, scratch = encodeTerms(tc, false, scratch)
-			tc = globalCounts(p.nbuf[pn.stems[0]:pn.stems[1]], true, gStem[pi], tc)
-			info.stems, scratch = encodeTerms(tc, true, scratch)
+		for ni := range p.notes {
+			jobs = append(jobs, job{pi, ni})
 		}
+	}
+	workers := 1
+	if len(jobs) >= 256 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	shards(workers, func(w, nw uint32) int {
+		var enc termEncoder
+		for k := int(w); k < len(jobs); k += int(nw) {
+			pi, ni := jobs[k].pi, jobs[k].ni
+			p := parts[pi]
+			pn, info := &p.notes[ni], &ix.notes[noteSlots[pi][ni]]
+			info.terms = enc.encode(p.nbuf[pn.terms[0]:pn.terms[1]], false, gExact[pi])
+			info.stems = enc.encode(p.nbuf[pn.stems[0]:pn.stems[1]], true, gStem[pi])
+		}
+		return 0
+	})
+	for _, p := range parts {
 		p.nbuf = nil
 	}
 }
@@ -896,7 +909,9 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 				tc = append(tc, e)
 			}
 		})
-		*l, scratch = encodeTerms(tc, !exact, scratch)
+		// Renumbering keeps the order: tc is still sorted by id.
+		scratch = appendTermList(scratch[:0], tc, !exact)
+		*l = slices.Clone(scratch)
 	}
 	if exact {
 		ix.fz = fuzzyIndex{}

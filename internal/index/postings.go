@@ -196,22 +196,36 @@ func eachTerm(b []byte, stems bool, fn func(termCount)) {
 	}
 }
 
-// encodeTerms sorts tc by id and encodes it into a new, exactly sized list.
-func encodeTerms(tc []termCount, stems bool, scratch []byte) ([]byte, []byte) {
-	slices.SortFunc(tc, func(a, b termCount) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
-	scratch = appendTermList(scratch[:0], tc, stems)
-	if len(scratch) == 0 {
-		return nil, scratch
+// termEncoder turns a note's counts as the builder kept them (local ids,
+// see appendLocalCount) into its encoded term list, with global ids. Its
+// buffers are reused from note to note.
+type termEncoder struct {
+	tc   []termCount
+	keys []uint64
+	out  []termCount
+	buf  []byte
+}
+
+// encode returns the exactly sized term list of the entries in local,
+// mapped through g and sorted by id (sorting id<<32|position keys rather
+// than the entries with a comparison function: measured 3 times faster,
+// and this runs for every note of a build).
+func (te *termEncoder) encode(local []byte, stems bool, g []uint32) []byte {
+	te.tc = globalCounts(local, stems, g, te.tc)
+	te.keys = te.keys[:0]
+	for k, e := range te.tc {
+		te.keys = append(te.keys, uint64(e.id)<<32|uint64(k))
 	}
-	return slices.Clone(scratch), scratch
+	slices.Sort(te.keys)
+	te.out = te.out[:0]
+	for _, key := range te.keys {
+		te.out = append(te.out, te.tc[uint32(key)])
+	}
+	te.buf = appendTermList(te.buf[:0], te.out, stems)
+	if len(te.buf) == 0 {
+		return nil
+	}
+	return slices.Clone(te.buf)
 }
 
 // appendLocalCount appends one entry of a note's counts as the builder keeps

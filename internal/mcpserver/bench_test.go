@@ -1,8 +1,12 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,4 +89,49 @@ func BenchmarkRenderWrite(b *testing.B) {
 	for b.Loop() {
 		_ = renderWrite(m, res, "")
 	}
+}
+
+// BenchmarkCallSearchWire is one vault_search as a stdio client sees it,
+// with no client library: the request frame written to the server's input,
+// the answer frame read whole from its output (argument decoding, the
+// canned backend, rendering, the SDK's JSON encoding, the pipes).
+func BenchmarkCallSearchWire(b *testing.B) {
+	fake := newFake()
+	fake.search = bigSearch()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- New(fake, Options{}).Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW}) }()
+	defer func() {
+		inW.Close()
+		outR.Close()
+		<-done
+	}()
+	out := bufio.NewReaderSize(outR, 1<<20)
+	send := func(frame string) {
+		if _, err := io.WriteString(inW, frame+"\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	if _, err := out.ReadSlice('\n'); err != nil {
+		b.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var size int
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"vault_search","arguments":{"query":"deploy api","limit":50}}}`)
+		line, err := out.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(line, []byte(`"structuredContent"`)) || bytes.Contains(line, []byte(`"isError":true`)) {
+			b.Fatalf("answer %.300s", line)
+		}
+		size = len(line)
+	}
+	b.ReportMetric(float64(size), "answer-bytes")
 }

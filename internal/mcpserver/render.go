@@ -37,22 +37,32 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 			b.WriteByte('\n')
 		}
 	} else {
+		b.Grow(searchTextSize(res))
 		b.WriteString(m.get(msgSearchHeader, len(res.Results), quote(q)))
 		b.WriteByte('\n')
 		for _, h := range res.Results {
+			// path:line — where (score S, via graph, snippet truncated)
 			b.WriteByte('\n')
-			where := h.Title
+			b.WriteString(escape(h.Path))
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(h.Line))
+			b.WriteString(" — ")
 			if len(h.Headings) > 0 {
-				where = strings.Join(h.Headings, " > ")
+				b.WriteString(escape(strings.Join(h.Headings, " > ")))
+			} else {
+				b.WriteString(escape(h.Title))
 			}
-			notes := []string{m.get(msgSearchScore, strconv.FormatFloat(h.Score, 'f', 2, 64))}
+			b.WriteString(" (")
+			b.WriteString(m.get(msgSearchScore, strconv.FormatFloat(h.Score, 'f', 2, 64)))
 			if h.ViaGraph {
-				notes = append(notes, m.get(msgSearchViaGraph))
+				b.WriteString(", ")
+				b.WriteString(m.get(msgSearchViaGraph))
 			}
 			if h.Truncated {
-				notes = append(notes, m.get(msgSearchTruncated))
+				b.WriteString(", ")
+				b.WriteString(m.get(msgSearchTruncated))
 			}
-			fmt.Fprintf(&b, "%s:%d — %s (%s)\n", escape(h.Path), h.Line, escape(where), strings.Join(notes, ", "))
+			b.WriteString(")\n")
 			quoteLines(&b, h.Snippet)
 		}
 	}
@@ -67,6 +77,20 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// searchTextSize is about the length of the text renderSearch writes for
+// res (a little more when nothing needs escaping), so that its builder grows
+// once.
+func searchTextSize(res *api.SearchResult) int {
+	n := 512 + len(res.Query)
+	for _, h := range res.Results {
+		n += 64 + len(h.Path) + len(h.Title) + len(h.Snippet) + 2*(strings.Count(h.Snippet, "\n")+1)
+		for _, s := range h.Headings {
+			n += len(s) + 3
+		}
+	}
+	return n
 }
 
 func renderNote(m *messages, n *api.Note) string {
