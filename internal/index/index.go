@@ -344,11 +344,26 @@ func (ix *Index) AddBatch(items []Item) {
 		}
 		return
 	}
-	workers := min(runtime.GOMAXPROCS(0), (len(work)+31)/32)
+	ix.addFunc(len(work), func(k int) (Item, bool) { return items[work[k]], true }, gone, nil)
+}
+
+// AddFunc is AddBatch for n notes produced on the analysis workers: item(i)
+// returns the i-th (ok false: skip it; a nil Note removes the path), so that
+// a caller can read and parse each note on the worker that analyzes it,
+// while its text is in cache and with no pause between reading all and
+// analyzing all. The paths must be distinct; a note already indexed at a
+// path is replaced. analyzed, if not nil, is called once every note is
+// analyzed, before the merge takes the write lock.
+func (ix *Index) AddFunc(n int, item func(i int) (Item, bool), analyzed func()) {
+	ix.addFunc(n, item, nil, analyzed)
+}
+
+func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, analyzed func()) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), (n+31)/32))
 	// A large batch (a build in batches) keeps its builders for the next:
 	// their dictionaries, stem caches and the global ids of their terms
 	// carry over, so each batch analyzes and maps only the words new to it.
-	keep := len(work) >= keepBuildersMin
+	keep := n >= keepBuildersMin
 	var builders []*builder
 	if keep {
 		ix.keptMu.Lock()
@@ -359,6 +374,7 @@ func (ix *Index) AddBatch(items []Item) {
 		builders = append(builders, newBuilder(ix.fw, ix.an.lang))
 	}
 	parts := make([]*partial, workers)
+	removed := make([][]string, workers)
 	var next atomic.Int64
 	const block = 16
 	var wg sync.WaitGroup
@@ -369,24 +385,41 @@ func (ix *Index) AddBatch(items []Item) {
 			bd := builders[w]
 			for {
 				s := int(next.Add(block)) - block
-				if s >= len(work) {
+				if s >= n {
 					break
 				}
-				for _, i := range work[s:min(s+block, len(work))] {
-					bd.addNote(items[i].Path, items[i].Note)
+				for i := s; i < min(s+block, n); i++ {
+					it, ok := item(i)
+					switch {
+					case !ok:
+					case it.Note == nil:
+						removed[w] = append(removed[w], it.Path)
+					default:
+						bd.addNote(it.Path, it.Note)
+					}
 				}
 			}
 			parts[w] = bd.finish()
 		}()
 	}
 	wg.Wait()
+	if analyzed != nil {
+		analyzed()
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, p := range gone {
 		ix.removeLocked(p)
 	}
-	for _, i := range work {
-		ix.removeLocked(items[i].Path)
+	for _, r := range removed {
+		for _, p := range r {
+			ix.removeLocked(p)
+		}
+	}
+	for _, p := range parts {
+		for k := range p.notes {
+			ix.removeLocked(p.notes[k].path)
+		}
 	}
 	ix.merge(parts...)
 	ix.maybeCompact()

@@ -200,23 +200,22 @@ func eachTerm(b []byte, stems bool, fn func(termCount)) {
 // see appendLocalCount) into its encoded term list, with global ids. Its
 // buffers are reused from note to note.
 type termEncoder struct {
-	tc   []termCount
-	keys []uint64
-	out  []termCount
-	buf  []byte
+	tc        []termCount
+	keys, tmp []uint64
+	out       []termCount
+	buf       []byte
 }
 
 // encode returns the exactly sized term list of the entries in local,
-// mapped through g and sorted by id (sorting id<<32|position keys rather
-// than the entries with a comparison function: measured 3 times faster,
-// and this runs for every note of a build).
+// mapped through g and sorted by id (this runs for every note of a build:
+// see sortIDKeys).
 func (te *termEncoder) encode(local []byte, stems bool, g []uint32) []byte {
 	te.tc = globalCounts(local, stems, g, te.tc)
 	te.keys = te.keys[:0]
 	for k, e := range te.tc {
 		te.keys = append(te.keys, uint64(e.id)<<32|uint64(k))
 	}
-	slices.Sort(te.keys)
+	te.keys, te.tmp = sortIDKeys(te.keys, te.tmp)
 	te.out = te.out[:0]
 	for _, key := range te.keys {
 		te.out = append(te.out, te.tc[uint32(key)])
@@ -260,4 +259,42 @@ func globalCounts(b []byte, stem bool, g []uint32, tc []termCount) []termCount {
 		tc = append(tc, e)
 	}
 	return tc
+}
+
+// sortIDKeys sorts keys holding an id in their high 32 bits by that id,
+// using tmp as scratch; it returns the sorted keys and the scratch. Short
+// lists go to pdqsort; longer ones (a note has a few hundred distinct terms)
+// to a least-significant-digit radix sort on the bytes of the id that vary,
+// which on the generated 100k-note vault took the sorting of the notes' term
+// lists from 2.0 s to about 0.5 s of CPU.
+func sortIDKeys(keys, tmp []uint64) ([]uint64, []uint64) {
+	if len(keys) < 96 {
+		slices.Sort(keys)
+		return keys, tmp
+	}
+	var or, and uint64 = 0, ^uint64(0)
+	for _, k := range keys {
+		or |= k
+		and &= k
+	}
+	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
+	for shift := uint(32); shift < 64; shift += 8 {
+		if (or^and)>>shift&0xFF == 0 {
+			continue // the same byte in every key
+		}
+		var count [257]int
+		for _, k := range keys {
+			count[k>>shift&0xFF+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, k := range keys {
+			d := k >> shift & 0xFF
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, tmp
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
@@ -170,5 +171,26 @@ func TestSnapshotDecodeDamaged(t *testing.T) {
 	}
 	if rejected < 200 {
 		t.Fatalf("only %d of 600 damaged payloads rejected", rejected)
+	}
+}
+
+// sortIDKeys orders by the id in the high 32 bits, whatever the sizes.
+func TestSortIDKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var tmp []uint64
+	for _, n := range []int{0, 1, 5, 95, 96, 97, 300, 1000, 5000} {
+		for _, spread := range []uint32{1, 255, 1 << 12, 1 << 20, 1<<32 - 1} {
+			keys := make([]uint64, n)
+			for k := range keys {
+				keys[k] = uint64(r.Uint32N(spread)+0)<<32 | uint64(k)
+			}
+			var got []uint64
+			got, tmp = sortIDKeys(slices.Clone(keys), tmp)
+			slices.Sort(keys)
+			// ties keep their positions either way: the low bits are distinct
+			if !slices.Equal(got, keys) {
+				t.Fatalf("n=%d spread=%d: not sorted", n, spread)
+			}
+		}
 	}
 }

@@ -13,15 +13,25 @@ import (
 // hub vault went from about 290 ms to about 150 ms.
 type termTable struct {
 	seed   maphash.Seed
-	slots  []uint32 // id+1, 0 empty
+	slots  []ttSlot
 	mask   uint64
 	terms  []string
-	hashes []uint64
+	hashes []uint64 // for growing
+}
+
+// ttSlot is one slot: id+1 (0 empty) and the high half of the term's hash,
+// side by side, so that a probe reads one cache line before the term itself
+// (measured on the generated 100k-note vault, whose builders hold about a
+// million terms: the separate hash array was a third of the lookup's cache
+// misses).
+type ttSlot struct {
+	id  uint32
+	tag uint32
 }
 
 func newTermTable() *termTable {
 	t := &termTable{seed: maphash.MakeSeed()}
-	t.slots = make([]uint32, 1<<12)
+	t.slots = make([]ttSlot, 1<<12)
 	t.mask = uint64(len(t.slots) - 1)
 	return t
 }
@@ -29,32 +39,33 @@ func newTermTable() *termTable {
 // id returns the id of tok, adding a copy of it when new.
 func (t *termTable) id(tok string) (uint32, bool) {
 	h := maphash.String(t.seed, tok)
+	tag := uint32(h >> 32)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := t.slots[i]
-		if s == 0 {
+		if s.id == 0 {
 			id := uint32(len(t.terms))
 			t.terms = append(t.terms, strings.Clone(tok))
 			t.hashes = append(t.hashes, h)
-			t.slots[i] = id + 1
+			t.slots[i] = ttSlot{id + 1, tag}
 			if uint64(len(t.terms))*2 > uint64(len(t.slots)) {
 				t.grow()
 			}
 			return id, false
 		}
-		if t.hashes[s-1] == h && t.terms[s-1] == tok {
-			return s - 1, true
+		if s.tag == tag && t.terms[s.id-1] == tok {
+			return s.id - 1, true
 		}
 	}
 }
 
 func (t *termTable) grow() {
-	t.slots = make([]uint32, len(t.slots)*2)
+	t.slots = make([]ttSlot, len(t.slots)*2)
 	t.mask = uint64(len(t.slots) - 1)
 	for id, h := range t.hashes {
 		i := h & t.mask
-		for t.slots[i] != 0 {
+		for t.slots[i].id != 0 {
 			i = (i + 1) & t.mask
 		}
-		t.slots[i] = uint32(id) + 1
+		t.slots[i] = ttSlot{uint32(id) + 1, uint32(h >> 32)}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -295,34 +296,55 @@ func (s *Service) build(ctx context.Context) {
 	s.setProgress(0, len(notes))
 	// Notes are read, parsed and indexed in batches, so that only one batch
 	// of parsed notes (which hold their file's bytes) is alive at a time.
+	// Each note is read and parsed on the index worker that analyzes it
+	// (index.AddFunc), and the link graph (one lock, one core) is filled
+	// while the index merges the batch.
 	indexed := 0
+	var done atomic.Int64
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
-		hi := min(lo+buildBatch, len(notes))
-		results := s.parseAll(ctx, notes[lo:hi], lo, len(notes))
-		items := make([]index.Item, 0, len(results))
-		s.mu.Lock()
-		for _, r := range results {
-			if r.err != nil {
-				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
-				continue
-			}
-			items = append(items, index.Item{Path: r.path, Note: r.note})
-			s.notes[r.path] = infoOf(r.note, r.info)
-		}
-		// The link graph (one lock, one core) is filled while the index
-		// uses the others.
+		batch := notes[lo:min(lo+buildBatch, len(notes))]
+		results := make([]parsed, len(batch))
+		infos := make([]*noteInfo, len(batch))
+		analyzed := make(chan struct{})
 		graphDone := make(chan struct{})
 		go func() {
 			defer close(graphDone)
-			for _, it := range items {
-				s.graph.SetNote(it.Path, it.Note.Links)
+			<-analyzed
+			for i := range results {
+				if r := &results[i]; r.err == nil && r.note != nil {
+					s.graph.SetNote(r.path, r.note.Links)
+				}
 			}
 		}()
-		s.ix.AddBatch(items)
+		s.mu.Lock()
+		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
+			if ctx.Err() != nil {
+				return index.Item{}, false
+			}
+			r := s.readParseWalked(batch[i])
+			results[i] = r
+			if d := done.Add(1); d%256 == 0 {
+				s.setProgress(int(d), len(notes))
+			}
+			if r.err != nil {
+				return index.Item{}, false
+			}
+			infos[i] = infoOf(r.note, r.info)
+			return index.Item{Path: r.path, Note: r.note}, true
+		}, func() { close(analyzed) })
 		<-graphDone
+		for i, r := range results {
+			switch {
+			case r.err != nil:
+				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+			case r.note != nil:
+				s.notes[r.path] = infos[i]
+				indexed++
+			}
+		}
 		s.mu.Unlock()
-		indexed += len(items)
 	}
+	s.setProgress(len(notes), len(notes))
 	s.ix.Trim()
 	s.mu.RLock()
 	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
