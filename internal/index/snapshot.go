@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -180,10 +181,20 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("%w: chunk %d of no note", snapshot.ErrInvalid, c)
 		}
 	}
+	// Checking every posting is most of the decoding: on every CPU.
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
-		for id := range sp.post {
-			if err := checkList(&sp.post[id], slots, len(sp.big)); err != nil {
-				return nil, fmt.Errorf("%w: term %q: %v", snapshot.ErrInvalid, sp.terms[id], err)
+		errs := make([]error, runtime.GOMAXPROCS(0))
+		shards(len(errs), func(w, nw uint32) int {
+			for id := int(w); id < len(sp.post) && errs[w] == nil; id += int(nw) {
+				if err := checkList(&sp.post[id], slots, len(sp.big)); err != nil {
+					errs[w] = fmt.Errorf("%w: term %q: %v", snapshot.ErrInvalid, sp.terms[id], err)
+				}
+			}
+			return 0
+		})
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
 			}
 		}
 	}

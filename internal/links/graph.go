@@ -3,6 +3,7 @@ package links
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,24 @@ func newStoredLink(l markdown.Link) storedLink {
 			s.alias = strings.Clone(l.Alias)
 		}
 	}
+	return s
+}
+
+// keptStoredLink is newStoredLink without copying the strings.
+func keptStoredLink(l markdown.Link) storedLink {
+	s := storedLink{
+		target:      l.Target,
+		anchor:      l.Anchor,
+		alias:       l.Alias,
+		start:       clamp32(l.Start),
+		end:         clamp32(l.End),
+		targetStart: clamp32(l.TargetStart),
+		targetEnd:   clamp32(l.TargetEnd),
+		line:        clamp32(l.Line),
+		kind:        l.Kind,
+		hasAlias:    l.HasAlias,
+	}
+	s.folded = foldTarget(s.target)
 	return s
 }
 
@@ -170,6 +189,85 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 		k1, k2 := foldedKeys(stored[i].folded)
 		g.count(k1, n, 1)
 		g.count(k2, n, 1)
+	}
+}
+
+// NoteLinks is one note for SetNotes.
+type NoteLinks struct {
+	Path  string
+	Links []markdown.Link
+}
+
+// SetNotes is SetNote for many notes at once, under one lock: every note's
+// file is added first, then the links of all are prepared and resolved on
+// every CPU, then recorded. With keep, the link strings are stored as given
+// instead of copied: only for strings that are immutable and that the
+// caller keeps alive anyway (a snapshot's), never slices of a note's text.
+// Measured on the generated 100k-note vault (a million links), starting
+// from the index snapshot: 1.36 s with SetNote one note at a time.
+func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	recs := make([]*noteRec, len(items))
+	last := make(map[string]int, len(items)) // a path given twice: the last wins
+	for i, it := range items {
+		last[it.Path] = i
+	}
+	for i, it := range items {
+		if it.Path == "" || IsHidden(it.Path) || last[it.Path] != i {
+			continue
+		}
+		n := g.notes[it.Path]
+		if n == nil {
+			n = newNoteRec(it.Path)
+			g.notes[it.Path] = n
+		} else {
+			g.dropLinks(n)
+		}
+		g.addFile(it.Path)
+		recs[i] = n
+	}
+	stored := make([][]storedLink, len(items))
+	workers := 1
+	if len(items) >= 256 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.r.mu.RLock()
+			defer g.r.mu.RUnlock()
+			for i := w; i < len(items); i += workers {
+				n, links := recs[i], items[i].Links
+				if n == nil || len(links) == 0 {
+					continue
+				}
+				st := make([]storedLink, len(links))
+				for k, l := range links {
+					if keep {
+						st[k] = keptStoredLink(l)
+					} else {
+						st[k] = newStoredLink(l)
+					}
+					st[k].to = g.resolveStored(n, &st[k])
+				}
+				stored[i] = st
+			}
+		}()
+	}
+	wg.Wait()
+	for i, n := range recs {
+		if n == nil || len(stored[i]) == 0 {
+			continue
+		}
+		n.links = stored[i]
+		for k := range n.links {
+			k1, k2 := foldedKeys(n.links[k].folded)
+			g.count(k1, n, 1)
+			g.count(k2, n, 1)
+		}
 	}
 }
 

@@ -289,6 +289,20 @@ func TestGraphIncrementalEqualsRebuild(t *testing.T) {
 				op = "AddFile " + p
 				g.AddFile(p)
 				files[p] = true
+			case k == 3:
+				// SetNotes: a batch, large enough to go parallel at
+				// times, paths repeated (the last wins).
+				batch := make([]NoteLinks, 1+rng.Intn(300))
+				for i := range batch {
+					batch[i] = NoteLinks{Path: notePaths[rng.Intn(len(notePaths))], Links: randomLinks()}
+				}
+				keep := rng.Intn(2) == 0
+				op = fmt.Sprintf("SetNotes %d notes keep=%v", len(batch), keep)
+				g.SetNotes(batch, keep)
+				for _, it := range batch {
+					files[it.Path] = true
+					notes[it.Path] = it.Links
+				}
 			case k < 7:
 				p := notePaths[rng.Intn(len(notePaths))]
 				links := randomLinks()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -143,6 +144,7 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 // build has not indexed anything yet.
 func (s *Service) useSnapshot(l *loaded, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed bool) {
 	fresh := make(map[string]bool, len(notes))
+	nl := make([]links.NoteLinks, 0, len(notes))
 	for _, fi := range notes {
 		sn := l.notes[fi.Path]
 		if sn == nil || sn.size != fi.Size || sn.mtime != fi.ModTime.UnixNano() {
@@ -152,8 +154,10 @@ func (s *Service) useSnapshot(l *loaded, notes []vaultfs.FileInfo) (stale []vaul
 		fresh[fi.Path] = true
 		sn.info.file = fi
 		s.notes[fi.Path] = sn.info
-		s.graph.SetNote(fi.Path, sn.links)
+		nl = append(nl, links.NoteLinks{Path: fi.Path, Links: sn.links})
 	}
+	// The snapshot's strings are immutable and stay alive with the index.
+	s.graph.SetNotes(nl, true)
 	var gone []index.Item
 	for p := range l.notes {
 		if !fresh[p] {

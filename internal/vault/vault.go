@@ -260,6 +260,9 @@ func (s *Service) build(ctx context.Context) {
 	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)
+	// The snapshot (if any) is read while the vault is walked.
+	snapc := make(chan *loaded, 1)
+	go func() { snapc <- s.readSnapshot() }()
 	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
 		files = append(files, fi)
 		return nil
@@ -287,7 +290,7 @@ func (s *Service) build(ctx context.Context) {
 		s.unindexed[rel] = reason
 	}
 	// Notes unchanged since the snapshot come from it; the others are read.
-	snap := s.readSnapshot()
+	snap := <-snapc
 	changed := true
 	if snap != nil {
 		notes, changed = s.useSnapshot(snap, notes)
@@ -310,11 +313,13 @@ func (s *Service) build(ctx context.Context) {
 		go func() {
 			defer close(graphDone)
 			<-analyzed
+			nl := make([]links.NoteLinks, 0, len(results))
 			for i := range results {
 				if r := &results[i]; r.err == nil && r.note != nil {
-					s.graph.SetNote(r.path, r.note.Links)
+					nl = append(nl, links.NoteLinks{Path: r.path, Links: r.note.Links})
 				}
 			}
+			s.graph.SetNotes(nl, false)
 		}()
 		s.mu.Lock()
 		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
