@@ -100,7 +100,8 @@ type Stdio struct {
 	// Search: vault_search round trips of a minimal client, from writing
 	// the tools/call frame to having read the whole answer frame and decoded
 	// its JSON-RPC envelope (id, error, result.isError): what the server
-	// costs a client, the client's own parsing of the answer aside.
+	// costs a client, the client's own parsing of the answer aside. Timed
+	// once the server has written its index snapshot (the steady state).
 	Search Dist `json:"search"`
 	// AnswerBytes is the mean size of a search answer frame.
 	AnswerBytes int `json:"answer_bytes"`

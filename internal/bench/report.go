@@ -237,7 +237,8 @@ func fmtMs(ms float64) string {
 // stdioLegend says what the two stdio search figures include.
 const stdioLegend = `(1) minimal client: from writing the tools/call frame on the server's stdin to having read the whole
     answer frame from its stdout and decoded the JSON-RPC envelope (id, error, isError): what the server
-    costs a client such as Claude Code, before that client parses the answer.
+    costs a client such as Claude Code, before that client parses the answer. Timed once the server has
+    written its index snapshot, which it does in the background after the first build.
 (2) go-sdk client: the same queries on the same process through session.CallTool of the Go MCP SDK, which
     also decodes the whole answer into Go values.
 (3) a second process on the same vault, started after the first wrote its index snapshot (no note changed):
