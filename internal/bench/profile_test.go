@@ -132,11 +132,9 @@ func BenchmarkSearchInProcess(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchMCPPipe: vault_search through the MCP server and the go-sdk
-// client over OS pipes, as over stdio but in one process (so one profile
-// shows both sides, the client's decoding of the answer included; compare
-// BenchmarkSearchMCPRaw). answer-bytes is the JSON size of an answer.
-func BenchmarkSearchMCPPipe(b *testing.B) {
+// pipeServer runs the MCP server of the profile vault over OS pipes until
+// ctx ends and returns the queries and the client's ends of the pipes.
+func pipeServer(b *testing.B, ctx context.Context) ([]string, *os.File, *os.File) {
 	dir := profileVault(b)
 	svc := openReady(b, dir)
 	qs := profileQueries(b, dir)
@@ -148,10 +146,19 @@ func BenchmarkSearchMCPPipe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	server := mcpserver.New(svc, mcpserver.Options{ReadOnly: true})
 	go server.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	return qs, cr, cw
+}
+
+// BenchmarkSearchMCPPipe: vault_search through the MCP server and the go-sdk
+// client over OS pipes, as over stdio but in one process (so one profile
+// shows both sides, the client's decoding of the answer included; compare
+// BenchmarkSearchMCPRaw). answer-bytes is the JSON size of an answer.
+func BenchmarkSearchMCPPipe(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	qs, cr, cw := pipeServer(b, ctx)
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
@@ -179,21 +186,9 @@ func BenchmarkSearchMCPPipe(b *testing.B) {
 // costs per call (compare BenchmarkSearchMCPPipe for the go-sdk client's
 // share). answer-bytes is the size of an answer frame.
 func BenchmarkSearchMCPRaw(b *testing.B) {
-	dir := profileVault(b)
-	svc := openReady(b, dir)
-	qs := profileQueries(b, dir)
-	cr, sw, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	sr, cw, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	server := mcpserver.New(svc, mcpserver.Options{ReadOnly: true})
-	go server.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	qs, cr, cw := pipeServer(b, ctx)
 	c := newPipeClient(cw, cr)
 	defer c.close()
 	if err := c.initialize(ctx); err != nil {

@@ -36,28 +36,15 @@ type storedLink struct {
 }
 
 func newStoredLink(l markdown.Link) storedLink {
-	s := storedLink{
-		target:      strings.Clone(l.Target),
-		anchor:      strings.Clone(l.Anchor),
-		start:       clamp32(l.Start),
-		end:         clamp32(l.End),
-		targetStart: clamp32(l.TargetStart),
-		targetEnd:   clamp32(l.TargetEnd),
-		line:        clamp32(l.Line),
-		kind:        l.Kind,
-		hasAlias:    l.HasAlias,
+	target := l.Target
+	l.Target = strings.Clone(target)
+	l.Anchor = strings.Clone(l.Anchor)
+	if l.Alias == target {
+		l.Alias = l.Target // usually the same text: share it
+	} else {
+		l.Alias = strings.Clone(l.Alias)
 	}
-	// The folded form is usually the target itself (no upper case, no spaces
-	// around): share its bytes then.
-	s.folded = foldTarget(s.target)
-	if l.Alias != "" {
-		if l.Alias == l.Target {
-			s.alias = s.target
-		} else {
-			s.alias = strings.Clone(l.Alias)
-		}
-	}
-	return s
+	return keptStoredLink(l)
 }
 
 // keptStoredLink is newStoredLink without copying the strings.
@@ -74,6 +61,8 @@ func keptStoredLink(l markdown.Link) storedLink {
 		kind:        l.Kind,
 		hasAlias:    l.HasAlias,
 	}
+	// The folded form is usually the target itself (no upper case, no spaces
+	// around): share its bytes then.
 	s.folded = foldTarget(s.target)
 	return s
 }
@@ -318,6 +307,20 @@ func (g *Graph) Out(p string) []Edge {
 		out[i] = Edge{From: p, To: n.links[i].to, Link: n.links[i].link()}
 	}
 	return out
+}
+
+// EachOut calls fn with each of the note's out-links in link order, without
+// allocating (Out copies them): for walks over every note, such as writing
+// the index snapshot. fn runs under the graph's read lock: it must not call
+// the graph.
+func (g *Graph) EachOut(p string, fn func(l markdown.Link)) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if n := g.notes[p]; n != nil {
+		for i := range n.links {
+			fn(n.links[i].link())
+		}
+	}
 }
 
 // Backlinks returns every link from another note that resolves to p, sorted

@@ -179,6 +179,7 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	errCanceled := errors.New("canceled")
 	err := snapshot.Write(path, s.snapshotKey(), func(e *snapshot.Enc) error {
 		e.Int(len(s.notes))
+		var out []markdown.Link // one note's links, the buffer reused
 		k := 0
 		for p, ni := range s.notes {
 			if k++; k%1024 == 0 && ctx.Err() != nil {
@@ -197,10 +198,11 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 				e.Int(c.start)
 				e.Int(c.end)
 			}
-			out := s.graph.Out(p)
+			out = out[:0]
+			s.graph.EachOut(p, func(l markdown.Link) { out = append(out, l) })
 			e.Int(len(out))
-			for _, ed := range out {
-				lk := &ed.Link
+			for i := range out {
+				lk := &out[i]
 				e.Int(int(lk.Kind))
 				e.String(lk.Target)
 				e.String(lk.Anchor)
