@@ -42,9 +42,10 @@ func (e *exitError) Error() string { return e.err.Error() }
 // defaultGOGC is the collector's target when GOGC is not set: the heap may
 // grow to 1.5 times what is live between two collections instead of the
 // runtime's default 2 times. Measured on the generated 100k-note vault
-// (live heap about 570 MiB after the first build): peak RSS 1.50 GB at
-// GOGC=100, 1.22 GB at 50, 1.14 GB at 35, for about 5% more CPU while
-// indexing; a search allocates little, so it costs nothing afterwards.
+// (live heap about 570 MiB after the first build): peak RSS 1.45-1.60 GB
+// at GOGC=100, 1.20-1.27 GB at 50, 1.14 GB at 35, for a few percent more
+// CPU while indexing; a search allocates little, so it costs nothing
+// afterwards.
 const defaultGOGC = 50
 
 func main() {

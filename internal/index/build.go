@@ -135,21 +135,6 @@ type partial struct {
 	sdf []uint32
 	// nbuf holds the notes' term counts, with local ids.
 	nbuf []byte
-	// gExact and gStem are the global ids of the first terms and stems,
-	// valid while the index's vocabGen is gen (see AddBatch).
-	gExact, gStem []uint32
-	gen           uint64
-}
-
-// reset empties the partial after its merge for the builder's next batch,
-// keeping its terms, stems and their global ids.
-func (p *partial) reset() {
-	p.post, p.spost = rawList{}, rawList{}
-	p.cidx, p.clen, p.cnote = p.cidx[:0], p.clen[:0], p.cnote[:0]
-	p.notes = nil
-	p.big, p.sbig = nil, nil
-	clear(p.sdf)
-	p.nbuf = p.nbuf[:0]
 }
 
 type tfEntry struct {
