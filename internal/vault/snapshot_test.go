@@ -260,3 +260,40 @@ func mustAbs(t *testing.T, dir string) string {
 	}
 	return d
 }
+
+// A write cut short by a killed process leaves a temporary file beside the
+// snapshot: the old snapshot is intact, and the next write removes the
+// temporary once it is an hour old (a fresh one may be another server's
+// write in progress).
+func TestSnapshotKilledWriteLeftovers(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	openCached(t, dir, cache, "en")
+	path := snapshot.PathFor(cache, mustAbs(t, dir))
+	old := filepath.Join(cache, ".snap-111")
+	fresh := filepath.Join(cache, ".snap-222")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("VMCPSNAP half a snapsh"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	// The killed write never renamed: the snapshot is the old one and used.
+	appendFile(t, filepath.Join(dir, listNotes(t, dir)[0]), "\nchanged\n")
+	_, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot loaded") || !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("want the old snapshot used, then rewritten:\n%s", log)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("an hour-old temporary file was kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("a fresh temporary file was removed: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+}
