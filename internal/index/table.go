@@ -17,6 +17,23 @@ type termTable struct {
 	mask   uint64
 	terms  []string
 	hashes []uint64 // for growing
+	// front caches the last term met at each of frontSize places, by hash:
+	// allocated once the table outgrows frontFrom terms (a builder of a
+	// large batch, whose table no longer fits the CPU caches). Word
+	// frequencies being what they are, most lookups are of a few thousand
+	// words, which it answers from 128 KiB that stay in cache.
+	front *[frontSize]ttFront
+}
+
+const (
+	frontSize = 1 << 12
+	frontFrom = 1 << 15
+)
+
+type ttFront struct {
+	h  uint64
+	id uint32
+	s  string
 }
 
 // ttSlot is one slot: id+1 (0 empty) and the high half of the term's hash,
@@ -39,6 +56,13 @@ func newTermTable() *termTable {
 // id returns the id of tok, adding a copy of it when new.
 func (t *termTable) id(tok string) (uint32, bool) {
 	h := maphash.String(t.seed, tok)
+	var f *ttFront
+	if t.front != nil {
+		f = &t.front[h>>52] // the top bits: the slots use the low ones
+		if f.h == h && f.s == tok {
+			return f.id, true
+		}
+	}
 	tag := uint32(h >> 32)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := t.slots[i]
@@ -50,15 +74,24 @@ func (t *termTable) id(tok string) (uint32, bool) {
 			if uint64(len(t.terms))*2 > uint64(len(t.slots)) {
 				t.grow()
 			}
+			if f != nil {
+				*f = ttFront{h, id, t.terms[id]}
+			}
 			return id, false
 		}
 		if s.tag == tag && t.terms[s.id-1] == tok {
+			if f != nil {
+				*f = ttFront{h, s.id - 1, t.terms[s.id-1]}
+			}
 			return s.id - 1, true
 		}
 	}
 }
 
 func (t *termTable) grow() {
+	if t.front == nil && len(t.terms) >= frontFrom {
+		t.front = new([frontSize]ttFront)
+	}
 	t.slots = make([]ttSlot, len(t.slots)*2)
 	t.mask = uint64(len(t.slots) - 1)
 	for id, h := range t.hashes {
