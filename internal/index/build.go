@@ -74,6 +74,27 @@ func (t tfq) weighted(fw *FieldWeights, big []tfCounts) (head, body float64) {
 	return head, body
 }
 
+// byteArena stores byte strings in large blocks: growing it never copies
+// (a doubling slice of the notes' counts was a fifth of the bytes allocated
+// while indexing the generated 100k-note vault).
+type byteArena struct {
+	blocks [][]byte
+}
+
+const arenaBlock = 1 << 16
+
+// add copies b into the arena and returns the copy.
+func (a *byteArena) add(b []byte) []byte {
+	k := len(a.blocks) - 1
+	if k < 0 || cap(a.blocks[k])-len(a.blocks[k]) < len(b) {
+		a.blocks = append(a.blocks, make([]byte, 0, max(arenaBlock, len(b))))
+		k++
+	}
+	n := len(a.blocks[k])
+	a.blocks[k] = append(a.blocks[k], b...)
+	return a.blocks[k][n : n+len(b) : n+len(b)]
+}
+
 // rawList is an append-only list of raw postings in blocks, so that growing
 // it never copies (measured: doubling a flat slice was two thirds of the
 // bytes allocated while indexing).
@@ -110,9 +131,9 @@ type partNote struct {
 	lang  langID
 	first uint32 // first local chunk
 	n     uint32
-	// terms and stems delimit, in the partial's nbuf, the distinct terms and
-	// stems of the note with their chunk counts (see appendLocalCounts).
-	terms, stems [2]uint32
+	// terms and stems are the distinct terms and stems of the note with
+	// their chunk counts (see appendLocalCount), in the partial's counts.
+	terms, stems []byte
 	sumLen       float64
 }
 
@@ -133,8 +154,8 @@ type partial struct {
 	// not stored because it equals the chunk's posting of the exact term
 	// spelled as the stem (see elision in the package documentation).
 	sdf []uint32
-	// nbuf holds the notes' term counts, with local ids.
-	nbuf []byte
+	// counts holds the notes' term counts, with local ids.
+	counts byteArena
 }
 
 type tfEntry struct {
@@ -187,6 +208,7 @@ type builder struct {
 	slist  []uint32
 	tseen  []uint32 // per local term: the stamp of the last note listing it
 	sseen  []uint32 // per local stem: likewise
+	cbuf   []byte   // the note's counts, before they go to the partial
 	tn     []uint32 // per local term: the note's chunks holding it
 	sn     []uint32 // per local stem: the note's chunks with a stored posting
 	se     []uint32 // per local stem: the note's chunks with an elided posting
@@ -194,18 +216,40 @@ type builder struct {
 	fmTags []string
 }
 
-func newBuilder(fw FieldWeights, fallback langID) *builder {
+// builderSize is what a builder grew to: the sizes its successor starts
+// with (see Index.hint).
+type builderSize struct{ terms, stems int }
+
+func newBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
 	b := &builder{
 		fw:       fw,
 		fallback: fallback,
 		p:        &partial{},
-		dict:     newTermTable(),
-		vdict:    newTermTable(),
-		sdict:    make(map[string]uint32),
+		dict:     newTermTable(size.terms),
+		vdict:    newTermTable(0),
+		sdict:    make(map[string]uint32, size.stems),
 		st:       newStemmer(),
+	}
+	if size.terms > 0 {
+		b.acc = make([]tfCounts, 0, size.terms)
+		b.pacc = make([]tfCounts, 0, size.terms)
+	}
+	if size.stems > 0 {
+		b.p.stems = make([]string, 0, size.stems)
+		b.sacc = make([]tfCounts, 0, size.stems)
+		b.sseen = make([]uint32, 0, size.stems)
+		b.sn = make([]uint32, 0, size.stems)
+		b.se = make([]uint32, 0, size.stems)
+		b.elide = make([]bool, 0, size.stems)
+		b.p.sdf = make([]uint32, 0, size.stems)
 	}
 	b.tok.emit = b.add
 	return b
+}
+
+// size returns what the builder grew to.
+func (b *builder) size() builderSize {
+	return builderSize{terms: len(b.dict.terms), stems: len(b.p.stems)}
 }
 
 // add is the tokenizer callback: one occurrence of tok in the current field.
@@ -366,17 +410,19 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		n:      uint32(len(b.ends)),
 		sumLen: sum,
 	}
-	pn.terms[0] = uint32(len(p.nbuf))
+	buf := b.cbuf[:0]
 	for _, t := range b.tlist {
-		p.nbuf = appendLocalCount(p.nbuf, termCount{id: t, stored: b.tn[t]}, false)
+		buf = appendLocalCount(buf, termCount{id: t, stored: b.tn[t]}, false)
 		b.tn[t] = 0
 	}
-	pn.terms[1] = uint32(len(p.nbuf))
+	nt := len(buf)
 	for _, s := range b.slist {
-		p.nbuf = appendLocalCount(p.nbuf, termCount{id: s, stored: b.sn[s], elided: b.se[s]}, true)
+		buf = appendLocalCount(buf, termCount{id: s, stored: b.sn[s], elided: b.se[s]}, true)
 		b.sn[s], b.se[s] = 0, 0
 	}
-	pn.stems = [2]uint32{pn.terms[1], uint32(len(p.nbuf))}
+	b.cbuf = buf
+	both := p.counts.add(buf)
+	pn.terms, pn.stems = both[:nt], both[nt:]
 	p.notes = append(p.notes, pn)
 }
 

@@ -46,10 +46,22 @@ type ttSlot struct {
 	tag uint32
 }
 
-func newTermTable() *termTable {
+// newTermTable returns a table sized for about n terms.
+func newTermTable(n int) *termTable {
 	t := &termTable{seed: maphash.MakeSeed()}
-	t.slots = make([]ttSlot, 1<<12)
+	size := 1 << 12
+	for size < 2*n+2 {
+		size *= 2
+	}
+	t.slots = make([]ttSlot, size)
 	t.mask = uint64(len(t.slots) - 1)
+	if n > 0 {
+		t.terms = make([]string, 0, n)
+		t.hashes = make([]uint64, 0, n)
+	}
+	if n >= frontFrom {
+		t.front = new([frontSize]ttFront)
+	}
 	return t
 }
 

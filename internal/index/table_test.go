@@ -9,7 +9,7 @@ import (
 // The term table against a map, through growth, with its front cache (past
 // frontFrom terms) serving repeated and colliding lookups.
 func TestTermTable(t *testing.T) {
-	tt := newTermTable()
+	tt := newTermTable(0)
 	want := map[string]uint32{}
 	r := rand.New(rand.NewPCG(8, 9))
 	words := make([]string, 3*frontFrom)
