@@ -495,12 +495,13 @@ func (ix *Index) merge(parts ...*partial) {
 		ix.clen = append(ix.clen, p.clen...)
 	}
 	// Postings, exact then stems.
-	gExact := make([][]uint32, len(parts))
-	gStem := make([][]uint32, len(parts))
+	terms := make([][]string, len(parts))
+	stems := make([][]string, len(parts))
 	for pi, p := range parts {
-		gExact[pi] = ix.mapTerms(&ix.exact, p.terms, true)
-		gStem[pi] = ix.mapTerms(&ix.stems, p.stems, false)
+		terms[pi], stems[pi] = p.terms, p.stems
 	}
+	gExact := ix.mapTerms(&ix.exact, terms, true)
+	gStem := ix.mapTerms(&ix.stems, stems, false)
 	empty := ix.postings == 0
 	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
@@ -609,32 +610,69 @@ func underFolder(path, folder string) bool {
 	return len(path) > len(folder) && path[len(folder)] == '/' && strings.HasPrefix(path, folder)
 }
 
-// mapTerms returns the global ids of a partial's terms, adding new ones.
-func (ix *Index) mapTerms(sp *space, terms []string, fuzzy bool) []uint32 {
-	g := make([]uint32, 0, len(terms))
-	for _, t := range terms {
-		id, ok := sp.ids[t]
-		if !ok {
-			id = uint32(len(sp.terms))
-			sp.ids[t] = id
-			sp.terms = append(sp.terms, t)
-			sp.post = append(sp.post, plist{})
-			sp.df = append(sp.df, 0)
-			if sp == &ix.stems {
-				if ix.wst == nil {
-					ix.wst = newStemmer()
+// mapTerms returns the global ids of the partials' terms (one list per
+// partial), adding new ones. The lookups run on every CPU for a large merge
+// (the map is only read then: under the write lock, nothing else touches
+// it); the new terms are then added in order, one at a time.
+func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool) [][]uint32 {
+	out := make([][]uint32, len(lists))
+	total := 0
+	for i, l := range lists {
+		out[i] = make([]uint32, len(l))
+		total += len(l)
+	}
+	workers := 1
+	if total >= parallelMergeMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	shards(workers, func(w, nw uint32) int {
+		k := uint32(0)
+		for li, l := range lists {
+			for i, t := range l {
+				if k%nw == w {
+					id, ok := sp.ids[t]
+					if !ok {
+						id = noNote
+					}
+					out[li][i] = id
 				}
-				l, s := langID(t[0]-'A'), t[1:]
-				sp.self = append(sp.self, stemmable(s) && ix.wst.stem(l, s) == s)
-			}
-			sp.empty++ // until its postings arrive
-			if fuzzy {
-				ix.fz.add(t, id)
+				k++
 			}
 		}
-		g = append(g, id)
+		return 0
+	})
+	for li, l := range lists {
+		for i, t := range l {
+			if out[li][i] == noNote {
+				out[li][i] = ix.addTerm(sp, t, fuzzy)
+			}
+		}
 	}
-	return g
+	return out
+}
+
+// addTerm returns the id of t, adding it to the space when new.
+func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
+	if id, ok := sp.ids[t]; ok {
+		return id
+	}
+	id := uint32(len(sp.terms))
+	sp.ids[t] = id
+	sp.terms = append(sp.terms, t)
+	sp.post = append(sp.post, plist{})
+	sp.df = append(sp.df, 0)
+	if sp == &ix.stems {
+		if ix.wst == nil {
+			ix.wst = newStemmer()
+		}
+		l, s := langID(t[0]-'A'), t[1:]
+		sp.self = append(sp.self, stemmable(s) && ix.wst.stem(l, s) == s)
+	}
+	sp.empty++ // until its postings arrive
+	if fuzzy {
+		ix.fz.add(t, id)
+	}
+	return id
 }
 
 // mergePostings appends the partials' postings to the global lists and
