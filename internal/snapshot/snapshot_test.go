@@ -141,6 +141,19 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	if err := Write(path, "k", func(e *Enc) error { e.String(strings.Repeat("new", 1<<20)); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
 	}
+	oldKept(t, dir, path)
+	if _, err := Read(filepath.Join(dir, "none"), "k"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if PathFor("/c", "/v/a") == PathFor("/c", "/v/b") {
+		t.Fatal("two vaults, one file")
+	}
+}
+
+// oldKept checks that the snapshot at path still holds "old" and is alone
+// in dir (no temporary file left).
+func oldKept(t *testing.T, dir, path string) {
+	t.Helper()
 	d, err := Read(path, "k")
 	if err != nil || d.String() != "old" {
 		t.Fatalf("old snapshot lost: %v", err)
@@ -148,11 +161,5 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
-	}
-	if _, err := Read(filepath.Join(dir, "none"), "k"); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if PathFor("/c", "/v/a") == PathFor("/c", "/v/b") {
-		t.Fatal("two vaults, one file")
 	}
 }
