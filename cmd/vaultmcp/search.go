@@ -30,7 +30,7 @@ func (s *stringList) Set(v string) error {
 // openVault opens the service and waits for the index, showing progress on a
 // terminal.
 func openVault(ctx context.Context, c *Config, stderr io.Writer) (*vault.Service, error) {
-	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, 4)), CacheDir: c.CacheDir})
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, 4)), CacheDir: c.CacheDir, CacheReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

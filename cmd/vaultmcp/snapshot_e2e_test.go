@@ -106,4 +106,26 @@ func TestStdioSnapshotRestart(t *testing.T) {
 		t.Fatalf("edited note not re-read:\n%s\n%s", third, log3.String())
 	}
 	s3.Close()
+
+	// The search command reads the snapshot a server wrote and writes none.
+	before, _ := os.ReadFile(snaps[0])
+	cmd := exec.Command(binary, "search", "--json", "pangolinesque")
+	cmd.Env = append(cleanEnv(), env...)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "Pangolinesque retries") {
+		t.Fatalf("search command: %v\n%s", err, out)
+	}
+	after, _ := os.ReadFile(snaps[0])
+	if string(after) != string(before) {
+		t.Fatal("the search command rewrote the snapshot")
+	}
+	empty := t.TempDir()
+	cmd = exec.Command(binary, "search", "--vault", vault, "retry")
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR="+empty)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("search command: %v\n%s", err, out)
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Fatalf("the search command wrote %v", ents)
+	}
 }

@@ -220,7 +220,7 @@ func TestStdioClientRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "serve", "--read-only", "--vault", vault, "--lang", "en")
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR="+t.TempDir())
 	c, err := startStdio(ctx, cmd)
 	if err != nil {
 		t.Fatal(err)

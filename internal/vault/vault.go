@@ -51,6 +51,9 @@ type Options struct {
 	// CacheDir is the folder of the index snapshot (see snapshot.go); ""
 	// means no snapshot.
 	CacheDir string
+	// CacheReadOnly uses the snapshot but never writes it (a one-off
+	// command that exits as soon as it has answered).
+	CacheReadOnly bool
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -354,7 +357,7 @@ func (s *Service) build(ctx context.Context) {
 	s.mu.RLock()
 	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
 	s.mu.RUnlock()
-	if s.opts.CacheDir != "" && changed && ctx.Err() == nil {
+	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
