@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -30,7 +31,7 @@ func (s *stringList) Set(v string) error {
 // openVault opens the service and waits for the index, showing progress on a
 // terminal.
 func openVault(ctx context.Context, c *Config, stderr io.Writer) (*vault.Service, error) {
-	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, 4)), CacheDir: c.CacheDir, CacheReadOnly: true})
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, slog.LevelWarn)), CacheDir: c.CacheDir, CacheReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +98,10 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // printResults renders results for a person: path:line, heading trail, score
-// and the snippet indented.
+// and the snippet indented. Vault text (paths, headings, snippets, terms) is
+// escaped as the MCP answers escape it, so that it cannot drive the terminal.
 func printResults(w io.Writer, res *api.SearchResult, color bool) {
+	esc := mcpserver.Escape
 	bold, dim, reset := "", "", ""
 	if color {
 		bold, dim, reset = "\033[1m", "\033[2m", "\033[0m"
@@ -106,7 +109,7 @@ func printResults(w io.Writer, res *api.SearchResult, color bool) {
 	if len(res.Results) == 0 {
 		fmt.Fprintf(w, "No results for %q.\n", res.Query)
 		if len(res.Suggestions) > 0 {
-			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", strings.Join(res.Suggestions, ", "))
+			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", esc(strings.Join(res.Suggestions, ", ")))
 		}
 		return
 	}
@@ -126,13 +129,13 @@ func printResults(w io.Writer, res *api.SearchResult, color bool) {
 		if h.Truncated {
 			notes = append(notes, "snippet truncated")
 		}
-		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, h.Path, h.Line, reset, where, dim, strings.Join(notes, ", "), reset)
+		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, esc(h.Path), h.Line, reset, esc(where), dim, strings.Join(notes, ", "), reset)
 		for _, l := range strings.Split(h.Snippet, "\n") {
-			fmt.Fprintf(w, "   %s\n", mcpserver.Escape(l))
+			fmt.Fprintf(w, "   %s\n", esc(l))
 		}
 	}
 	if n := len(res.Unindexed); n > 0 {
-		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, strings.Join(res.Unindexed[:min(n, 3)], ", "))
+		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")))
 	}
 }
 

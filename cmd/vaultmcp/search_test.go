@@ -24,4 +24,21 @@ func TestPrintResultsEscapes(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+
+	// The path, the heading trail, the suggestions and the files that
+	// could not be indexed are vault text too.
+	b.Reset()
+	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
+		Path: "evil\x1b[2J.md", Line: 1, Headings: []string{"Top\u202e", "Sub\x07"}, Score: 1, Snippet: "x",
+	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false)
+	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false)
+	out = b.String()
+	if strings.ContainsAny(out, "\x1b\u202e\x07") {
+		t.Fatalf("raw control characters in %q", out)
+	}
+	for _, want := range []string{`1. evil\x1b[2J.md:1 — Top\u202e > Sub\x07 `, `could not be indexed: bad\x1b]0;title\x07.md`, `vault: sug\u202egest`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -484,7 +485,7 @@ func (w *noteWriter) body() {
 	tags := []string{w.p.domains[s.domain]}
 	for k := 0; k < w.r.IntN(4); k++ {
 		t := w.p.tags[int(w.words.Uint64())%len(w.p.tags)]
-		if !contains(tags, t) {
+		if !slices.Contains(tags, t) {
 			tags = append(tags, t)
 		}
 	}
@@ -520,15 +521,6 @@ func (w *noteWriter) body() {
 		fmt.Fprintf(w.b, "Up: [[%s]]\n", w.p.notes[m].name)
 		w.nLinks++
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *noteWriter) word() string { return w.p.vocab[w.words.Uint64()] }

@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // SampleQueries draws n search queries from the vault's own words: 1 to 3
@@ -25,12 +27,12 @@ func SampleQueries(ctx context.Context, dir, lang string, n int, seed uint64) ([
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != dir && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "_templates") {
+			if p != dir && vaultfs.IsIgnored(name) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && (strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".markdown")) {
+		if d.Type().IsRegular() && vaultfs.IsNoteName(name) {
 			files = append(files, p)
 		}
 		return ctx.Err()
@@ -64,7 +66,7 @@ func SampleQueries(ctx context.Context, dir, lang string, n int, seed uint64) ([
 		var q []string
 		for j := 0; len(q) < k && j < 12 && start+j < len(ws); j++ {
 			w := ws[start+j]
-			if !contains(q, w) && (j == 0 || r.IntN(2) == 0) {
+			if !slices.Contains(q, w) && (j == 0 || r.IntN(2) == 0) {
 				q = append(q, w)
 			}
 		}

@@ -650,7 +650,7 @@ func writeFolder(ctx context.Context, svc *vault.Service) (string, error) {
 	}
 	count := map[string]int{}
 	for _, n := range list.Notes {
-		if vaultfs.IsArchived(n.Path) || vaultfs.CheckPolicy(n.Path, vaultfs.Write) != nil {
+		if vaultfs.CheckPolicy(n.Path, vaultfs.Write) != nil { // 99-archive included
 			continue
 		}
 		count[path.Dir(n.Path)]++

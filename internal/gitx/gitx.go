@@ -25,7 +25,6 @@ var ErrNoGit = errors.New("git executable not found")
 // Repo is a git work tree containing the vault folder.
 type Repo struct {
 	dir     string // the vault folder; git runs with -C dir
-	top     string // the work tree's top level
 	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
 	Timeout time.Duration
 
@@ -45,8 +44,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotRepo, err)
 	}
+	// --show-toplevel makes git refuse a folder outside a work tree (a bare
+	// repository, .git itself); only the prefix on the second line is kept.
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	r.top = lines[0]
 	if len(lines) > 1 {
 		r.prefix = lines[1]
 	}

@@ -3,17 +3,13 @@ package gitx
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
 func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(Env(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := gitCmd(dir, args...).CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
@@ -21,18 +17,10 @@ func git(t testing.TB, dir string, args ...string) {
 func TestLogFollowsRenames(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
-	write := func(name, body string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("a.md", "# A\n\nfirst version of a long enough body to follow\n")
+	writeFile(t, dir, "a.md", "# A\n\nfirst version of a long enough body to follow\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "add a")
-	write("a.md", "# A\n\nsecond version of a long enough body to follow\n")
+	writeFile(t, dir, "a.md", "# A\n\nsecond version of a long enough body to follow\n")
 	git(t, dir, "commit", "-q", "-am", "edit a")
 	git(t, dir, "mv", "a.md", "dir-b.md")
 	git(t, dir, "commit", "-q", "-m", "rename a")

@@ -384,7 +384,8 @@ func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, err
 		return "", nil, ErrInProgress
 	}
 	before, _ := r.head(ctx)
-	out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx)}, "revert", "--no-edit", hash)
+	ident := r.identityOpts(ctx)
+	out, err := r.runLocked(ctx, runOpts{pre: ident}, "revert", "--no-edit", hash)
 	if err != nil {
 		var ge *Error
 		switch {
@@ -405,7 +406,7 @@ func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, err
 	// (--only without paths leaves whatever the user has staged alone).
 	revMsg, err := r.message(ctx, "HEAD")
 	if err == nil {
-		_, err = r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(revMsg)},
+		_, err = r.runLocked(ctx, runOpts{pre: ident, stdin: withTrailer(revMsg)},
 			"commit", "--amend", "--only", "--quiet", "--no-verify", "--cleanup=whitespace", "--file=-")
 	}
 	if err != nil {

@@ -255,8 +255,9 @@ func BenchmarkFuzzy(b *testing.B) {
 	}
 }
 
-// longNote joins the chunks of synthetic notes (from another seed of the
-// same generator) into one note of about size bytes of prose.
+// longNote joins the chunks of synthetic notes (the generator's first 400,
+// which synthetic's larger sets start with too) into one note of about size
+// bytes of prose.
 func longNote(size int) *markdown.Note {
 	src := syntheticSized(400, 240)
 	n := &markdown.Note{Title: "a long note", Type: "wiki", Tags: src[0].Note.Tags}

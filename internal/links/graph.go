@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // Edge is one link of a note and where it resolves.
@@ -141,7 +142,7 @@ func (g *Graph) AddFile(p string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.addFile(p)
-	if isNoteName(p) && g.notes[p] == nil {
+	if vaultfs.IsNoteName(p) && g.notes[p] == nil {
 		g.notes[p] = newNoteRec(p)
 	}
 }
@@ -620,9 +621,4 @@ func (s *srcSet) each(fn func(*noteRec)) {
 	for _, e := range s.list {
 		fn(e.n)
 	}
-}
-
-func isNoteName(p string) bool {
-	l := strings.ToLower(p)
-	return strings.HasSuffix(l, ".md") || strings.HasSuffix(l, ".markdown")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // Link rewriting for a move (DESIGN.md section 5, vault_move): every link
@@ -278,12 +279,12 @@ func (p *movePlanner) sources(g *Graph) []string {
 	set := make(map[string]bool)
 	if g == nil {
 		for f := range p.before.files {
-			if isNoteName(f) {
+			if vaultfs.IsNoteName(f) {
 				set[f] = true
 			}
 		}
 	} else {
-		if isNoteName(p.from) || g.IsNote(p.from) {
+		if vaultfs.IsNoteName(p.from) || g.IsNote(p.from) {
 			set[p.from] = true
 		}
 		g.mu.RLock()
@@ -429,10 +430,10 @@ func clamps(s, t string) bool {
 // or the whole vault path), or because no other file would match it. res
 // is one of the planner's private resolvers: d is taken out and put back.
 func (p *movePlanner) unique(res *Resolver, s, t string, kind markdown.LinkKind, d string) bool {
-	if strings.HasPrefix(foldTarget(t), "/") || isFullPath(t, d) {
+	ft := foldTarget(t)
+	if strings.HasPrefix(ft, "/") || isFullPath(t, d) {
 		return true
 	}
-	ft := foldTarget(t)
 	if (kind == markdown.MarkdownLink || strings.HasPrefix(ft, "./") || strings.HasPrefix(ft, "../")) && joinedIs(s, t, d) {
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // corpusVaultDirs returns the vaults named by $VAULTMCP_CORPUS: the folder
@@ -55,7 +56,7 @@ func loadMemVault(tb testing.TB, dir string) *memVault {
 				walk(p)
 			case e.Type().IsRegular():
 				v.files = append(v.files, p)
-				if isNoteName(p) {
+				if vaultfs.IsNoteName(p) {
 					src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 					if err != nil {
 						tb.Fatalf("reading %s: %v", p, err)

@@ -130,7 +130,7 @@ func decodeYAMLFrontmatter(n *Note, content []byte, firstLine int) {
 		case fieldAliases:
 			n.Aliases = appendYAMLAliases(n.Aliases, v)
 		default:
-			f.set(field, scalarString(v))
+			f[field] = scalarString(v)
 		}
 	}
 	n.Frontmatter = m
@@ -151,6 +151,7 @@ const (
 	fieldCriado
 	fieldUpdated
 	fieldAtualizado
+	numFieldKinds
 )
 
 // fieldOf tells which typed field a frontmatter key fills (keys are matched
@@ -179,39 +180,17 @@ func fieldOf(key string) fieldKind {
 	return fieldNone
 }
 
-// fmFields collects the single-valued typed fields while the keys are read
-// in order; a later key overrides an earlier one of the same field.
-type fmFields struct {
-	typ, tipo, status, created, criado, updated, atualizado string
-}
-
-// set records text, the trimmed text of a non-null scalar value ("" for any
-// other value), for a single-valued field.
-func (f *fmFields) set(field fieldKind, text string) {
-	switch field {
-	case fieldType:
-		f.typ = text
-	case fieldTipo:
-		f.tipo = text
-	case fieldStatus:
-		f.status = text
-	case fieldCreated:
-		f.created = text
-	case fieldCriado:
-		f.criado = text
-	case fieldUpdated:
-		f.updated = text
-	case fieldAtualizado:
-		f.atualizado = text
-	}
-}
+// fmFields collects the trimmed text of a non-null scalar value ("" for any
+// other value) of each single-valued typed field while the keys are read in
+// order: a later key overrides an earlier one of the same field.
+type fmFields [numFieldKinds]string
 
 // finish writes the fields to n: English keys win over Portuguese ones.
 func (f *fmFields) finish(n *Note) {
-	n.Type = normalizeType(firstNonEmpty(f.typ, f.tipo))
-	n.Status = strings.ToLower(f.status)
-	n.Created = firstNonEmpty(f.created, f.criado)
-	n.Updated = firstNonEmpty(f.updated, f.atualizado)
+	n.Type = normalizeType(firstNonEmpty(f[fieldType], f[fieldTipo]))
+	n.Status = strings.ToLower(f[fieldStatus])
+	n.Created = firstNonEmpty(f[fieldCreated], f[fieldCriado])
+	n.Updated = firstNonEmpty(f[fieldUpdated], f[fieldAtualizado])
 }
 
 // yamlUnmarshal shields the parser from a panic inside the YAML library: a

@@ -113,7 +113,7 @@ func fastFrontmatter(n *Note, content string) bool {
 				}
 			case fieldNone:
 			default:
-				f.set(field, "") // a sequence is not a scalar
+				f[field] = "" // a sequence is not a scalar
 			}
 			continue
 		}
@@ -125,7 +125,7 @@ func fastFrontmatter(n *Note, content string) bool {
 			aliases = appendAliasList(aliases, sc.fieldText())
 		case fieldNone:
 		default:
-			f.set(field, sc.fieldText())
+			f[field] = sc.fieldText()
 		}
 	}
 	n.Frontmatter = m
@@ -199,13 +199,7 @@ func blankOrComment(line string) bool {
 	return t == "" || t[0] == '#'
 }
 
-func trimLeftSpaces(s string) string {
-	i := 0
-	for i < len(s) && s[i] == ' ' {
-		i++
-	}
-	return s[i:]
-}
+func trimLeftSpaces(s string) string { return s[skipSpacesFrom(s, 0):] }
 
 func trimRightSpaces(s string) string {
 	i := len(s)

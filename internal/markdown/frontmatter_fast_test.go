@@ -409,26 +409,18 @@ func frontmatterBlocks(root string) ([]fmBlock, error) {
 	return out, err
 }
 
-// testdataFrontmatter returns the frontmatter blocks of testdata/*.md.
+// testdataFrontmatter returns the frontmatter blocks of testdata/*.md that
+// are not over MaxFrontmatter.
 func testdataFrontmatter(t testing.TB) []string {
 	t.Helper()
-	inputs, err := filepath.Glob(filepath.Join("testdata", "*.md"))
+	blocks, err := frontmatterBlocks("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, in := range inputs {
-		b, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(b)
-		start := 0
-		if strings.HasPrefix(s, bom) {
-			start = len(bom)
-		}
-		if cs, ce, _, _, ok := findFrontmatter(s, start); ok && ce-cs <= MaxFrontmatter {
-			out = append(out, s[cs:ce])
+	for _, b := range blocks {
+		if len(b.text) <= MaxFrontmatter {
+			out = append(out, b.text)
 		}
 	}
 	return out

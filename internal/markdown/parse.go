@@ -306,10 +306,7 @@ func stripQuotes(src string, ls, le, max int) (int, int) {
 
 // fenceOpen reports whether line opens a fenced code block.
 func fenceOpen(line string) (byte, int, bool) {
-	i := 0
-	for i < 3 && i < len(line) && line[i] == ' ' {
-		i++
-	}
+	i := skipSpaces(line, 0, len(line), 3)
 	if i >= len(line) || line[i] != '`' && line[i] != '~' {
 		return 0, 0, false
 	}
@@ -326,10 +323,7 @@ func fenceOpen(line string) (byte, int, bool) {
 
 // isFenceClose reports whether line closes a fence of n characters c.
 func isFenceClose(line string, c byte, n int) bool {
-	i := 0
-	for i < 3 && i < len(line) && line[i] == ' ' {
-		i++
-	}
+	i := skipSpaces(line, 0, len(line), 3)
 	j := i
 	for j < len(line) && line[j] == c {
 		j++

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,13 +93,11 @@ func firstDiff(want, got string) string {
 			g = gl[i]
 		}
 		if w != g {
-			return "line " + itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
 		}
 	}
 	return "(identical lines)"
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // checkInvariants asserts what must hold for any input.
 func checkInvariants(t testing.TB, src []byte, n *Note) {

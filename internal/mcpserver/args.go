@@ -176,6 +176,15 @@ func decodeArgs[In any](m *messages, raw json.RawMessage) (In, error) {
 	return in, nil
 }
 
+// notBlank refuses an empty (or all-blank) string argument, which decodeArgs
+// lets through: a required argument need only be present.
+func notBlank(m *messages, field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return api.Invalid(field, "%s", m.get(msgErrEmpty))
+	}
+	return nil
+}
+
 // integral accepts a JSON number with a fraction or exponent that is still a
 // whole number (5.0, 1e2), as JSON Schema's "integer" does.
 func integral(val json.RawMessage) (int64, bool) {

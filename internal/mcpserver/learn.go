@@ -30,19 +30,6 @@ type learnInput struct {
 	ConfirmNewDomain bool     `json:"confirm_new_domain,omitempty" jsonschema:"Set to true to create a domain that does not exist yet (with its map of content and a line in the knowledge index), after checking that none of the existing ones fits."`
 }
 
-func (in learnInput) request() api.LearnRequest {
-	return api.LearnRequest{
-		Title:            in.Title,
-		Insight:          in.Insight,
-		Context:          in.Context,
-		Domain:           in.Domain,
-		Project:          in.Project,
-		Tags:             in.Tags,
-		Links:            in.Links,
-		ConfirmNewDomain: in.ConfirmNewDomain,
-	}
-}
-
 var learnTool = toolSpec[learnInput, api.LearnResult]{
 	Name:  "vault_learn",
 	Title: "Record a learning",
@@ -64,13 +51,9 @@ var learnTool = toolSpec[learnInput, api.LearnResult]{
 		}
 		return nil
 	},
-	Call: func(ctx context.Context, b api.Backend, in learnInput) (*api.LearnResult, error) {
-		l, ok := b.(api.Learner)
-		if !ok {
-			return nil, &api.Error{Code: api.CodeReadOnly, Message: newMessages("en").get(msgErrCannotWrite)}
-		}
-		return l.Learn(ctx, in.request())
-	},
+	Call: onSide(func(ctx context.Context, l api.Learner, in learnInput) (*api.LearnResult, error) {
+		return l.Learn(ctx, api.LearnRequest(in))
+	}),
 	Render: func(m *messages, _ learnInput, out *api.LearnResult) string {
 		return renderLearn(m, out)
 	},

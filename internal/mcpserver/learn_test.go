@@ -1,13 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -189,24 +189,11 @@ func TestLearnValidation(t *testing.T) {
 		{"pt", base("insight", " "), "INVALID_ARGUMENT: insight: não pode ser vazio"},
 		{"pt", base("domain", nil), "INVALID_ARGUMENT: domain: é obrigatório"},
 	}
-	fakes := map[string]*fakeWriter{}
-	sessions := map[string]*mcp.ClientSession{}
-	for _, lang := range []string{"en", "pt"} {
-		fakes[lang] = newFakeWriter()
-		sessions[lang] = connect(t, New(fakes[lang], Options{Lang: lang}), nil)
-	}
+	var refusals []refusal
 	for _, c := range cases {
-		res := call(t, sessions[c.lang], "vault_learn", c.args)
-		got := text(t, res)
-		if !res.IsError || got != c.want {
-			t.Errorf("%s %v: isError=%v %q, want %q", c.lang, c.args, res.IsError, got, c.want)
-		}
+		refusals = append(refusals, refusal{c.lang, "vault_learn", c.args, c.want})
 	}
-	for lang, f := range fakes {
-		if reqs := f.recorded(); len(reqs) != 0 {
-			t.Errorf("%s: invalid calls reached the backend: %v", lang, reqs)
-		}
-	}
+	checkRefusals(t, newFakeWriter, refusals)
 }
 
 // TestLearnAvailability: vault_learn exists only for a backend that both
@@ -265,6 +252,24 @@ func TestLearnErrors(t *testing.T) {
 		res := call(t, cs, "vault_learn", map[string]any{"title": "T", "insight": "I", "context": "", "domain": "ops"})
 		if got := text(t, res); !res.IsError || got != c.want || res.StructuredContent != nil {
 			t.Errorf("isError=%v %q, want %q", res.IsError, got, c.want)
+		}
+	}
+}
+
+// TestLearnLogged: a learning is a write, and the server log records it as
+// it records every write.
+func TestLearnLogged(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))
+	cs := connect(t, New(newFakeWriter(), Options{Logger: logger}), nil)
+	res := call(t, cs, "vault_learn", map[string]any{"title": "T", "insight": "I", "context": "", "domain": "ops"})
+	if res.IsError {
+		t.Fatal(text(t, res))
+	}
+	want := learnFixtures()["learn_created"]
+	for _, s := range []string{"vault written", "tool=vault_learn", "action=" + want.Action, "path=" + want.Path, "commit=" + want.Commit} {
+		if !strings.Contains(logs.String(), s) {
+			t.Errorf("log lacks %q:\n%s", s, logs.String())
 		}
 	}
 }

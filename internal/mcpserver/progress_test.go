@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,7 +19,7 @@ func TestProgressRelayNeverBlocks(t *testing.T) {
 		<-release
 		return nil
 	}
-	r := newProgressRelay(context.Background(), 42, send, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	r := newProgressRelay(context.Background(), 42, send, discardLogger())
 
 	r.report(1, 10, "first")
 	if n := <-sent; n.Progress != 1 || n.Total != 10 || n.Message != "first" || n.ProgressToken != 42 {

@@ -68,13 +68,7 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 	}
 	if len(res.Unindexed) > 0 {
 		b.WriteByte('\n')
-		shown := res.Unindexed[:min(len(res.Unindexed), maxUnindexedShown)]
-		b.WriteString(m.get(msgUnindexed, escapedList(shown)))
-		if more := len(res.Unindexed) - len(shown); more > 0 {
-			b.WriteByte(' ')
-			b.WriteString(m.get(msgAndMore, more))
-		}
-		b.WriteByte('\n')
+		writeListLine(&b, m, msgUnindexed, res.Unindexed, maxUnindexedShown)
 	}
 	return b.String()
 }
@@ -265,6 +259,18 @@ func shortCommit(c string) string {
 	return c[:7]
 }
 
+// writeListLine writes the line of id naming the first limit of items,
+// escaped, and how many more there are.
+func writeListLine(b *strings.Builder, m *messages, id msgID, items []string, limit int) {
+	shown := items[:min(len(items), limit)]
+	b.WriteString(m.get(id, escapedList(shown)))
+	if more := len(items) - len(shown); more > 0 {
+		b.WriteByte(' ')
+		b.WriteString(m.get(msgAndMore, more))
+	}
+	b.WriteByte('\n')
+}
+
 func escapedList(items []string) string {
 	out := make([]string, len(items))
 	for i, s := range items {
@@ -292,13 +298,7 @@ func renderWrite(m *messages, res *api.WriteResult, reverted string) string {
 // the undo and the diff.
 func writeDetails(b *strings.Builder, m *messages, res *api.WriteResult, showFiles bool) {
 	if showFiles {
-		shown := res.Files[:min(len(res.Files), maxFilesText)]
-		b.WriteString(m.get(msgWriteFiles, escapedList(shown)))
-		if more := len(res.Files) - len(shown); more > 0 {
-			b.WriteByte(' ')
-			b.WriteString(m.get(msgAndMore, more))
-		}
-		b.WriteByte('\n')
+		writeListLine(b, m, msgWriteFiles, res.Files, maxFilesText)
 	}
 	if res.SHA256 != "" {
 		b.WriteString(m.get(msgWriteSHA, escape(res.SHA256)))

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -47,7 +46,7 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 		log:     opts.Logger,
 	}
 	if env.log == nil {
-		env.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		env.log = slog.New(slog.DiscardHandler)
 	}
 	version := opts.Version
 	if version == "" {
@@ -234,7 +233,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 		return errorResult(err)
 	}
 	text := spec.Render(e.msg, in, out)
-	if w, ok := any(out).(*api.WriteResult); ok {
+	if w := written(out); w != nil {
 		e.log.Info("vault written", "tool", spec.Name, "action", w.Action, "path", w.Path, "files", len(w.Files),
 			"committed", w.Committed, "commit", w.Commit, "warnings", len(w.Warnings), "duration", time.Since(start))
 	} else {
@@ -244,6 +243,18 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: out,
 	}
+}
+
+// written is the write result a tool answered with (a learning's included),
+// or nil for a read.
+func written(out any) *api.WriteResult {
+	switch o := out.(type) {
+	case *api.WriteResult:
+		return o
+	case *api.LearnResult:
+		return &o.WriteResult
+	}
+	return nil
 }
 
 // errorResult renders err as the one line of an isError result, which

@@ -377,12 +377,46 @@ func TestReadOnlyLeavesWriteToolsOut(t *testing.T) {
 	}
 }
 
+// refusal is a call the server must refuse before asking the backend.
+type refusal struct {
+	lang, tool string
+	args       any
+	want       string
+}
+
+// checkRefusals makes each call on a server of its language whose backend
+// comes from newBackend, and checks that it is refused with the one line
+// want and no structured content, and that no call reached a backend.
+func checkRefusals[B interface {
+	api.Backend
+	recorded() []any
+}](t *testing.T, newBackend func() B, cases []refusal) {
+	t.Helper()
+	sessions := map[string]*mcp.ClientSession{}
+	backends := map[string]B{}
+	for _, lang := range []string{"en", "pt"} {
+		backends[lang] = newBackend()
+		sessions[lang] = connect(t, New(backends[lang], Options{Lang: lang}), nil)
+	}
+	for _, c := range cases {
+		res := call(t, sessions[c.lang], c.tool, c.args)
+		got := text(t, res)
+		if !res.IsError || got != c.want {
+			t.Errorf("%s %s %v: isError=%v %q, want %q", c.lang, c.tool, c.args, res.IsError, got, c.want)
+		}
+		if res.StructuredContent != nil {
+			t.Errorf("%s %v: error result has structured content %v", c.tool, c.args, res.StructuredContent)
+		}
+	}
+	for lang, b := range backends {
+		if reqs := b.recorded(); len(reqs) != 0 {
+			t.Errorf("%s: invalid calls reached the backend: %v", lang, reqs)
+		}
+	}
+}
+
 func TestValidation(t *testing.T) {
-	cases := []struct {
-		lang, tool string
-		args       any
-		want       string
-	}{
+	cases := []refusal{
 		{"en", "vault_search", map[string]any{}, "INVALID_ARGUMENT: query: is required"},
 		{"en", "vault_search", map[string]any{"query": nil}, "INVALID_ARGUMENT: query: is required"},
 		{"en", "vault_search", map[string]any{"query": " \t\n "}, "INVALID_ARGUMENT: query: must not be empty"},
@@ -413,27 +447,7 @@ func TestValidation(t *testing.T) {
 		{"pt", "vault_search", map[string]any{"query": "x", "limit": 99}, "INVALID_ARGUMENT: limit: deve estar entre 1 e 50"},
 		{"pt", "vault_get_note", map[string]any{"offset": 1}, "INVALID_ARGUMENT: path: é obrigatório"},
 	}
-	sessions := map[string]*mcp.ClientSession{}
-	fakes := map[string]*fakeBackend{}
-	for _, lang := range []string{"en", "pt"} {
-		fakes[lang] = newFake()
-		sessions[lang] = connect(t, New(fakes[lang], Options{Lang: lang}), nil)
-	}
-	for _, c := range cases {
-		res := call(t, sessions[c.lang], c.tool, c.args)
-		got := text(t, res)
-		if !res.IsError || got != c.want {
-			t.Errorf("%s %s %v: isError=%v %q, want %q", c.lang, c.tool, c.args, res.IsError, got, c.want)
-		}
-		if res.StructuredContent != nil {
-			t.Errorf("%s %v: error result has structured content %v", c.tool, c.args, res.StructuredContent)
-		}
-	}
-	for lang, f := range fakes {
-		if reqs := f.recorded(); len(reqs) != 0 {
-			t.Errorf("%s: invalid calls reached the backend: %v", lang, reqs)
-		}
-	}
+	checkRefusals(t, newFake, cases)
 }
 
 // codedErr is an error from another package with a stable code, as the

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -11,6 +10,11 @@ import (
 // Effect effectWrite or effectDestructive and Available canWrite: New
 // leaves it out in read-only mode and for a backend that is not an
 // api.Writer, and its annotations follow from the effect.
+//
+// Each input struct has the fields of its api request, in the same order
+// and of the same types (only the tags differ), so that a call converts it
+// (api.SearchRequest(in)): an argument added on one side and not on the
+// other does not compile rather than being dropped on the way.
 func registry() []registration {
 	return []registration{
 		tool(searchTool),
@@ -48,29 +52,14 @@ var searchTool = toolSpec[searchInput, api.SearchResult]{
 		"Read a whole note with vault_get_note.",
 	Effect: effectRead,
 	Validate: func(m *messages, in *searchInput) error {
-		if strings.TrimSpace(in.Query) == "" {
-			return api.Invalid("query", "%s", m.get(msgErrEmpty))
-		}
-		return nil
+		return notBlank(m, "query", in.Query)
 	},
 	Call: func(ctx context.Context, b api.Backend, in searchInput) (*api.SearchResult, error) {
-		return b.Search(ctx, in.request())
+		return b.Search(ctx, api.SearchRequest(in))
 	},
 	Render: func(m *messages, in searchInput, out *api.SearchResult) string {
-		return renderSearch(m, in.request(), out)
+		return renderSearch(m, api.SearchRequest(in), out)
 	},
-}
-
-func (in searchInput) request() api.SearchRequest {
-	return api.SearchRequest{
-		Query:      in.Query,
-		Limit:      in.Limit,
-		Type:       in.Type,
-		Folder:     in.Folder,
-		Tags:       in.Tags,
-		Status:     in.Status,
-		IncludeRaw: in.IncludeRaw,
-	}
 }
 
 type getNoteInput struct {
@@ -87,7 +76,7 @@ var getNoteTool = toolSpec[getNoteInput, api.Note]{
 		"next page.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in getNoteInput) (*api.Note, error) {
-		return b.GetNote(ctx, api.NoteRequest{Path: in.Path, Offset: in.Offset})
+		return b.GetNote(ctx, api.NoteRequest(in))
 	},
 	Render: func(m *messages, _ getNoteInput, out *api.Note) string {
 		return renderNote(m, out)
@@ -109,7 +98,7 @@ var listTool = toolSpec[listInput, api.ListResult]{
 		"use vault_search to find notes by what they say.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in listInput) (*api.ListResult, error) {
-		return b.List(ctx, api.ListRequest{Type: in.Type, Tags: in.Tags, Status: in.Status, Folder: in.Folder})
+		return b.List(ctx, api.ListRequest(in))
 	},
 	Render: func(m *messages, _ listInput, out *api.ListResult) string {
 		return renderList(m, out)
@@ -127,10 +116,10 @@ var backlinksTool = toolSpec[backlinksInput, api.BacklinksResult]{
 		"the lines where its links are. Use it to see where a note is used before changing it.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in backlinksInput) (*api.BacklinksResult, error) {
-		return b.Backlinks(ctx, api.BacklinksRequest{Path: in.Path})
+		return b.Backlinks(ctx, api.BacklinksRequest(in))
 	},
 	Render: func(m *messages, in backlinksInput, out *api.BacklinksResult) string {
-		return renderBacklinks(m, api.BacklinksRequest{Path: in.Path}, out)
+		return renderBacklinks(m, api.BacklinksRequest(in), out)
 	},
 }
 
@@ -152,23 +141,11 @@ var graphTool = toolSpec[graphInput, api.GraphResult]{
 		"with its in and out degree, which shows hubs and orphan notes.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in graphInput) (*api.GraphResult, error) {
-		return b.Graph(ctx, in.request())
+		return b.Graph(ctx, api.GraphRequest(in))
 	},
 	Render: func(m *messages, in graphInput, out *api.GraphResult) string {
-		return renderGraph(m, in.request(), out)
+		return renderGraph(m, api.GraphRequest(in), out)
 	},
-}
-
-func (in graphInput) request() api.GraphRequest {
-	return api.GraphRequest{
-		Folder:        in.Folder,
-		Type:          in.Type,
-		Tags:          in.Tags,
-		Status:        in.Status,
-		IncludeRaw:    in.IncludeRaw,
-		IncludeBroken: in.IncludeBroken,
-		MaxNodes:      in.MaxNodes,
-	}
 }
 
 type historyInput struct {
@@ -183,9 +160,9 @@ var historyTool = toolSpec[historyInput, api.HistoryResult]{
 		"to see when and why a note changed.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in historyInput) (*api.HistoryResult, error) {
-		return b.History(ctx, api.HistoryRequest{Path: in.Path, Limit: in.Limit})
+		return b.History(ctx, api.HistoryRequest(in))
 	},
 	Render: func(m *messages, in historyInput, out *api.HistoryResult) string {
-		return renderHistory(m, api.HistoryRequest{Path: in.Path}, out)
+		return renderHistory(m, api.HistoryRequest(in), out)
 	},
 }

@@ -25,25 +25,18 @@ func canWrite(b api.Backend) bool {
 	return ok
 }
 
-// withWriter adapts a call on the write side of the backend to a toolSpec's
-// Call. Registration already checked canWrite; the error is for a backend
+// onSide adapts a call on another side of the backend (api.Writer,
+// api.Learner) to a toolSpec's Call. Registration already checked that the
+// backend has that side (the spec's Available); the error is for a backend
 // that changed its mind.
-func withWriter[In any](f func(context.Context, api.Writer, In) (*api.WriteResult, error)) func(context.Context, api.Backend, In) (*api.WriteResult, error) {
-	return func(ctx context.Context, b api.Backend, in In) (*api.WriteResult, error) {
-		w, ok := b.(api.Writer)
+func onSide[Side any, In any, Out any](f func(context.Context, Side, In) (*Out, error)) func(context.Context, api.Backend, In) (*Out, error) {
+	return func(ctx context.Context, b api.Backend, in In) (*Out, error) {
+		side, ok := b.(Side)
 		if !ok {
 			return nil, &api.Error{Code: api.CodeReadOnly, Message: newMessages("en").get(msgErrCannotWrite)}
 		}
-		return f(ctx, w, in)
+		return f(ctx, side, in)
 	}
-}
-
-// notBlank refuses an empty (or all-blank) path argument.
-func notBlank(m *messages, field, v string) error {
-	if strings.TrimSpace(v) == "" {
-		return api.Invalid(field, "%s", m.get(msgErrEmpty))
-	}
-	return nil
 }
 
 func isHex(s string) bool {
@@ -86,13 +79,8 @@ var writeNoteTool = toolSpec[writeNoteInput, api.WriteResult]{
 		}
 		return nil
 	},
-	Call: withWriter(func(ctx context.Context, w api.Writer, in writeNoteInput) (*api.WriteResult, error) {
-		return w.WriteNote(ctx, api.WriteRequest{
-			Path:           in.Path,
-			Content:        in.Content,
-			Frontmatter:    in.Frontmatter,
-			ExpectedSHA256: in.ExpectedSHA256,
-		})
+	Call: onSide(func(ctx context.Context, w api.Writer, in writeNoteInput) (*api.WriteResult, error) {
+		return w.WriteNote(ctx, api.WriteRequest(in))
 	}),
 	Render: func(m *messages, _ writeNoteInput, out *api.WriteResult) string {
 		return renderWrite(m, out, "")
@@ -123,8 +111,8 @@ var editNoteTool = toolSpec[editNoteInput, api.WriteResult]{
 		}
 		return nil
 	},
-	Call: withWriter(func(ctx context.Context, w api.Writer, in editNoteInput) (*api.WriteResult, error) {
-		return w.EditNote(ctx, api.EditRequest{Path: in.Path, OldText: in.OldText, NewText: in.NewText})
+	Call: onSide(func(ctx context.Context, w api.Writer, in editNoteInput) (*api.WriteResult, error) {
+		return w.EditNote(ctx, api.EditRequest(in))
 	}),
 	Render: func(m *messages, _ editNoteInput, out *api.WriteResult) string {
 		return renderWrite(m, out, "")
@@ -153,8 +141,8 @@ var moveTool = toolSpec[moveInput, api.WriteResult]{
 		}
 		return notBlank(m, "to", in.To)
 	},
-	Call: withWriter(func(ctx context.Context, w api.Writer, in moveInput) (*api.WriteResult, error) {
-		return w.Move(ctx, api.MoveRequest{From: in.From, To: in.To, ConfirmNewDomain: in.ConfirmNewDomain})
+	Call: onSide(func(ctx context.Context, w api.Writer, in moveInput) (*api.WriteResult, error) {
+		return w.Move(ctx, api.MoveRequest(in))
 	}),
 	Render: func(m *messages, _ moveInput, out *api.WriteResult) string {
 		return renderWrite(m, out, "")
@@ -178,8 +166,8 @@ var deleteTool = toolSpec[deleteInput, api.WriteResult]{
 	Validate: func(m *messages, in *deleteInput) error {
 		return notBlank(m, "path", in.Path)
 	},
-	Call: withWriter(func(ctx context.Context, w api.Writer, in deleteInput) (*api.WriteResult, error) {
-		return w.Delete(ctx, api.DeleteRequest{Path: in.Path, Confirm: in.Confirm})
+	Call: onSide(func(ctx context.Context, w api.Writer, in deleteInput) (*api.WriteResult, error) {
+		return w.Delete(ctx, api.DeleteRequest(in))
 	}),
 	Render: func(m *messages, _ deleteInput, out *api.WriteResult) string {
 		return renderWrite(m, out, "")
@@ -205,8 +193,8 @@ var undoTool = toolSpec[undoInput, api.WriteResult]{
 		in.Commit = strings.ToLower(in.Commit)
 		return nil
 	},
-	Call: withWriter(func(ctx context.Context, w api.Writer, in undoInput) (*api.WriteResult, error) {
-		return w.Undo(ctx, api.UndoRequest{Commit: in.Commit})
+	Call: onSide(func(ctx context.Context, w api.Writer, in undoInput) (*api.WriteResult, error) {
+		return w.Undo(ctx, api.UndoRequest(in))
 	}),
 	Render: func(m *messages, in undoInput, out *api.WriteResult) string {
 		return renderWrite(m, out, in.Commit)

@@ -268,11 +268,7 @@ func TestToolList(t *testing.T) {
 
 func TestWriteValidation(t *testing.T) {
 	long := strings.Repeat("a", 65)
-	cases := []struct {
-		lang, tool string
-		args       any
-		want       string
-	}{
+	cases := []refusal{
 		{"en", "vault_write_note", map[string]any{}, "INVALID_ARGUMENT: path: is required"},
 		{"en", "vault_write_note", map[string]any{"path": "a.md"}, "INVALID_ARGUMENT: content: is required"},
 		{"en", "vault_write_note", map[string]any{"path": "", "content": "x"}, "INVALID_ARGUMENT: path: must not be empty"},
@@ -315,27 +311,7 @@ func TestWriteValidation(t *testing.T) {
 			"INVALID_ARGUMENT: expected_sha256: deve ser um hash SHA-256 (64 dígitos hexadecimais), como vault_get_note o mostra"},
 		{"pt", "vault_write_note", map[string]any{"path": "a.md", "content": "", "frontmatter": 1}, "INVALID_ARGUMENT: frontmatter: deve ser um objeto JSON"},
 	}
-	sessions := map[string]*mcp.ClientSession{}
-	fakes := map[string]*fakeWriter{}
-	for _, lang := range []string{"en", "pt"} {
-		fakes[lang] = newFakeWriter()
-		sessions[lang] = connect(t, New(fakes[lang], Options{Lang: lang}), nil)
-	}
-	for _, c := range cases {
-		res := call(t, sessions[c.lang], c.tool, c.args)
-		got := text(t, res)
-		if !res.IsError || got != c.want {
-			t.Errorf("%s %s %v: isError=%v %q, want %q", c.lang, c.tool, c.args, res.IsError, got, c.want)
-		}
-		if res.StructuredContent != nil {
-			t.Errorf("%s %v: error result has structured content %v", c.tool, c.args, res.StructuredContent)
-		}
-	}
-	for lang, f := range fakes {
-		if reqs := f.recorded(); len(reqs) != 0 {
-			t.Errorf("%s: invalid calls reached the backend: %v", lang, reqs)
-		}
-	}
+	checkRefusals(t, newFakeWriter, cases)
 }
 
 func TestWriteErrors(t *testing.T) {

@@ -37,6 +37,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -107,7 +109,7 @@ func Write(path, key string, fn func(e *Enc) error) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("snapshot folder: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".snap-*")
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -147,6 +149,27 @@ func Write(path, key string, fn func(e *Enc) error) (err error) {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	return nil
+}
+
+// tempPrefix starts the name of a snapshot being written.
+const tempPrefix = ".snap-"
+
+// CleanTemps removes from dir the temporary files of snapshot writes that
+// were cut short (by a killed process) more than age ago; younger ones may
+// be another process's write in progress.
+func CleanTemps(dir string, age time.Duration) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 type writerFunc func([]byte) (int, error)

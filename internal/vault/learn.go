@@ -165,10 +165,7 @@ func (s *Service) learn(ctx context.Context, t *tx, in *learning, lr *api.LearnR
 		if sum := summaryOf(in.insight); sum != "" {
 			line += " — " + sum
 		}
-		listed := func(moc string, src []byte) bool {
-			return len(listLinesTo(src, path.Base(moc), func(l markdown.Link) (string, bool) { return r.ResolveLink(moc, l) }, target)) > 0
-		}
-		if err := s.addMOCLine(t, in.domain, line, listed); err != nil {
+		if err := s.addMOCLine(t, in.domain, line, r, target); err != nil {
 			t.warn("could not list the note in %s: %s", moc, s.fs.Redact(err.Error()))
 		}
 	}
@@ -428,10 +425,7 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 		return nil
 	}
 	text := string(before)
-	eol := "\n"
-	if strings.Contains(text, "\r\n") {
-		eol = "\r\n"
-	}
+	eol := eolOf(text)
 	// One blank line between the note and the new section.
 	switch {
 	case text == "", strings.HasSuffix(text, "\n\n"), strings.HasSuffix(text, "\r\n\r\n"):
@@ -441,7 +435,7 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 		text += eol + eol
 	}
 	after := text + strings.ReplaceAll(in.section(s.profile(), s.today()), "\n", eol)
-	after = bumpUpdated(after, s.profile(), s.today())
+	after = bumpUpdated(after, s.today())
 	return t.writeFile(p, before, []byte(after), vaultfs.Write)
 }
 
@@ -534,12 +528,7 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 	}
 	body = insertAfterLine(body, h1, lead)
 	if len(in.links) > 0 {
-		names := []string{p.linksSection}
-		for _, q := range []profile{profiles["en"], profiles["pt"]} {
-			if q.linksSection != p.linksSection {
-				names = append(names, q.linksSection)
-			}
-		}
+		names := sectionNames(p, func(p profile) string { return p.linksSection })
 		for _, l := range in.links {
 			body = insertUnderSection(body, names, "- [["+l+"]]", "\n")
 		}
@@ -825,12 +814,7 @@ func (s *Service) addDailyLine(t *tx, r *links.Resolver, target string, in *lear
 	}
 	capture := "[[" + linkName(r, daily, target) + "]] (" + kind + ")"
 	line := "- " + now.Format("15:04") + " " + capture
-	names := []string{p.capturesSection}
-	for _, q := range []profile{profiles["en"], profiles["pt"]} {
-		if q.capturesSection != p.capturesSection {
-			names = append(names, q.capturesSection)
-		}
-	}
+	names := sectionNames(p, func(p profile) string { return p.capturesSection })
 	for attempt := 0; attempt < 2; attempt++ {
 		before, err := t.current(daily)
 		if err != nil {
@@ -848,12 +832,8 @@ func (s *Service) addDailyLine(t *tx, r *links.Resolver, target string, in *lear
 			return daily, nil
 		}
 		text := string(before)
-		eol := "\n"
-		if strings.Contains(text, "\r\n") {
-			eol = "\r\n"
-		}
-		after := insertUnderSection(text, names, line, eol)
-		after = bumpUpdated(after, p, s.today())
+		after := insertUnderSection(text, names, line, eolOf(text))
+		after = bumpUpdated(after, s.today())
 		return daily, t.writeFile(daily, before, []byte(after), vaultfs.Write)
 	}
 	return daily, fmt.Errorf("%s keeps changing", daily)

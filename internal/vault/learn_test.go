@@ -73,11 +73,7 @@ func openLearn(t *testing.T, files map[string]string, o learnOpts) (string, *Ser
 	if o.noGit {
 		t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
 	} else {
-		gitRun(t, dir, "init", "-q")
-		gitRun(t, dir, "config", "user.name", "u")
-		gitRun(t, dir, "config", "user.email", "u@x")
-		gitRun(t, dir, "add", "-A")
-		gitRun(t, dir, "commit", "-q", "-m", "initial")
+		gitInit(t, dir)
 	}
 	s, err := Open(context.Background(), Options{Dir: dir, Lang: o.lang, Now: func() time.Time { return learnNow }})
 	if err != nil {
@@ -913,38 +909,9 @@ func BenchmarkLearn(b *testing.B) {
 	dir := src
 	if os.Getenv("VAULTMCP_CORPUS") != "" {
 		dir = b.TempDir()
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			if rel != "." && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-			}
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		copyTree(b, src, dir)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"config", "user.name", "u"}, {"config", "user.email", "u@x"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitInit(b, dir)
 	s, err := Open(context.Background(), Options{Dir: dir, Now: func() time.Time { return learnNow }})
 	if err != nil {
 		b.Fatal(err)

@@ -3,7 +3,7 @@ package vault
 import (
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -46,24 +46,22 @@ func (s *Service) domains() []string {
 			set[d] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(set)
 }
 
 func (s *Service) domainExists(d string) bool {
-	for _, x := range s.domains() {
-		if x == d {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.domains(), d)
 }
 
-// lineBounds returns the byte range of every line of text (without EOL).
+// eolOf is the line ending text uses: CRLF when it has one, else LF.
+func eolOf(text string) string {
+	if strings.Contains(text, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// lineStarts returns the byte offset of the start of every line of text.
 func lineStarts(text string) []int {
 	starts := []int{0}
 	for i := 0; i < len(text); i++ {
@@ -74,10 +72,11 @@ func lineStarts(text string) []int {
 	return starts
 }
 
-// listLinesTo finds the list-item lines of a MOC whose first link resolves to
-// target, with resolve; it returns their line indexes (0-based).
-func listLinesTo(src []byte, name string, resolve func(l markdown.Link) (string, bool), target string) []int {
-	n := markdown.Parse(name, src)
+// listLinesTo finds the list-item lines of the MOC at moc (content src)
+// whose first link resolves to target with r; it returns their line indexes
+// (0-based).
+func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int {
+	n := markdown.Parse(path.Base(moc), src)
 	text := string(src)
 	starts := lineStarts(text)
 	seen := map[int]bool{}
@@ -96,7 +95,7 @@ func listLinesTo(src []byte, name string, resolve func(l markdown.Link) (string,
 		if !(strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "+ ")) {
 			continue
 		}
-		if to, ok := resolve(l); ok && to == target {
+		if to, ok := r.ResolveLink(moc, l); ok && to == target {
 			out = append(out, idx)
 		}
 	}
@@ -141,8 +140,7 @@ func (s *Service) dropMOCLine(t *tx, rel string) error {
 	if err != nil || before == nil {
 		return err
 	}
-	res := s.graph.Resolver()
-	idxs := listLinesTo(before, path.Base(moc), func(l markdown.Link) (string, bool) { return res.ResolveLink(moc, l) }, rel)
+	idxs := listLinesTo(before, moc, s.graph.Resolver(), rel)
 	if len(idxs) == 0 {
 		return nil
 	}
@@ -182,10 +180,11 @@ func firstSentence(text string) string {
 	return text
 }
 
-// addMOCLine adds line under the notes section of the domain MOC, creating
-// the MOC (and the knowledge-index line of a new domain) when missing. A line
-// already there is not added again.
-func (s *Service) addMOCLine(t *tx, domain, line string, resolveTo func(moc string, src []byte) bool) error {
+// addMOCLine adds line, listing target, under the notes section of the
+// domain MOC, creating the MOC (and the knowledge-index line of a new domain)
+// when missing. A MOC that already lists target (resolved with r) is left
+// alone.
+func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, target string) error {
 	moc := mocPath(domain)
 	before, err := t.current(moc)
 	if err != nil {
@@ -203,16 +202,12 @@ func (s *Service) addMOCLine(t *tx, domain, line string, resolveTo func(moc stri
 		}
 		return s.addIndexLine(t, domain)
 	}
-	if resolveTo != nil && resolveTo(moc, before) {
+	if len(listLinesTo(before, moc, r, target)) > 0 {
 		return nil // already listed
 	}
 	text := string(before)
-	eol := "\n"
-	if strings.Contains(text, "\r\n") {
-		eol = "\r\n"
-	}
-	after := insertUnderSection(text, sectionNames(p, func(p profile) string { return p.notesSection }), line, eol)
-	after = bumpUpdated(after, p, s.today())
+	after := insertUnderSection(text, sectionNames(p, func(p profile) string { return p.notesSection }), line, eolOf(text))
+	after = bumpUpdated(after, s.today())
 	return t.writeFile(moc, before, []byte(after), vaultfs.Move)
 }
 
@@ -248,20 +243,17 @@ func insertUnderSection(text string, names []string, line, eol string) string {
 		}
 		return text + eol + "## " + names[0] + eol + eol + line + eol
 	}
-	// The end of the section: the next heading of level <= 2, or the end.
+	// The section ends at the next heading of level <= 2, or the end.
 	last := sec // last non-blank line of the section
-	end := len(starts)
 	for i := sec + 1; i < len(starts); i++ {
 		l := strings.TrimSpace(lineAt(i))
 		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
-			end = i
 			break
 		}
 		if l != "" {
 			last = i
 		}
 	}
-	_ = end
 	insertAt := len(text)
 	if last+1 < len(starts) {
 		insertAt = starts[last+1]
@@ -278,7 +270,7 @@ func insertUnderSection(text string, names []string, line, eol string) string {
 
 // bumpUpdated sets the updated/atualizado key of a frontmatter block to
 // today, when the note has that key.
-func bumpUpdated(text string, p profile, today string) string {
+func bumpUpdated(text, today string) string {
 	if !strings.HasPrefix(text, "---") {
 		return text
 	}
@@ -322,10 +314,7 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 		return nil
 	}
 	text := string(before)
-	eol := "\n"
-	if strings.Contains(text, "\r\n") {
-		eol = "\r\n"
-	}
+	eol := eolOf(text)
 	names := sectionNames(p, func(p profile) string { return p.domainsSection })
 	if hasSection(text, names) {
 		return t.writeFile(knowledgeIndex, before, []byte(insertUnderSection(text, names, line, eol)), vaultfs.Move)

@@ -139,7 +139,7 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 	if d1 != "" {
 		moc := mocPath(d1)
 		if cur, err := t.current(moc); err == nil && cur != nil {
-			idxs := listLinesTo(cur, path.Base(moc), func(l markdown.Link) (string, bool) { return after.ResolveLink(moc, l) }, to)
+			idxs := listLinesTo(cur, moc, after, to)
 			if len(idxs) > 0 {
 				text, removed := removeLines(string(cur), idxs)
 				if err := t.writeFile(moc, cur, []byte(text), vaultfs.Move); err != nil {
@@ -164,10 +164,7 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 	if summary != "" {
 		line += " — " + summary
 	}
-	listed := func(moc string, src []byte) bool {
-		return len(listLinesTo(src, path.Base(moc), func(l markdown.Link) (string, bool) { return after.ResolveLink(moc, l) }, to)) > 0
-	}
-	if err := s.addMOCLine(t, d2, line, listed); err != nil {
+	if err := s.addMOCLine(t, d2, line, after, to); err != nil {
 		t.warn("could not update %s: %s", moc, s.fs.Redact(err.Error()))
 	}
 }

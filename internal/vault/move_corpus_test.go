@@ -58,17 +58,22 @@ func targetsByNote(t *testing.T, dir string) map[string][]string {
 	return out
 }
 
-func copyTree(t *testing.T, src, dst string) {
+// copyTree copies the regular files of the folder src into dst, leaving out
+// hidden files and folders.
+func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && rel != "." {
+		if rel != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
 		if !d.Type().IsRegular() {
@@ -95,9 +100,7 @@ func TestMoveOnRealVault(t *testing.T) {
 	}
 	dir := t.TempDir()
 	copyTree(t, src, dir)
-	gitRun(t, dir, "init", "-q")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "corpus")
+	gitInit(t, dir)
 	ctx := context.Background()
 	s, err := Open(ctx, Options{Dir: dir})
 	if err != nil {

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"sort"
@@ -39,8 +37,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 		return nil, fieldErr("path", err)
 	}
 	n := markdown.Parse(path.Base(rel), data)
-	sum := sha256.Sum256(data)
-	out := &api.Note{Path: rel, Title: n.Title, SHA256: hex.EncodeToString(sum[:])}
+	out := &api.Note{Path: rel, Title: n.Title, SHA256: sha256Hex(data)}
 	out.Frontmatter, out.FrontmatterTruncated = boundFrontmatter(n.Frontmatter)
 
 	s.mu.RLock()
@@ -96,15 +93,10 @@ func boundFrontmatter(fm map[string]any) (map[string]string, bool) {
 	if len(fm) == 0 {
 		return nil, false
 	}
-	keys := make([]string, 0, len(fm))
-	for k := range fm {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	out := make(map[string]string)
 	truncated := false
 	total := 0
-	for _, k := range keys {
+	for _, k := range sortedKeys(fm) {
 		if len(out) == fmMaxKeys {
 			truncated = true
 			break
@@ -138,11 +130,7 @@ func formatValue(v any) string {
 		}
 		return strings.Join(parts, ", ")
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(x)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = k + ": " + formatValue(x[k])

@@ -13,8 +13,7 @@ import (
 // profile is the language of what the server writes into notes: frontmatter
 // keys and section names. Reading accepts both spellings.
 type profile struct {
-	lang                             string
-	typeKey, createdKey, updatedKey  string
+	typeKey, createdKey              string
 	noteType                         string
 	notesSection, capturesSection    string
 	contextLabel, linksSection       string
@@ -22,10 +21,10 @@ type profile struct {
 }
 
 var profiles = map[string]profile{
-	"en": {lang: "en", typeKey: "type", createdKey: "created", updatedKey: "updated", noteType: "note",
+	"en": {typeKey: "type", createdKey: "created", noteType: "note",
 		notesSection: "Notes", capturesSection: "Captures", contextLabel: "Context", linksSection: "Links",
 		domainsSection: "Domains", knowledgeIndexTi: "Knowledge index"},
-	"pt": {lang: "pt", typeKey: "tipo", createdKey: "criado", updatedKey: "atualizado", noteType: "nota",
+	"pt": {typeKey: "tipo", createdKey: "criado", noteType: "nota",
 		notesSection: "Notas", capturesSection: "Capturas", contextLabel: "Contexto", linksSection: "Links",
 		domainsSection: "Domínios", knowledgeIndexTi: "Índice do conhecimento"},
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
@@ -173,7 +171,7 @@ func (s *Service) useSnapshot(l *loaded, notes []vaultfs.FileInfo) (stale []vaul
 func (s *Service) writeSnapshot(ctx context.Context) {
 	start := time.Now()
 	path := s.snapshotPath()
-	cleanTemps(filepath.Dir(path))
+	snapshot.CleanTemps(filepath.Dir(path), time.Hour)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	errCanceled := errors.New("canceled")
@@ -224,22 +222,5 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 		s.log.Warn("index snapshot not written", "err", s.fs.Redact(err.Error()))
 	default:
 		s.log.Info("index snapshot written", "notes", len(s.notes), "took", time.Since(start).Round(time.Millisecond))
-	}
-}
-
-// cleanTemps removes the temporary files of snapshot writes that were cut
-// short (by a killed process) more than an hour ago.
-func cleanTemps(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), ".snap-") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
 	}
 }

@@ -177,18 +177,9 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 	return lines[bestStart:bestEnd], first + bestStart
 }
 
+// cutRunes returns the first n characters of s (none when n <= 0).
 func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return s[:runeOffset(s, max(n, 0))]
 }
 
 func (s *Service) queryTerms(query string) map[string]bool {

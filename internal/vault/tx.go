@@ -93,7 +93,8 @@ func (s *Service) writeLock(ctx context.Context) *writelock.Lock {
 	return s.lock
 }
 
-// commitMessage is set by the operation before the commit.
+// txFunc is the work of one write: it changes files through t and returns
+// the result and the commit message.
 type txFunc func(ctx context.Context, t *tx) (res *api.WriteResult, message string, err error)
 
 // write runs fn under the write lock and finishes the write: index refresh,
@@ -221,15 +222,24 @@ func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, messa
 	}
 	res.Committed = true
 	res.Commit = sha
+	var warning string
+	if res.Pushed, warning = s.push(ctx); warning != "" {
+		t.warn("%s", warning)
+	}
+}
+
+// push runs git push after a commit when AutoPush is on: whether it
+// succeeded (nil when no push was tried), and the warning of a failure.
+func (s *Service) push(ctx context.Context) (*bool, string) {
 	if !s.opts.AutoPush {
-		return
+		return nil, ""
 	}
-	pushed := true
-	if err := s.git.Push(ctx); err != nil {
-		pushed = false
-		t.warn("push failed: %s", describePush(err))
+	err := s.git.Push(ctx)
+	pushed := err == nil
+	if err != nil {
+		return &pushed, "push failed: " + describePush(err)
 	}
-	res.Pushed = &pushed
+	return &pushed, ""
 }
 
 func describePush(err error) string {

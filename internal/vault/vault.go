@@ -246,10 +246,10 @@ type parsed struct {
 	err  error
 }
 
-// build walks the vault, parses the notes on every core and fills the index.
 // testHookBuildStart, when set, runs before the first build starts.
 var testHookBuildStart func()
 
+// build walks the vault, parses the notes on every core and fills the index.
 func (s *Service) build(ctx context.Context) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
@@ -370,14 +370,10 @@ func (s *Service) build(ctx context.Context) {
 const buildBatch = 8192
 
 // parseAll reads and parses notes with one worker per CPU, keeping order.
-// Progress is reported as base+done of total (total 0: of len(files)).
-func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo, base, total int) []parsed {
-	if total == 0 {
-		total = len(files)
-	}
+func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo) []parsed {
 	out := make([]parsed, len(files))
 	workers := runtime.GOMAXPROCS(0)
-	var next, done int64
+	var next int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -393,18 +389,10 @@ func (s *Service) parseAll(ctx context.Context, files []vaultfs.FileInfo, base, 
 					return
 				}
 				out[i] = s.readParseWalked(files[i])
-				mu.Lock()
-				done++
-				d := done
-				mu.Unlock()
-				if d%256 == 0 {
-					s.setProgress(base+int(d), total)
-				}
 			}
 		}()
 	}
 	wg.Wait()
-	s.setProgress(base+len(files), total)
 	return out
 }
 
@@ -576,7 +564,7 @@ func (s *Service) rescan(ctx context.Context) {
 		s.log.Warn("rescan failed", "err", s.fs.Redact(err.Error()))
 		return
 	}
-	results := s.parseAll(ctx, changed, 0, 0)
+	results := s.parseAll(ctx, changed)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range results {
@@ -624,8 +612,7 @@ func (s *Service) readHit(rel string) (data []byte, changed bool) {
 	return data, false
 }
 
-// resolveExisting resolves a client path for reading and checks the note is
-// known.
+// resolveNote resolves a client path for reading.
 func (s *Service) resolveNote(field, p string) (string, error) {
 	rel, err := s.fs.Resolve(p, vaultfs.Read)
 	if err != nil {

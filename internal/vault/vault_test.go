@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,8 +172,11 @@ func TestSearchFiltersAndValidation(t *testing.T) {
 			t.Errorf("%+v: err = %v, want field %s", tc.req, err, tc.field)
 		}
 	}
-	none := search(t, s, api.SearchRequest{Query: "backof"})
-	_ = none // misspellings may match through expansion; suggestions only when nothing matches
+	// A misspelling matches through expansion (and then has no suggestions).
+	fz := search(t, s, api.SearchRequest{Query: "backof"})
+	if len(fz.Results) == 0 || fz.Results[0].Path != "02-wiki/go/retry-backoff.md" || !fz.Results[0].Fuzzy || len(fz.Suggestions) != 0 {
+		t.Errorf("misspelled backoff: %+v", fz)
+	}
 	sug := search(t, s, api.SearchRequest{Query: "zzjitterq"})
 	if len(sug.Results) != 0 {
 		t.Errorf("nonsense matched: %v", paths(sug))
@@ -378,16 +380,9 @@ func TestListBacklinksGraph(t *testing.T) {
 
 func TestHistory(t *testing.T) {
 	dir := writeVault(t, testVault)
-	run := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@x")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	run("init", "-q")
-	run("add", "-A")
-	run("commit", "-q", "-m", "initial vault")
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "initial vault")
 	s := openTest(t, dir, false)
 	h, err := s.History(context.Background(), api.HistoryRequest{Path: "02-wiki/go/retry-backoff.md"})
 	if err != nil {
@@ -422,6 +417,25 @@ func TestShareAndWindow(t *testing.T) {
 		got := share(tc.budget, tc.sizes)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("share(%d, %v) = %v, want %v", tc.budget, tc.sizes, got, tc.want)
+		}
+	}
+}
+
+func TestCutRunes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"héllo", -1, ""},
+		{"héllo", 0, ""},
+		{"héllo", 2, "hé"},
+		{"héllo", 5, "héllo"},
+		{"héllo", 9, "héllo"},
+		{"", 3, ""},
+	} {
+		if got := cutRunes(tc.s, tc.n); got != tc.want {
+			t.Errorf("cutRunes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
 	}
 }

@@ -130,6 +130,12 @@ func matchEOL(text string, like []byte) string {
 	return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
 }
 
+// inEOLOf gives text the line endings of like: CRLF when like uses CRLF,
+// else LF.
+func inEOLOf(text string, like []byte) string {
+	return matchEOL(strings.ReplaceAll(text, "\r\n", "\n"), like)
+}
+
 // countOverlapping counts occurrences of sub in s, overlapping ones included,
 // and returns the offset of the first.
 func countOverlapping(s, sub string) (int, int) {
@@ -169,11 +175,7 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		n, at := countOverlapping(text, oldText)
 		if n == 0 {
 			// Retry ignoring CRLF vs LF: the agent usually sends LF.
-			alt := matchEOL(oldText, before)
-			if !bytes.Contains(before, []byte("\r\n")) {
-				alt = strings.ReplaceAll(oldText, "\r\n", "\n")
-			}
-			if alt != oldText {
+			if alt := inEOLOf(oldText, before); alt != oldText {
 				if n, at = countOverlapping(text, alt); n > 0 {
 					oldText = alt
 				}
@@ -185,10 +187,7 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		case n > 1:
 			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
 		}
-		newText = matchEOL(newText, before)
-		if !bytes.Contains(before, []byte("\r\n")) {
-			newText = strings.ReplaceAll(newText, "\r\n", "\n")
-		}
+		newText = inEOLOf(newText, before)
 		after := []byte(text[:at] + newText + text[at+len(oldText):])
 		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
 			return nil, "", fieldErr("path", err)
@@ -324,13 +323,9 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 		res.Diff = string(d)
 	}
 	res.Undo = fmt.Sprintf("vault_undo {\"commit\": %q}", sha)
-	if s.opts.AutoPush {
-		pushed := true
-		if err := s.git.Push(ctx); err != nil {
-			pushed = false
-			res.Warnings = append(res.Warnings, "push failed: "+describePush(err))
-		}
-		res.Pushed = &pushed
+	var warning string
+	if res.Pushed, warning = s.push(ctx); warning != "" {
+		res.Warnings = append(res.Warnings, warning)
 	}
 	return res, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/writelock"
 )
 
-func gitRun(t *testing.T, dir string, args ...string) string {
+func gitRun(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x")
@@ -24,15 +24,22 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// gitVault is the test vault in a git repository with one commit.
-func gitVault(t *testing.T) (string, *Service) {
+// gitInit makes dir a git repository, with an identity, holding one commit
+// of everything in it.
+func gitInit(t testing.TB, dir string) {
 	t.Helper()
-	dir := writeVault(t, testVault)
 	gitRun(t, dir, "init", "-q")
 	gitRun(t, dir, "config", "user.name", "u")
 	gitRun(t, dir, "config", "user.email", "u@x")
 	gitRun(t, dir, "add", "-A")
 	gitRun(t, dir, "commit", "-q", "-m", "initial")
+}
+
+// gitVault is the test vault in a git repository with one commit.
+func gitVault(t *testing.T) (string, *Service) {
+	t.Helper()
+	dir := writeVault(t, testVault)
+	gitInit(t, dir)
 	s, err := Open(context.Background(), Options{Dir: dir, Now: func() time.Time { return time.Date(2026, 11, 29, 10, 30, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ func (v *Vault) writeFile(p string, data []byte, acc Access, exclusive bool) (Fi
 		return FileInfo{}, newErr(CodeAlreadyExists, t.rel, "a note already exists there; it is never overwritten")
 	}
 	if len(data) > MaxNoteSize {
-		return FileInfo{}, newErr(CodeTooLarge, t.rel, "%d bytes is over the %d-byte limit for a note", len(data), MaxNoteSize)
+		return FileInfo{}, tooLarge(t.rel, int64(len(data)))
 	}
 	if testHookBeforeOpen != nil {
 		testHookBeforeOpen(t.real)

@@ -103,9 +103,6 @@ func New(lockPath string, stuckAfter time.Duration) *Lock {
 	}
 }
 
-// Path is the lock file.
-func (l *Lock) Path() string { return l.path }
-
 // Acquire waits for this writer's turn and the file lock, and returns the
 // release func to call when the write is over, and whether the write is
 // exclusive (false when a stuck writer may still be running: see the package
@@ -120,8 +117,7 @@ func (l *Lock) Acquire(ctx context.Context) (release func(), exclusive bool, err
 	// This writer owns the turn: nobody else in the process touches the
 	// file lock's acquisition until it passes the turn on.
 	h := &holder{}
-	covered, err := l.takeFile(ctx, h)
-	if err != nil {
+	if err := l.takeFile(ctx, h); err != nil {
 		l.mu.Lock()
 		l.passTurn()
 		l.mu.Unlock()
@@ -129,7 +125,7 @@ func (l *Lock) Acquire(ctx context.Context) (release func(), exclusive bool, err
 	}
 
 	l.mu.Lock()
-	exclusive = covered && l.stuck == 0
+	exclusive = h.covered && l.stuck == 0
 	if l.stuckAfter > 0 {
 		h.timer = time.AfterFunc(l.stuckAfter, func() { l.declareStuck(h) })
 	}
@@ -185,8 +181,8 @@ func (l *Lock) passTurn() {
 }
 
 // takeFile makes sure the process holds the file lock for h, polling until it
-// is free. It reports whether h is covered by it: false when another process
-// kept it for stuckAfter and h goes ahead without it.
+// is free, and sets h.covered when it does: h is not covered when another
+// process kept the lock for stuckAfter and h goes ahead without it.
 //
 // Only the turn's owner calls it. When the process does not hold the file
 // lock, nothing else in the process touches either lock file until the owner
@@ -198,13 +194,13 @@ func (l *Lock) passTurn() {
 // lock and wants it again finds the gate taken by the process that waited
 // meanwhile, so two busy processes alternate instead of one starving the
 // other (flock itself has no queue).
-func (l *Lock) takeFile(ctx context.Context, h *holder) (bool, error) {
+func (l *Lock) takeFile(ctx context.Context, h *holder) error {
 	l.mu.Lock()
 	if l.fileHeld {
 		l.fileRefs++
 		h.covered = true
 		l.mu.Unlock()
-		return true, nil
+		return nil
 	}
 	l.mu.Unlock()
 
@@ -222,14 +218,14 @@ func (l *Lock) takeFile(ctx context.Context, h *holder) (bool, error) {
 		if !gateHeld {
 			ok, err := l.gate.TryLock()
 			if err != nil {
-				return false, fmt.Errorf("write lock file %s: %w", l.gate.Path(), err)
+				return fmt.Errorf("write lock file %s: %w", l.gate.Path(), err)
 			}
 			gateHeld = ok
 		}
 		if gateHeld {
 			ok, err := l.file.TryLock()
 			if err != nil {
-				return false, fmt.Errorf("write lock file %s: %w", l.path, err)
+				return fmt.Errorf("write lock file %s: %w", l.path, err)
 			}
 			if ok {
 				l.mu.Lock()
@@ -237,20 +233,20 @@ func (l *Lock) takeFile(ctx context.Context, h *holder) (bool, error) {
 				l.fileRefs = 1
 				h.covered = true
 				l.mu.Unlock()
-				return true, nil
+				return nil
 			}
 		}
 
 		if l.stuckAfter > 0 && time.Since(start) >= l.stuckAfter {
 			slog.Warn("write lock: another process has held the lock file too long; writing without it",
 				"file", l.path, "waited", time.Since(start).Round(time.Millisecond))
-			return false, nil
+			return nil
 		}
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false, ctx.Err()
+			return ctx.Err()
 		case <-t.C:
 		}
 		pause = min(2*pause, maxPoll)

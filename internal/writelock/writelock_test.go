@@ -113,7 +113,7 @@ func TestFIFO(t *testing.T) {
 	if len(order) != n {
 		t.Fatalf("%d writers ran, want %d", len(order), n)
 	}
-	if !fileFree(t, l.Path()) {
+	if !fileFree(t, l.path) {
 		t.Fatal("lock file still held after the last release")
 	}
 }
@@ -220,7 +220,7 @@ func TestCancellationStress(t *testing.T) {
 	if busy || queued != 0 || refs != 0 {
 		t.Fatalf("lock not free at the end: busy=%v queued=%d refs=%d", busy, queued, refs)
 	}
-	if !fileFree(t, l.Path()) {
+	if !fileFree(t, l.path) {
 		t.Fatal("lock file still held")
 	}
 	t.Logf("%d of 200 writers got the lock", done.Load())
