@@ -9,7 +9,7 @@
 //     concurrent calls (from goroutines or from other processes sharing the
 //     database) see each other's effects whole.
 //   - A file id never changes while the file lives: a move keeps it, a delete
-//     leaves a tombstone that keeps it, and EnsureFile on a tombstoned path
+//     leaves a tombstone that keeps it, and EnsureFiles on a tombstoned path
 //     revives the same id. At most one row (live or tombstone) holds a path.
 //   - An idempotency record belongs to the API key that made it; BeginIdem
 //     creates at most one live record per (key, idempotency key), and an
@@ -63,9 +63,9 @@ type Store interface {
 	FileByPath(ctx context.Context, project, path string) (File, error)
 	// LiveFiles lists the live files of a project by path.
 	LiveFiles(ctx context.Context, project string) ([]File, error)
-	// EnsureFile returns the live file at path: the existing one, the
-	// tombstone there revived (same id), or a new id.
-	EnsureFile(ctx context.Context, project, path string, at time.Time) (File, error)
+	// EnsureFiles returns the live file at each path, in order: the existing
+	// one, the tombstone there revived (same id), or a new id.
+	EnsureFiles(ctx context.Context, project string, paths []string, at time.Time) ([]File, error)
 	// Versions lists the versions of a file, newest first.
 	Versions(ctx context.Context, project, fileID string) ([]Version, error)
 
@@ -93,6 +93,15 @@ type Store interface {
 	AppendAudit(ctx context.Context, e AuditEntry) error
 
 	Close() error
+}
+
+// EnsureFile is EnsureFiles for one path.
+func EnsureFile(ctx context.Context, s Store, project, path string, at time.Time) (File, error) {
+	fs, err := s.EnsureFiles(ctx, project, []string{path}, at)
+	if err != nil {
+		return File{}, err
+	}
+	return fs[0], nil
 }
 
 // Project is one hosted vault.
@@ -193,6 +202,9 @@ type Idem struct {
 	Fingerprint string
 	Project     string
 	Operation   string
+	// Target is what the request is about (a file id or a path), so that
+	// an answer can be rebuilt after a crash.
+	Target string
 	// Token is unique to this record; the write carries it into its commit,
 	// so a record left running by a crash can be settled from git.
 	Token     string

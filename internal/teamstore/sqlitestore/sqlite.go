@@ -322,27 +322,33 @@ func (s *Store) LiveFiles(ctx context.Context, project string) ([]teamstore.File
 	return out, rows.Err()
 }
 
-func (s *Store) EnsureFile(ctx context.Context, project, path string, at time.Time) (teamstore.File, error) {
-	var f teamstore.File
+func (s *Store) EnsureFiles(ctx context.Context, project string, paths []string, at time.Time) ([]teamstore.File, error) {
+	var out []teamstore.File
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		f, err = scanFile(tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE project_id = ? AND path = ?`, project, path))
-		switch {
-		case err == nil && f.Live():
-			return nil
-		case err == nil:
-			f.DeletedAt, f.UpdatedAt = time.Time{}, fromMicro(micro(at))
-			_, err = tx.ExecContext(ctx, `UPDATE files SET deleted_at = NULL, updated_at = ? WHERE project_id = ? AND id = ?`, micro(at), project, f.ID)
-			return err
-		case errors.Is(err, sql.ErrNoRows):
-			t := fromMicro(micro(at))
-			f = teamstore.File{Project: project, ID: teamstore.NewID(), Path: path, CreatedAt: t, UpdatedAt: t}
-			_, err = tx.ExecContext(ctx, `INSERT INTO files (project_id, id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`, project, f.ID, path, micro(at), micro(at))
-			return err
+		out = make([]teamstore.File, 0, len(paths))
+		for _, path := range paths {
+			f, err := scanFile(tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE project_id = ? AND path = ?`, project, path))
+			switch {
+			case err == nil && f.Live():
+			case err == nil:
+				f.DeletedAt, f.UpdatedAt = time.Time{}, fromMicro(micro(at))
+				if _, err := tx.ExecContext(ctx, `UPDATE files SET deleted_at = NULL, updated_at = ? WHERE project_id = ? AND id = ?`, micro(at), project, f.ID); err != nil {
+					return err
+				}
+			case errors.Is(err, sql.ErrNoRows):
+				t := fromMicro(micro(at))
+				f = teamstore.File{Project: project, ID: teamstore.NewID(), Path: path, CreatedAt: t, UpdatedAt: t}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO files (project_id, id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`, project, f.ID, path, micro(at), micro(at)); err != nil {
+					return err
+				}
+			default:
+				return err
+			}
+			out = append(out, f)
 		}
-		return err
+		return nil
 	})
-	return f, err
+	return out, err
 }
 
 func (s *Store) Versions(ctx context.Context, project, fileID string) ([]teamstore.Version, error) {
@@ -429,7 +435,7 @@ func (s *Store) Record(ctx context.Context, r teamstore.Record) error {
 
 // --- idempotency
 
-const idemColumns = `key_id, idem_key, fingerprint, project_id, operation, token, state, owner, created_at, expires_at, status, header, body`
+const idemColumns = `key_id, idem_key, fingerprint, project_id, operation, target, token, state, owner, created_at, expires_at, status, header, body`
 
 func scanIdem(sc interface{ Scan(...any) error }) (teamstore.Idem, error) {
 	var r teamstore.Idem
@@ -438,7 +444,7 @@ func scanIdem(sc interface{ Scan(...any) error }) (teamstore.Idem, error) {
 	var header sql.NullString
 	var body []byte
 	var state string
-	if err := sc.Scan(&r.KeyID, &r.Key, &r.Fingerprint, &r.Project, &r.Operation, &r.Token, &state, &r.Owner, &created, &expires, &status, &header, &body); err != nil {
+	if err := sc.Scan(&r.KeyID, &r.Key, &r.Fingerprint, &r.Project, &r.Operation, &r.Target, &r.Token, &state, &r.Owner, &created, &expires, &status, &header, &body); err != nil {
 		return r, err
 	}
 	r.State = teamstore.IdemState(state)
@@ -474,8 +480,8 @@ func (s *Store) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Id
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO idempotency (key_id, idem_key, fingerprint, project_id, operation, token, state, owner, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
-			rec.KeyID, rec.Key, rec.Fingerprint, rec.Project, rec.Operation, rec.Token, rec.Owner, micro(rec.CreatedAt), micro(rec.ExpiresAt))
+		_, err = tx.ExecContext(ctx, `INSERT INTO idempotency (key_id, idem_key, fingerprint, project_id, operation, target, token, state, owner, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+			rec.KeyID, rec.Key, rec.Fingerprint, rec.Project, rec.Operation, rec.Target, rec.Token, rec.Owner, micro(rec.CreatedAt), micro(rec.ExpiresAt))
 		if err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func TestTwoHandlesShareTheFile(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 50 {
-				f, err := s.EnsureFile(ctx, "p", filepath.Join("d", string(rune('a'+i)), string(rune('a'+j%26))+".md"), now)
+				f, err := teamstore.EnsureFile(ctx, s, "p", filepath.Join("d", string(rune('a'+i)), string(rune('a'+j%26))+".md"), now)
 				if err != nil {
 					errs <- err
 					return

@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
 		{"KeyNameFreedByRevoke", testKeyNameFreedByRevoke},
 		{"FileIDs", testFileIDs},
 		{"TombstoneRevive", testTombstoneRevive},
+		{"EnsureFilesInBulk", testEnsureFiles},
 		{"MoveOntoTombstone", testMoveOntoTombstone},
 		{"Versions", testVersions},
 		{"RecordIsAtomic", testRecordAtomic},
@@ -178,17 +179,17 @@ func testKeyNameFreedByRevoke(t *testing.T, s teamstore.Store) {
 func testFileIDs(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	p, q := addProject(t, s, "p"), addProject(t, s, "q")
-	f, err := s.EnsureFile(c, p.ID, "a.md", t0)
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
 	must(t, err)
 	if f.ID == "" || f.Path != "a.md" || !f.Live() || !f.CreatedAt.Equal(t0) || !f.UpdatedAt.Equal(t0) || f.Project != p.ID {
 		t.Fatalf("EnsureFile = %+v", f)
 	}
-	again, err := s.EnsureFile(c, p.ID, "a.md", t0.Add(time.Minute))
+	again, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0.Add(time.Minute))
 	must(t, err)
 	if again != f {
 		t.Errorf("EnsureFile twice: %+v then %+v", f, again)
 	}
-	other, err := s.EnsureFile(c, q.ID, "a.md", t0)
+	other, err := teamstore.EnsureFile(c, s, q.ID, "a.md", t0)
 	must(t, err)
 	if other.ID == f.ID {
 		t.Errorf("two projects share file id %s", f.ID)
@@ -219,9 +220,9 @@ func testFileIDs(t *testing.T, s teamstore.Store) {
 func testTombstoneRevive(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	p := addProject(t, s, "p")
-	a, err := s.EnsureFile(c, p.ID, "a.md", t0)
+	a, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
 	must(t, err)
-	b, err := s.EnsureFile(c, p.ID, "b.md", t0)
+	b, err := teamstore.EnsureFile(c, s, p.ID, "b.md", t0)
 	must(t, err)
 	del := t0.Add(time.Minute)
 	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: del, Deletes: []string{a.ID}}))
@@ -236,7 +237,7 @@ func testTombstoneRevive(t *testing.T, s teamstore.Store) {
 		t.Errorf("LiveFiles = %+v, want only b.md", live)
 	}
 	revive := t0.Add(2 * time.Minute)
-	again, err := s.EnsureFile(c, p.ID, "a.md", revive)
+	again, err := teamstore.EnsureFile(c, s, p.ID, "a.md", revive)
 	must(t, err)
 	if again.ID != a.ID || !again.Live() || !again.UpdatedAt.Equal(revive) || !again.CreatedAt.Equal(t0) {
 		t.Errorf("revived = %+v, want id %s live", again, a.ID)
@@ -248,15 +249,42 @@ func testTombstoneRevive(t *testing.T, s teamstore.Store) {
 	}
 }
 
+// EnsureFiles in bulk answers in the order asked, mixing existing, revived
+// and new files.
+func testEnsureFiles(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	old, err := teamstore.EnsureFile(c, s, p.ID, "old.md", t0)
+	must(t, err)
+	gone, err := teamstore.EnsureFile(c, s, p.ID, "gone.md", t0)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Deletes: []string{gone.ID}}))
+	fs, err := s.EnsureFiles(c, p.ID, []string{"new.md", "old.md", "gone.md"}, t0.Add(time.Hour))
+	must(t, err)
+	if len(fs) != 3 || fs[0].Path != "new.md" || fs[0].ID == old.ID || fs[0].ID == gone.ID || fs[1].ID != old.ID || fs[2].ID != gone.ID || !fs[2].Live() {
+		t.Fatalf("EnsureFiles = %+v", fs)
+	}
+	live, err := s.LiveFiles(c, p.ID)
+	must(t, err)
+	if len(live) != 3 {
+		t.Errorf("LiveFiles = %+v", live)
+	}
+	none, err := s.EnsureFiles(c, p.ID, nil, t0)
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("EnsureFiles(nil) = %+v", none)
+	}
+}
+
 // A move onto a tombstoned path takes the path; the tombstone gives way.
 func testMoveOntoTombstone(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	p := addProject(t, s, "p")
-	old, err := s.EnsureFile(c, p.ID, "x.md", t0)
+	old, err := teamstore.EnsureFile(c, s, p.ID, "x.md", t0)
 	must(t, err)
 	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Versions: []teamstore.Version{{FileID: old.ID, Path: "x.md", Hash: "h0", VersionID: "v0", Message: "create"}}}))
 	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Deletes: []string{old.ID}}))
-	f, err := s.EnsureFile(c, p.ID, "y.md", t0)
+	f, err := teamstore.EnsureFile(c, s, p.ID, "y.md", t0)
 	must(t, err)
 	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0.Add(time.Second), Moves: []teamstore.Move{{FileID: f.ID, To: "x.md"}}}))
 	got, err := s.FileByPath(c, p.ID, "x.md")
@@ -273,9 +301,9 @@ func testMoveOntoTombstone(t *testing.T, s teamstore.Store) {
 func testVersions(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	p := addProject(t, s, "p")
-	f, err := s.EnsureFile(c, p.ID, "a.md", t0)
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
 	must(t, err)
-	g, err := s.EnsureFile(c, p.ID, "g.md", t0)
+	g, err := teamstore.EnsureFile(c, s, p.ID, "g.md", t0)
 	must(t, err)
 	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Versions: []teamstore.Version{
 		{FileID: f.ID, Path: "a.md", Hash: "h1", VersionID: "c1", Message: "create a"},
@@ -316,7 +344,7 @@ func testVersions(t *testing.T, s teamstore.Store) {
 func testRecordAtomic(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	p := addProject(t, s, "p")
-	f, err := s.EnsureFile(c, p.ID, "a.md", t0)
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
 	must(t, err)
 	err = s.Record(c, teamstore.Record{Project: p.ID, At: t0.Add(time.Minute),
 		Moves:    []teamstore.Move{{FileID: f.ID, To: "b.md"}},
@@ -340,7 +368,7 @@ func testRecordAtomic(t *testing.T, s teamstore.Store) {
 }
 
 func newIdem(keyID, key, fp string, at time.Time) teamstore.Idem {
-	return teamstore.Idem{KeyID: keyID, Key: key, Fingerprint: fp, Project: "p", Operation: "create", Token: teamstore.NewID(),
+	return teamstore.Idem{KeyID: keyID, Key: key, Fingerprint: fp, Project: "p", Operation: "create", Target: "a.md", Token: teamstore.NewID(),
 		Owner: "instance-1", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
 }
 
@@ -358,7 +386,7 @@ func testIdempotency(t *testing.T, s teamstore.Store) {
 	second := newIdem("key-1", "idem-1", "fp-other", t0.Add(time.Second))
 	held, created, err = s.BeginIdem(c, second)
 	must(t, err)
-	if created || held.Fingerprint != "fp-1" || held.Token != rec.Token || held.State != teamstore.IdemRunning || !held.CreatedAt.Equal(t0) || held.Owner != "instance-1" || held.Operation != "create" || held.Project != "p" {
+	if created || held.Fingerprint != "fp-1" || held.Token != rec.Token || held.State != teamstore.IdemRunning || !held.CreatedAt.Equal(t0) || held.Owner != "instance-1" || held.Operation != "create" || held.Target != "a.md" || held.Project != "p" {
 		t.Fatalf("second Begin: created=%v %+v, want the first record", created, held)
 	}
 	running, err := s.RunningIdem(c)
@@ -509,7 +537,7 @@ func testConcurrentEnsure(t *testing.T, s teamstore.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f, err := s.EnsureFile(c, p.ID, "same.md", t0)
+			f, err := teamstore.EnsureFile(c, s, p.ID, "same.md", t0)
 			ids[i], errs[i] = f.ID, err
 		}()
 	}

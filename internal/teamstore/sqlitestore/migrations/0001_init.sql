@@ -59,6 +59,7 @@ CREATE TABLE idempotency (
 	fingerprint TEXT NOT NULL,
 	project_id  TEXT NOT NULL,
 	operation   TEXT NOT NULL,
+	target      TEXT NOT NULL,
 	token       TEXT NOT NULL,
 	state       TEXT NOT NULL CHECK (state IN ('running', 'done')),
 	owner       TEXT NOT NULL,
