@@ -72,6 +72,7 @@ type tx struct {
 	byPath   map[string]*change
 	warnings []string
 	staged   bool // a temporary file was written
+	nstaged  int
 	// pruneDirs removes the folders that removals leave empty (an undo
 	// takes back the folders a write created, as git revert does).
 	pruneDirs bool
@@ -115,6 +116,10 @@ func (t *tx) put(path string, before, after []byte, acc vaultfs.Access, exact bo
 			return err
 		}
 		t.staged = true
+		t.nstaged++
+		if testHookStaged != nil {
+			testHookStaged(t.nstaged)
+		}
 	}
 	if ok {
 		if c.staged != nil {
@@ -219,6 +224,9 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 		res, message, err := fn(ctx, t)
 		if err == nil && len(t.changes) > 0 {
 			err = t.verify()
+		}
+		if err == nil {
+			err = t.sync(ctx)
 		}
 		if err == nil && ctx.Err() != nil {
 			err = &api.Error{Code: api.CodeCancelled, Message: "the write was cancelled before anything was changed", Err: ctx.Err()}
@@ -333,19 +341,6 @@ func (t *tx) apply(ctx context.Context, res *api.WriteResult, message string) (*
 	sort.SliceStable(t.changes, func(i, j int) bool { return t.changes[i].path < t.changes[j].path })
 	var rec *journal.Record
 	if len(t.changes) > 0 {
-		var staged []*vaultfs.Staged
-		for _, c := range t.changes {
-			if c.staged != nil {
-				staged = append(staged, c.staged)
-			}
-		}
-		if err := s.fs.SyncStaged(ctx, staged); err != nil {
-			t.discard()
-			return nil, fieldErr("path", err)
-		}
-		if testHookTx != nil {
-			testHookTx("synced")
-		}
 		rec = t.record(message, s.git != nil, api.WriteMetaFrom(ctx))
 		if err := s.journal.Write(rec); err != nil {
 			t.discard()
@@ -394,6 +389,26 @@ func (t *tx) apply(ctx context.Context, res *api.WriteResult, message string) (*
 	}
 	res.Warnings = append(res.Warnings, t.warnings...)
 	return res, nil
+}
+
+// sync makes every staged file durable, all at once.
+func (t *tx) sync(ctx context.Context) error {
+	var staged []*vaultfs.Staged
+	for _, c := range t.changes {
+		if c.staged != nil {
+			staged = append(staged, c.staged)
+		}
+	}
+	if len(staged) == 0 {
+		return nil
+	}
+	if err := t.s.fs.SyncStaged(context.WithoutCancel(ctx), staged); err != nil {
+		return fieldErr("path", err)
+	}
+	if testHookTx != nil {
+		testHookTx("synced")
+	}
+	return nil
 }
 
 // paths lists every path the write touches (old names of renames too).
@@ -458,6 +473,9 @@ func (t *tx) publish() error {
 			}
 		}
 		c.done = true
+		if testHookTx != nil {
+			testHookTx("published-one")
+		}
 	}
 	return nil
 }
@@ -607,3 +625,7 @@ func sha256Hex(b []byte) string {
 // ("synced", "recorded", "published"), so a test can kill the process or
 // change the vault there.
 var testHookTx func(step string)
+
+// testHookStaged, when set by a test, runs after each file a write stages,
+// with the count so far.
+var testHookStaged func(n int)

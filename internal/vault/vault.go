@@ -299,7 +299,7 @@ func (s *Service) startupRecovery(ctx context.Context) {
 		return
 	}
 	s.recover(ctx)
-	if n, err := s.fs.CleanTemp(ctx); err == nil && n > 0 {
+	if n, err := s.fs.CleanAllTemp(ctx); err == nil && n > 0 {
 		s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
 	}
 }
