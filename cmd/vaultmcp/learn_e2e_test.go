@@ -119,7 +119,7 @@ func TestStdioLearn(t *testing.T) {
 		t.Errorf("the new note is not searchable at once:\n%s", text)
 	}
 
-	text, _, isErr = call(t, s, "vault_undo", map[string]any{"commit": st["commit"]})
+	text, _, isErr = call(t, s, "vault_undo", map[string]any{"commit": st["version"]})
 	if isErr || !strings.Contains(text, "Commit: yes") {
 		t.Fatalf("undo: %s", text)
 	}

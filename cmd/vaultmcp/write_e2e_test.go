@@ -53,7 +53,7 @@ func TestStdioEveryWriteTool(t *testing.T) {
 	if isErr || st["action"] != "deleted" || !strings.Contains(text, "git checkout") {
 		t.Fatalf("delete: %s", text)
 	}
-	commit, _ := st["commit"].(string)
+	commit, _ := st["version"].(string)
 	text, _, isErr = call(t, s, "vault_undo", map[string]any{"commit": commit})
 	if isErr || !strings.Contains(text, "Commit: yes") {
 		t.Fatalf("undo: %s", text)

@@ -193,9 +193,10 @@ type HistoryRequest struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-// Version is one commit that touched a note.
+// Version is one recorded version of a note (a commit that touched it,
+// locally). ID is opaque, as WriteResult.Version.
 type Version struct {
-	Commit  string `json:"commit"`
+	ID      string `json:"id"`
 	Date    string `json:"date"` // RFC 3339
 	Author  string `json:"author,omitempty"`
 	Message string `json:"message"`
@@ -221,7 +222,11 @@ type Error struct {
 	Code    string
 	Field   string
 	Message string
-	Err     error
+	// Uncertain says the write ended without a definite outcome: the change
+	// may or may not have been applied (a connection lost after the request
+	// was sent, say). A refusal is never uncertain.
+	Uncertain bool
+	Err       error
 }
 
 func (e *Error) Error() string {
@@ -236,6 +241,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // Invalid reports bad input in one field.
 func Invalid(field, format string, args ...any) error {
 	return &Error{Code: CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// IsUncertain reports whether err, or an error it wraps, is an *Error
+// marked Uncertain.
+func IsUncertain(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Uncertain
 }
 
 // CodeOf returns the stable code of err: an *Error's code, or the code of any

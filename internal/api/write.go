@@ -52,9 +52,10 @@ type DeleteRequest struct {
 	Confirm bool   `json:"confirm,omitempty"`
 }
 
-// UndoRequest is the input of vault_undo: revert one commit made by this server.
+// UndoRequest is the input of vault_undo: take back one write made by this
+// server, given the Version its answer reported.
 type UndoRequest struct {
-	Commit string `json:"commit"`
+	Version string `json:"version"`
 }
 
 // Actions a write reports.
@@ -79,14 +80,17 @@ type WriteResult struct {
 	// LinksRewritten counts links updated by a move, in NotesRewritten notes.
 	LinksRewritten int `json:"links_rewritten,omitempty"`
 	NotesRewritten int `json:"notes_rewritten,omitempty"`
-	// Committed says whether a git commit was made; Commit is its hash.
+	// Committed says whether the write was recorded as a version that can be
+	// listed and undone; Version is that version's id. The id is opaque: each
+	// backend defines it (a git commit locally, a version id on a team
+	// server) and takes it back in UndoRequest.Version.
 	Committed bool   `json:"committed"`
-	Commit    string `json:"commit,omitempty"`
+	Version   string `json:"version,omitempty"`
 	// Pushed is nil when no push was attempted.
 	Pushed *bool `json:"pushed,omitempty"`
-	// Undo tells how to take the change back (e.g. the vault_undo call, or
-	// the git command for a delete).
-	Undo     string   `json:"undo,omitempty"`
+	// UndoHint is a backend's own way to take the change back besides Undo
+	// (e.g. the git command that restores a deleted note), or "".
+	UndoHint string   `json:"undo_hint,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	// Diff is a unified diff of everything the write changed.
 	Diff string `json:"diff"`
@@ -101,5 +105,30 @@ const (
 	CodeRefused       = "REFUSED"        // the operation is not allowed on this note (structural, uncommitted, has backlinks)
 	CodeNeedsConfirm  = "NEEDS_CONFIRMATION"
 	CodeReadOnly      = "READ_ONLY"
-	CodeBusy          = "BUSY" // the write lock could not be taken in time
+	CodeBusy          = "BUSY"      // the write lock could not be taken in time; nothing was written
+	CodeCancelled     = "CANCELLED" // the caller cancelled before anything was written
 )
+
+// WriteMeta says who makes a write and under which idempotency key, for the
+// backends that record it (the local vault: the commit's author and a
+// trailer). A team server sets it from the API key of the request.
+type WriteMeta struct {
+	Author string // display name; "" keeps the backend's default identity
+	Email  string
+	// IdempotencyKey is the client's key for this write, recorded with the
+	// version so that a retry after a crash can tell the write was applied.
+	IdempotencyKey string
+}
+
+type writeMetaKey struct{}
+
+// WithWriteMeta attaches m to ctx for the writes made under it.
+func WithWriteMeta(ctx context.Context, m WriteMeta) context.Context {
+	return context.WithValue(ctx, writeMetaKey{}, m)
+}
+
+// WriteMetaFrom returns the WriteMeta attached to ctx (zero when none).
+func WriteMetaFrom(ctx context.Context) WriteMeta {
+	m, _ := ctx.Value(writeMetaKey{}).(WriteMeta)
+	return m
+}

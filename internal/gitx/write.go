@@ -128,14 +128,45 @@ func (r *Repo) identityOpts(ctx context.Context) []string {
 	return opts
 }
 
-// withTrailer returns message with the trailer line appended: as its own
+// IdempotencyTrailer is the trailer key that records the client's
+// idempotency key of the write a commit made (CommitOptions.IdempotencyKey).
+const IdempotencyTrailer = "Vaultmcp-Idempotency-Key"
+
+// CommitOptions are the extras of one commit.
+type CommitOptions struct {
+	// AuthorName and AuthorEmail, when set, make the commit's author (the
+	// committer stays the repository's identity).
+	AuthorName, AuthorEmail string
+	// IdempotencyKey, when set, is recorded as a trailer line.
+	IdempotencyKey string
+}
+
+// trailerValue makes s safe as one trailer value: one line, no control
+// characters, bounded.
+func trailerValue(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strings.TrimSpace(s)
+}
+
+// withTrailer returns message with the trailer lines appended: as their own
 // paragraph, or joined to a trailer block the message already ends with.
-func withTrailer(message string) string {
+func withTrailer(message string, o CommitOptions) string {
 	msg := strings.TrimRight(strings.ReplaceAll(message, "\r\n", "\n"), " \t\n")
 	if msg == "" {
 		msg = "vaultmcp change"
 	}
 	trailer := TrailerKey + ": " + TrailerValue
+	if k := trailerValue(o.IdempotencyKey); k != "" {
+		trailer += "\n" + IdempotencyTrailer + ": " + k
+	}
 	paras := strings.Split(msg, "\n\n")
 	last := paras[len(paras)-1]
 	if len(paras) > 1 && isTrailerBlock(last) {
@@ -182,6 +213,11 @@ func hasTrailer(message string) bool {
 // filled in with "vaultmcp <vaultmcp@localhost>". The user's hooks run.
 // Returns the new commit's full hash.
 func (r *Repo) Commit(ctx context.Context, paths []string, message string) (string, error) {
+	return r.CommitWith(ctx, paths, message, CommitOptions{})
+}
+
+// CommitWith is Commit with an author and trailers (see CommitOptions).
+func (r *Repo) CommitWith(ctx context.Context, paths []string, message string, co CommitOptions) (string, error) {
 	want := make(map[string]string) // repository-relative -> vault-relative
 	var specs []string
 	for _, p := range paths {
@@ -232,7 +268,15 @@ func (r *Repo) Commit(ctx context.Context, paths []string, message string) (stri
 	}
 	args := []string{"commit", "--only", "--quiet", "--no-edit", "--cleanup=whitespace", "--file=-", "--"}
 	args = append(args, commit...)
-	if out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(message), env: literal}, args...); err != nil {
+	env := literal
+	if name := trailerValue(co.AuthorName); name != "" {
+		email := trailerValue(co.AuthorEmail)
+		if email == "" {
+			email = FallbackEmail
+		}
+		env = append([]string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email}, literal...)
+	}
+	if out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(message, co), env: env}, args...); err != nil {
 		if len(add) > 0 {
 			// Leave the user's index as it was: unstage the new files again.
 			if _, rerr := r.runLocked(ctx, runOpts{env: literal}, append([]string{"reset", "--quiet", "--"}, add...)...); rerr != nil {
@@ -406,7 +450,7 @@ func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, err
 	// (--only without paths leaves whatever the user has staged alone).
 	revMsg, err := r.message(ctx, "HEAD")
 	if err == nil {
-		_, err = r.runLocked(ctx, runOpts{pre: ident, stdin: withTrailer(revMsg)},
+		_, err = r.runLocked(ctx, runOpts{pre: ident, stdin: withTrailer(revMsg, CommitOptions{})},
 			"commit", "--amend", "--only", "--quiet", "--no-verify", "--cleanup=whitespace", "--file=-")
 	}
 	if err != nil {

@@ -334,7 +334,7 @@ func TestTrailer(t *testing.T) {
 		{"subject: with colon", "subject: with colon\n\nVaultmcp-Commit: yes\n"},
 		{"", "vaultmcp change\n\nVaultmcp-Commit: yes\n"},
 	} {
-		got := withTrailer(tc.in)
+		got := withTrailer(tc.in, CommitOptions{})
 		if got != tc.want {
 			t.Errorf("withTrailer(%q) = %q, want %q", tc.in, got, tc.want)
 		}

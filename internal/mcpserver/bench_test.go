@@ -84,7 +84,7 @@ func BenchmarkRenderWrite(b *testing.B) {
 		diff.WriteString("\n")
 	}
 	res := &api.WriteResult{Action: api.ActionCreated, Path: "02-wiki/go/big.md", Files: []string{"02-wiki/go/big.md"},
-		Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Diff: diff.String()}
+		Committed: true, Version: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Diff: diff.String()}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = renderWrite(m, res, "")

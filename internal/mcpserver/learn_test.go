@@ -42,8 +42,7 @@ func learnFixtures() map[string]*api.LearnResult {
 				Action: api.ActionCreated, Path: "02-wiki/ops/retry-budgets.md",
 				Files:     []string{"00-index/index-knowledge.md", "02-wiki/ops/ops-moc.md", "02-wiki/ops/retry-budgets.md", "04-daily/2026-11-29.md"},
 				SHA256:    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-				Committed: true, Commit: commit,
-				Undo: `vault_undo {"commit": "` + commit + `"}`,
+				Committed: true, Version: commit,
 				Diff: "--- /dev/null\n+++ b/02-wiki/ops/retry-budgets.md\n@@ -0,0 +1,3 @@\n+# Retry budgets\n+\n+Cap retries at 10% of requests.\n",
 			},
 			Mode: api.LearnCreated, Domain: "ops", Decision: api.LearnNoMatch, Reason: "no match: no note is like it",
@@ -54,8 +53,7 @@ func learnFixtures() map[string]*api.LearnResult {
 				Action: api.ActionAppended, Path: "02-wiki/go/retry-backoff.md",
 				Files:     []string{"02-wiki/go/retry-backoff.md", "04-daily/2026-11-29.md"},
 				SHA256:    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-				Committed: true, Commit: commit, Pushed: pushed(true),
-				Undo: `vault_undo {"commit": "` + commit + `"}`,
+				Committed: true, Version: commit, Pushed: pushed(true),
 				Diff: "@@ -12,0 +13,4 @@\n+\n+## 2026-11-29 — Jitter caps\n+\n+Cap the jitter at the base delay.\n",
 			},
 			Mode: api.LearnAppended, Domain: "go", Decision: api.LearnDuplicate, Candidate: "02-wiki/go/retry-backoff.md", Ratio: 2.41,
@@ -81,7 +79,7 @@ func learnFixtures() map[string]*api.LearnResult {
 			WriteResult: api.WriteResult{
 				Action: api.ActionAppended, Path: "02-wiki/go/x\u202e.md",
 				Files:     []string{"02-wiki/go/x\u202e.md", "02-wiki/go/other.md"},
-				Committed: true, Commit: "v7",
+				Committed: true, Version: "v7",
 			},
 			Mode: api.LearnAppended, Domain: "go", Decision: "decided_by_a_newer_server",
 			Reason:     "a reason \x1b[2J from a newer server",
@@ -145,9 +143,9 @@ func TestLearnTool(t *testing.T) {
 				}
 			}
 			// The structured content flattens the write result: an agent
-			// finds commit and diff where every write tool puts them.
+			// finds version and diff where every write tool puts them.
 			st := jsonValue(t, call(t, cs, "vault_learn", cases[1].args).StructuredContent).(map[string]any)
-			for _, key := range []string{"action", "path", "files", "committed", "commit", "diff", "mode", "decision", "reason", "propagated", "domain"} {
+			for _, key := range []string{"action", "path", "files", "committed", "version", "diff", "mode", "decision", "reason", "propagated", "domain"} {
 				if _, ok := st[key]; !ok {
 					t.Errorf("structured content lacks %q: %v", key, st)
 				}
@@ -267,7 +265,7 @@ func TestLearnLogged(t *testing.T) {
 		t.Fatal(text(t, res))
 	}
 	want := learnFixtures()["learn_created"]
-	for _, s := range []string{"vault written", "tool=vault_learn", "action=" + want.Action, "path=" + want.Path, "commit=" + want.Commit} {
+	for _, s := range []string{"vault written", "tool=vault_learn", "action=" + want.Action, "path=" + want.Path, "version=" + want.Version} {
 		if !strings.Contains(logs.String(), s) {
 			t.Errorf("log lacks %q:\n%s", s, logs.String())
 		}

@@ -95,7 +95,7 @@ const (
 	msgErrWantValue      msgID = "error.want_value"
 	msgErrPanic          msgID = "error.panic"
 	msgErrNoResult       msgID = "error.no_result"
-	msgErrCommitHash     msgID = "error.commit_hash"
+	msgErrVersion        msgID = "error.version"
 	msgErrSHA256         msgID = "error.sha256"
 	msgErrCannotWrite    msgID = "error.cannot_write"
 )
@@ -204,7 +204,7 @@ var catalogue = map[string]map[msgID]string{
 		msgErrWantValue:      "has the wrong type",
 		msgErrPanic:          "internal error in %s; the server log has the details",
 		msgErrNoResult:       "the vault returned no result",
-		msgErrCommitHash:     "must be a commit hash (%d to %d hex digits)",
+		msgErrVersion:        "must be a version id as a write's answer or vault_history shows it (one word, at most %d characters)",
 		msgErrSHA256:         "must be a SHA-256 hash (64 hex digits), as vault_get_note shows it",
 		msgErrCannotWrite:    "this vault cannot be written",
 	},
@@ -310,7 +310,7 @@ var catalogue = map[string]map[msgID]string{
 		msgErrWantValue:      "tem o tipo errado",
 		msgErrPanic:          "erro interno em %s; o log do servidor tem os detalhes",
 		msgErrNoResult:       "o cofre não devolveu resultado",
-		msgErrCommitHash:     "deve ser um hash de commit (de %d a %d dígitos hexadecimais)",
+		msgErrVersion:        "deve ser o id de uma versão como a resposta de uma escrita ou vault_history o mostra (uma palavra, no máximo %d caracteres)",
 		msgErrSHA256:         "deve ser um hash SHA-256 (64 dígitos hexadecimais), como vault_get_note o mostra",
 		msgErrCannotWrite:    "este cofre não pode ser escrito",
 	},

@@ -239,24 +239,10 @@ func renderHistory(m *messages, req api.HistoryRequest, res *api.HistoryResult) 
 	b.WriteByte('\n')
 	for _, v := range res.Versions {
 		msg, _, _ := strings.Cut(v.Message, "\n")
-		fmt.Fprintf(&b, "- %s %s %s\n", escape(shortCommit(v.Commit)), escape(v.Date),
+		fmt.Fprintf(&b, "- %s %s %s\n", escape(v.ID), escape(v.Date),
 			escape(strings.TrimSuffix(msg, "\r")))
 	}
 	return b.String()
-}
-
-// shortCommit abbreviates a git object name to 7 hex digits, as git does by
-// default; anything else (a team server's version id) is kept whole.
-func shortCommit(c string) string {
-	if len(c) != 40 && len(c) != 64 {
-		return c
-	}
-	for i := range len(c) {
-		if !strings.ContainsRune("0123456789abcdef", rune(c[i])) {
-			return c
-		}
-	}
-	return c[:7]
 }
 
 // writeListLine writes the line of id naming the first limit of items,
@@ -307,10 +293,10 @@ func writeDetails(b *strings.Builder, m *messages, res *api.WriteResult, showFil
 	switch {
 	case !res.Committed:
 		b.WriteString(m.get(msgWriteCommitNo))
-	case res.Commit == "":
+	case res.Version == "":
 		b.WriteString(m.get(msgWriteCommitYes))
 	default:
-		b.WriteString(m.get(msgWriteCommitHash, escape(shortCommit(res.Commit))))
+		b.WriteString(m.get(msgWriteCommitHash, escape(res.Version)))
 	}
 	b.WriteByte('\n')
 	if res.Pushed != nil {
@@ -325,8 +311,12 @@ func writeDetails(b *strings.Builder, m *messages, res *api.WriteResult, showFil
 		b.WriteString(m.get(msgWriteWarning, escape(w)))
 		b.WriteByte('\n')
 	}
-	if res.Undo != "" {
-		b.WriteString(m.get(msgWriteUndo, escape(res.Undo)))
+	if res.Committed && res.Version != "" {
+		undo := fmt.Sprintf("vault_undo {\"commit\": %q}", res.Version)
+		if res.UndoHint != "" {
+			undo = res.UndoHint + ", or " + undo
+		}
+		b.WriteString(m.get(msgWriteUndo, escape(undo)))
 		b.WriteByte('\n')
 	}
 	if res.Diff != "" {
@@ -355,7 +345,7 @@ func writeHeadline(m *messages, res *api.WriteResult, reverted string) string {
 		if reverted == "" {
 			reverted = res.Path
 		}
-		return m.get(msgWriteReverted, escape(shortCommit(reverted)))
+		return m.get(msgWriteReverted, escape(reverted))
 	case api.ActionAppended:
 		return m.get(msgWriteAppended, p)
 	}

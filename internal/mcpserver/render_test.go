@@ -135,8 +135,8 @@ func graphFixture() *api.GraphResult {
 
 func historyFixture() *api.HistoryResult {
 	return &api.HistoryResult{Path: "02-wiki/go/errors.md", Versions: []api.Version{
-		{Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Date: "2024-05-02T10:11:12+02:00", Author: "Ana", Message: "docs(vault): errors\n\nlonger body"},
-		{Commit: "v17", Date: "2024-04-30T08:00:00Z", Message: "first version\r\n"},
+		{ID: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Date: "2024-05-02T10:11:12+02:00", Author: "Ana", Message: "docs(vault): errors\n\nlonger body"},
+		{ID: "v17", Date: "2024-04-30T08:00:00Z", Message: "first version\r\n"},
 	}}
 }
 
@@ -303,21 +303,6 @@ func TestEscape(t *testing.T) {
 	}
 }
 
-func TestShortCommit(t *testing.T) {
-	cases := map[string]string{
-		"3b18e512dba79e4c8300dd08aeb37f8e728b8dad": "3b18e51",
-		"3B18E512DBA79E4C8300DD08AEB37F8E728B8DAD": "3B18E512DBA79E4C8300DD08AEB37F8E728B8DAD",
-		"v17":     "v17",
-		"3b18e51": "3b18e51",
-		"":        "",
-	}
-	for in, want := range cases {
-		if got := shortCommit(in); got != want {
-			t.Errorf("shortCommit(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func pushed(v bool) *bool { return &v }
 
 const sampleDiff = "diff --git a/02-wiki/go/errors.md b/02-wiki/go/errors.md\n" +
@@ -358,22 +343,20 @@ func writeFixtures() map[string]struct {
 		"write_created": {res: &api.WriteResult{
 			Action: api.ActionCreated, Path: "02-wiki/go/errors.md", Files: []string{"02-wiki/go/errors.md"},
 			SHA256:    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
-			Undo: `vault_undo {"commit": "3b18e512dba79e4c8300dd08aeb37f8e728b8dad"}`,
+			Committed: true, Version: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
 			Diff: "--- /dev/null\n+++ b/02-wiki/go/errors.md\n@@ -0,0 +1,2 @@\n+# Errors in Go\n+Wrap with %w.\n",
 		}},
 		"write_replaced_pushed": {res: &api.WriteResult{
 			Action: api.ActionReplaced, Path: "02-wiki/go/errors.md", Files: []string{"02-wiki/go/errors.md"},
 			SHA256:    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-			Committed: true, Commit: "0123456789abcdef0123456789abcdef01234567", Pushed: pushed(true),
+			Committed: true, Version: "0123456789abcdef0123456789abcdef01234567", Pushed: pushed(true),
 			Warnings: []string{"a previous write was stuck for over 1m0s; exclusivity of this write was not guaranteed"},
-			Undo:     `vault_undo {"commit": "0123456789abcdef0123456789abcdef01234567"}`,
 			Diff:     sampleDiff,
 		}},
 		"write_edited_push_failed": {res: &api.WriteResult{
 			Action: api.ActionEdited, Path: "02-wiki/go/errors.md", Files: []string{"02-wiki/go/errors.md"},
 			SHA256:    "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
-			Committed: true, Commit: "89abcdef0123456789abcdef0123456789abcdef", Pushed: pushed(false),
+			Committed: true, Version: "89abcdef0123456789abcdef0123456789abcdef", Pushed: pushed(false),
 			Warnings: []string{"push failed: the remote has commits this clone lacks; pull, then push", "second\nwarning\x1b[0m"},
 			Diff:     sampleDiff,
 		}},
@@ -388,42 +371,38 @@ func writeFixtures() map[string]struct {
 			Files:          []string{"01-raw/go errors.md", "02-wiki/go/errors.md", "02-wiki/go/go-moc.md", "03-projects/api.md"},
 			SHA256:         "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 			LinksRewritten: 3, NotesRewritten: 2,
-			Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
-			Undo: `vault_undo {"commit": "3b18e512dba79e4c8300dd08aeb37f8e728b8dad"}`,
+			Committed: true, Version: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
 			Diff: "diff --git a/03-projects/api.md b/03-projects/api.md\n--- a/03-projects/api.md\n+++ b/03-projects/api.md\n" +
 				"@@ -1 +1 @@\n-See [[go errors]].\n+See [[errors]].\n",
 		}},
 		"write_moved_no_links": {res: &api.WriteResult{
 			Action: api.ActionMoved, From: "03-projects/old.md", Path: "99-archive/old.md",
 			Files:     []string{"03-projects/old.md", "99-archive/old.md"},
-			Committed: true, Commit: "v18", Pushed: pushed(true),
+			Committed: true, Version: "v18", Pushed: pushed(true),
 			Diff: "rename from 03-projects/old.md\nrename to 99-archive/old.md\n",
 		}},
 		"write_deleted": {res: &api.WriteResult{
 			Action: api.ActionDeleted, Path: "02-wiki/go/old.md", Files: []string{"02-wiki/go/old.md", "02-wiki/go/go-moc.md"},
-			Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
+			Committed: true, Version: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
 			Warnings: []string{"1 note(s) now have a broken link to 02-wiki/go/old.md"},
-			Undo: `git checkout 3b18e512dba79e4c8300dd08aeb37f8e728b8dad^ -- "02-wiki/go/old.md", or ` +
-				`vault_undo {"commit": "3b18e512dba79e4c8300dd08aeb37f8e728b8dad"}`,
-			Diff: "--- a/02-wiki/go/old.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-# Old\n",
+			UndoHint: `git checkout 3b18e512dba79e4c8300dd08aeb37f8e728b8dad^ -- "02-wiki/go/old.md"`,
+			Diff:     "--- a/02-wiki/go/old.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-# Old\n",
 		}},
 		"write_reverted": {reverted: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", res: &api.WriteResult{
 			Action: api.ActionReverted, Path: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad", Files: []string{"02-wiki/go/errors.md"},
-			Committed: true, Commit: "fedcba9876543210fedcba9876543210fedcba98",
-			Undo: `vault_undo {"commit": "fedcba9876543210fedcba9876543210fedcba98"}`,
+			Committed: true, Version: "fedcba9876543210fedcba9876543210fedcba98",
 			Diff: "--- a/02-wiki/go/errors.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-# Errors in Go\n-Wrap with %w.\n",
 		}},
 		"write_appended": {res: &api.WriteResult{
 			Action: api.ActionAppended, Path: "02-wiki/go/errors.md",
 			Files:  []string{"02-wiki/go/errors.md", "04-daily/2024-05-02.md"},
-			SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Committed: true, Commit: "abc1234",
+			SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Committed: true, Version: "abc1234",
 			Diff: "@@ -9,0 +10,3 @@\n+\n+## 2024-05-02 — Wrapping\n+Use %w.\n",
 		}},
 		"write_hostile_diff": {res: &api.WriteResult{
 			Action: api.ActionCreated, Path: "01-raw/evil\u202e.md", Files: []string{"01-raw/evil\u202e.md"},
 			SHA256:    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			Committed: true, Commit: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
-			Undo: "vault_undo {\"commit\": \"x\x1b[2J\"}",
+			Committed: true, Version: "3b18e512\x1b[2J",
 			Diff: hostileDiff,
 		}},
 		"write_no_diff": {res: &api.WriteResult{
@@ -474,7 +453,7 @@ func TestDiffCannotBreakOut(t *testing.T) {
 		if got, want := end-open-1, strings.Count(hostileDiff, "\n"); got != want {
 			t.Errorf("%s: %d lines inside the block, want %d", lang, got, want)
 		}
-		for _, want := range []string{`run \x1b[31mrm -rf ~\x1b[0m\x1b[2J`, `evil\u202etxt.exe\u200b`, "+`````\n", `\xff`, `"x\x1b[2J"`} {
+		for _, want := range []string{`run \x1b[31mrm -rf ~\x1b[0m\x1b[2J`, `evil\u202etxt.exe\u200b`, "+`````\n", `\xff`, `"3b18e512\x1b[2J"`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: output lacks %q", lang, want)
 			}

@@ -227,7 +227,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	if err != nil {
 		e.log.Info("tool call failed", "tool", spec.Name, "code", api.CodeOf(err), "error", err,
 			"duration", time.Since(start))
-		if spec.Effect != effectRead && cutShort(ctx, err) {
+		if spec.Effect != effectRead && (api.IsUncertain(err) || cutShort(ctx, err)) {
 			err = &uncertainError{err: err, note: e.msg.get(msgWriteUncertain)}
 		}
 		return errorResult(err)
@@ -235,7 +235,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	text := spec.Render(e.msg, in, out)
 	if w := written(out); w != nil {
 		e.log.Info("vault written", "tool", spec.Name, "action", w.Action, "path", w.Path, "files", len(w.Files),
-			"committed", w.Committed, "commit", w.Commit, "warnings", len(w.Warnings), "duration", time.Since(start))
+			"committed", w.Committed, "version", w.Version, "warnings", len(w.Warnings), "duration", time.Since(start))
 	} else {
 		e.log.Debug("tool call", "tool", spec.Name, "duration", time.Since(start))
 	}
@@ -309,12 +309,7 @@ type uncertainError struct {
 }
 
 func (u *uncertainError) Error() string {
-	msg := u.err.Error()
-	for _, m := range catalogue {
-		if strings.Contains(msg, m[msgWriteUncertain]) {
-			return msg // the backend said it already
-		}
-	}
+	msg := strings.TrimSpace(u.err.Error())
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"strings"
+	"unicode"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -11,12 +12,12 @@ import (
 // the server is not read-only; each answers with an api.WriteResult,
 // rendered by renderWrite.
 
-// Bounds of a commit hash given to vault_undo: git's shortest abbreviation
-// up to a full SHA-256 object name.
+// maxVersionLen bounds the version id given to vault_undo. The id is the
+// backend's (a git commit locally, a team server's version id): only its
+// shape is checked here, the backend judges the rest.
 const (
-	minCommitHex = 4
-	maxCommitHex = 64
-	sha256Hex    = 64
+	maxVersionLen = 128
+	sha256Hex     = 64
 )
 
 // canWrite is the Available check of every write tool.
@@ -175,7 +176,7 @@ var deleteTool = toolSpec[deleteInput, api.WriteResult]{
 }
 
 type undoInput struct {
-	Commit string `json:"commit" jsonschema:"The commit to revert, as a write's answer or vault_history shows it (4 to 64 hex digits)."`
+	Version string `json:"commit" jsonschema:"The version to take back, as a write's answer (Commit: yes (...)) or vault_history shows it: a commit id locally."`
 }
 
 var undoTool = toolSpec[undoInput, api.WriteResult]{
@@ -187,16 +188,21 @@ var undoTool = toolSpec[undoInput, api.WriteResult]{
 	Effect:    effectDestructive,
 	Available: canWrite,
 	Validate: func(m *messages, in *undoInput) error {
-		if n := len(in.Commit); n < minCommitHex || n > maxCommitHex || !isHex(in.Commit) {
-			return api.Invalid("commit", "%s", m.get(msgErrCommitHash, minCommitHex, maxCommitHex))
+		in.Version = strings.TrimSpace(in.Version)
+		if n := len(in.Version); n == 0 || n > maxVersionLen || strings.IndexFunc(in.Version, badVersionRune) >= 0 {
+			return api.Invalid("commit", "%s", m.get(msgErrVersion, maxVersionLen))
 		}
-		in.Commit = strings.ToLower(in.Commit)
 		return nil
 	},
 	Call: onSide(func(ctx context.Context, w api.Writer, in undoInput) (*api.WriteResult, error) {
 		return w.Undo(ctx, api.UndoRequest(in))
 	}),
 	Render: func(m *messages, in undoInput, out *api.WriteResult) string {
-		return renderWrite(m, out, in.Commit)
+		return renderWrite(m, out, in.Version)
 	},
+}
+
+// badVersionRune: a version id is one printable word.
+func badVersionRune(r rune) bool {
+	return r <= ' ' || r == 0x7f || unicode.IsSpace(r) || !unicode.IsPrint(r)
 }

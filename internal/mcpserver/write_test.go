@@ -157,14 +157,14 @@ func TestWriteToolsEndToEnd(t *testing.T) {
 				{
 					tool:    "vault_undo",
 					args:    map[string]any{"commit": "3B18E512"},
-					wantReq: api.UndoRequest{Commit: "3b18e512"},
+					wantReq: api.UndoRequest{Version: "3B18E512"},
 					result:  r["undo"],
-					want:    renderWrite(m, r["undo"], "3b18e512"),
+					want:    renderWrite(m, r["undo"], "3B18E512"),
 				},
 				{
 					tool:    "vault_undo",
 					args:    map[string]any{"commit": strings.ToLower(hash64)},
-					wantReq: api.UndoRequest{Commit: strings.ToLower(hash64)},
+					wantReq: api.UndoRequest{Version: strings.ToLower(hash64)},
 					result:  r["undo"],
 					want:    renderWrite(m, r["undo"], strings.ToLower(hash64)),
 				},
@@ -268,6 +268,7 @@ func TestToolList(t *testing.T) {
 
 func TestWriteValidation(t *testing.T) {
 	long := strings.Repeat("a", 65)
+	const undoShape = "must be a version id as a write's answer or vault_history shows it (one word, at most 128 characters)"
 	cases := []refusal{
 		{"en", "vault_write_note", map[string]any{}, "INVALID_ARGUMENT: path: is required"},
 		{"en", "vault_write_note", map[string]any{"path": "a.md"}, "INVALID_ARGUMENT: content: is required"},
@@ -299,13 +300,12 @@ func TestWriteValidation(t *testing.T) {
 		{"en", "vault_delete", map[string]any{}, "INVALID_ARGUMENT: path: is required"},
 		{"en", "vault_delete", map[string]any{"path": "a.md", "confirm": 1}, "INVALID_ARGUMENT: confirm: must be a boolean"},
 		{"en", "vault_undo", map[string]any{}, "INVALID_ARGUMENT: commit: is required"},
-		{"en", "vault_undo", map[string]any{"commit": "abc"}, "INVALID_ARGUMENT: commit: must be a commit hash (4 to 64 hex digits)"},
-		{"en", "vault_undo", map[string]any{"commit": long}, "INVALID_ARGUMENT: commit: must be a commit hash (4 to 64 hex digits)"},
-		{"en", "vault_undo", map[string]any{"commit": "HEAD~1"}, "INVALID_ARGUMENT: commit: must be a commit hash (4 to 64 hex digits)"},
-		{"en", "vault_undo", map[string]any{"commit": "abc1234 "}, "INVALID_ARGUMENT: commit: must be a commit hash (4 to 64 hex digits)"},
-		{"en", "vault_undo", map[string]any{"commit": "--all"}, "INVALID_ARGUMENT: commit: must be a commit hash (4 to 64 hex digits)"},
+		{"en", "vault_undo", map[string]any{"commit": "abc 123"}, "INVALID_ARGUMENT: commit: " + undoShape},
+		{"en", "vault_undo", map[string]any{"commit": strings.Repeat("a", maxVersionLen+1)}, "INVALID_ARGUMENT: commit: " + undoShape},
+		{"en", "vault_undo", map[string]any{"commit": "  "}, "INVALID_ARGUMENT: commit: " + undoShape},
+		{"en", "vault_undo", map[string]any{"commit": "abc\x1b[2J"}, "INVALID_ARGUMENT: commit: " + undoShape},
 		{"en", "vault_undo", map[string]any{"commit": 1234567}, "INVALID_ARGUMENT: commit: must be a string"},
-		{"pt", "vault_undo", map[string]any{"commit": "xyz1"}, "INVALID_ARGUMENT: commit: deve ser um hash de commit (de 4 a 64 dígitos hexadecimais)"},
+		{"pt", "vault_undo", map[string]any{"commit": "x\ty"}, "INVALID_ARGUMENT: commit: deve ser o id de uma versão como a resposta de uma escrita ou vault_history o mostra (uma palavra, no máximo 128 caracteres)"},
 		{"pt", "vault_write_note", map[string]any{"path": "", "content": ""}, "INVALID_ARGUMENT: path: não pode ser vazio"},
 		{"pt", "vault_write_note", map[string]any{"path": "a.md", "content": "", "expected_sha256": "zz"},
 			"INVALID_ARGUMENT: expected_sha256: deve ser um hash SHA-256 (64 dígitos hexadecimais), como vault_get_note o mostra"},
@@ -344,10 +344,12 @@ func TestWriteErrors(t *testing.T) {
 			"INTERNAL: write a.md: context deadline exceeded. " + uncertain},
 		{"cancelled, pt", "pt", fmt.Errorf("write a.md: %w", context.Canceled),
 			"INTERNAL: write a.md: context canceled. A alteração pode ou não ter sido aplicada; leia a nota antes de tentar de novo."},
-		{"said already", "en", &api.Error{Code: api.CodeUnavailable, Message: "no answer from the team server. " + uncertain, Err: context.DeadlineExceeded},
-			"UNAVAILABLE: no answer from the team server. " + uncertain},
-		{"said already in English, pt server", "pt", &api.Error{Code: api.CodeUnavailable, Message: "no answer. " + uncertain, Err: context.Canceled},
-			"UNAVAILABLE: no answer. " + uncertain},
+		{"typed uncertain, no context error", "en", &api.Error{Code: api.CodeUnavailable, Message: "the connection dropped after the request was sent", Uncertain: true},
+			"UNAVAILABLE: the connection dropped after the request was sent. " + uncertain},
+		{"typed uncertain, pt server", "pt", fmt.Errorf("remote: %w", &api.Error{Code: api.CodeInternal, Message: "no answer", Uncertain: true}),
+			"INTERNAL: no answer. A alteração pode ou não ter sido aplicada; leia a nota antes de tentar de novo."},
+		{"a refusal is never uncertain", "en", &api.Error{Code: api.CodeCancelled, Message: "the write was cancelled before anything was changed", Err: context.Canceled},
+			"CANCELLED: the write was cancelled before anything was changed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -752,7 +752,7 @@ func TestLearnBareVault(t *testing.T) {
 func TestLearnNotAGitRepository(t *testing.T) {
 	dir, s := openLearn(t, learnVault, learnOpts{noGit: true})
 	res := learn(t, s, api.LearnRequest{Title: "Zephyr quibbles", Insight: "Zephyrs quibble.", Domain: "go"})
-	if res.Committed || res.Commit != "" || res.Undo != "" || !hasWarning(res, "not a git repository") || res.Diff == "" {
+	if res.Committed || res.Version != "" || !hasWarning(res, "not a git repository") || res.Diff == "" {
 		t.Fatalf("%+v", res)
 	}
 	if !strings.Contains(read(t, dir, "02-wiki/go/zephyr-quibbles.md"), "Zephyrs quibble.") || exists(dir, ".git") {
@@ -862,10 +862,10 @@ func TestLearnKeepsCRLF(t *testing.T) {
 func TestLearnUndo(t *testing.T) {
 	dir, s := openLearn(t, with(learnVault, map[string]string{"04-daily/2026-11-29.md": "## Captures\n\n- 08:00 [[gc]] (learning)\n"}), learnOpts{})
 	res := learn(t, s, api.LearnRequest{Title: "Probes", Insight: "Quixotic probes.", Domain: "k8s", ConfirmNewDomain: true})
-	if len(res.Files) != 4 || !strings.Contains(res.Undo, res.Commit) {
+	if len(res.Files) != 4 || res.Version == "" {
 		t.Fatalf("%+v", res)
 	}
-	u, err := s.Undo(context.Background(), api.UndoRequest{Commit: res.Commit})
+	u, err := s.Undo(context.Background(), api.UndoRequest{Version: res.Version})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,28 +94,26 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 				err = links.CheckEdits(cur, fe.Edits)
 			}
 			if err != nil || cur == nil {
-				t.warn("could not update the links in %s (it changed while the move was planned)", fe.Path)
-				continue
+				// It changed between the plan and now: plan again.
+				return nil, "", fmt.Errorf("the links in %s: %w", fe.Path, errReplan)
 			}
 			linksRewritten += len(fe.Edits)
 			notes++
 			updates = append(updates, update{fe.Path, cur, links.Apply(cur, fe.Edits)})
 		}
-		// The rename itself: never overwrites (the gatekeeper refuses).
-		if err := s.fs.Rename(from, to); err != nil {
-			return nil, "", fieldErr("to", err)
+		// The rename itself: the note is published at its new name
+		// exclusively (a move never overwrites) and the old name removed,
+		// with the rest of the write.
+		mode, err := s.fs.Mode(from)
+		if err != nil {
+			return nil, "", fieldErr("from", err)
 		}
-		t.recordRename(from, to, before, before)
-		if string(moved) != string(before) {
-			if _, err := s.fs.WriteFile(to, moved, vaultfs.Move); err != nil {
-				t.warn("the note moved, but its own links could not be updated: %s", s.fs.Redact(err.Error()))
-			} else {
-				t.byPath[to].after = moved
-			}
+		if err := t.rename(from, to, before, moved, mode); err != nil {
+			return nil, "", fieldErr("to", err)
 		}
 		for _, u := range updates {
 			if err := t.writeFile(u.path, u.before, u.after, vaultfs.Move); err != nil {
-				t.warn("links in %s still point to %s: %s", u.path, from, s.fs.Redact(err.Error()))
+				return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: fmt.Sprintf("the links in %s to %s cannot be updated, so nothing was moved: %s", u.path, from, s.fs.Redact(err.Error())), Err: err}
 			}
 		}
 		s.moveMOCLine(t, from, to, moved)

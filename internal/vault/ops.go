@@ -321,7 +321,7 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 		return nil, s.errorf("reading history of %s: %w", rel, err)
 	}
 	for _, c := range commits {
-		out.Versions = append(out.Versions, api.Version{Commit: c.Hash, Date: c.Date.Format("2006-01-02T15:04:05Z07:00"), Author: c.Author, Message: c.Subject})
+		out.Versions = append(out.Versions, api.Version{ID: c.Hash, Date: c.Date.Format("2006-01-02T15:04:05Z07:00"), Author: c.Author, Message: c.Subject})
 	}
 	return out, nil
 }

@@ -6,99 +6,197 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"sort"
 	"strings"
+	"time"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/journal"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
-	"github.com/vaultmcp/vaultmcp/internal/writelock"
 )
 
-// change is one file a write touched: its bytes before and after (nil when
+// A write is a transaction over the vault's files, all-or-nothing:
+//
+//  1. plan: the write's function reads notes and stages every new content
+//     as a hidden temporary file beside its note (vaultfs.Stage); nothing
+//     visible changes, and an error or a cancellation here discards the
+//     staged files: the vault is as before;
+//  2. verify: every file is compared with what the write read. One that
+//     someone changed meanwhile (in Obsidian, say) is re-planned: its edit
+//     is merged with theirs when they touch different lines, else the whole
+//     write is planned again from the files as they are now (a link rewrite,
+//     an edit, a learning can be; a replacement with a stale
+//     expected_sha256 then refuses with CONFLICT). No edit made by anyone
+//     else is overwritten;
+//  3. the staged files are fsynced together, and the journal's commit
+//     record is written (internal/journal): from here the write is finished
+//     whatever happens, even if its caller cancels or disconnects;
+//  4. publish: each file replaces its note only if the note is still what
+//     was verified (checked again just before the rename); folders fsynced;
+//  5. the index is refreshed, the git commit made (one commit of exactly the
+//     touched paths), the journal record removed.
+//
+// Killed between 3 and 5, the next start (or the next write) finds the
+// record and rolls the write forward: it publishes what was not published
+// and commits. Killed before 3, there is no record and the temporary files
+// are removed (rolled back).
+
+// maxPlans is how many times a write is planned when files keep changing
+// under it before it gives up with CONFLICT.
+const maxPlans = 3
+
+// change is one file a write touches: its bytes before and after (nil when
 // the file did not exist / no longer exists).
 type change struct {
 	path          string
-	from          string // for a rename: the old path
+	from          string // for a rename: the old path, removed
 	before, after []byte
+	// exact: the after bytes must replace exactly the before bytes (a
+	// replacement with expected_sha256), so a change made meanwhile is
+	// never merged into it.
+	exact  bool
+	acc    vaultfs.Access
+	mode   fs.FileMode
+	staged *vaultfs.Staged
+	done   bool // published (or removed)
 }
 
-// tx is one write: it holds the write lock, records every file it changes,
-// and at the end refreshes the index, commits exactly those paths in one
-// commit, pushes when asked, and answers with a diff of everything.
+// tx is one write in progress.
 type tx struct {
 	s        *Service
 	changes  []*change
 	byPath   map[string]*change
 	warnings []string
+	staged   bool // a temporary file was written
+	nstaged  int
+	// pruneDirs removes the folders that removals leave empty (an undo
+	// takes back the folders a write created, as git revert does).
+	pruneDirs bool
 }
 
 func (t *tx) warn(format string, args ...any) {
 	t.warnings = append(t.warnings, fmt.Sprintf(format, args...))
 }
 
-// record notes a change of path from before to after (keeping the earliest
-// before when a path changes twice in one write).
-func (t *tx) record(path string, before, after []byte) {
-	if c, ok := t.byPath[path]; ok {
-		c.after = after
-		return
-	}
-	c := &change{path: path, before: before, after: after}
-	t.byPath[path] = c
-	t.changes = append(t.changes, c)
+// create reports whether c publishes a note where none was.
+func (c *change) create() bool { return c.before == nil || c.from != "" }
+
+// writeFile plans path to go from before (nil: no note) to after (nil:
+// removed), staging the new content at once so that a path that cannot be
+// written fails here, while the write can still choose another. A file
+// whose bytes would not change is not written.
+func (t *tx) writeFile(path string, before, after []byte, acc vaultfs.Access) error {
+	return t.put(path, before, after, acc, false)
 }
 
-// writeFile replaces or creates path atomically and records it. A file whose
-// bytes would not change is not written.
-func (t *tx) writeFile(path string, before, after []byte, acc vaultfs.Access) error {
-	if before != nil && string(before) == string(after) {
+// replaceExact is writeFile for a replacement that must not be merged with
+// a change made meanwhile.
+func (t *tx) replaceExact(path string, before, after []byte) error {
+	return t.put(path, before, after, vaultfs.Write, true)
+}
+
+func (t *tx) put(path string, before, after []byte, acc vaultfs.Access, exact bool) error {
+	c, ok := t.byPath[path]
+	if !ok && before != nil && after != nil && string(before) == string(after) {
 		return nil
 	}
-	var err error
-	if before == nil {
-		_, err = t.s.fs.CreateFile(path, after, acc)
-	} else {
-		_, err = t.s.fs.WriteFile(path, after, acc)
+	if ok {
+		before = c.before
 	}
-	if err != nil {
-		return err
+	var st *vaultfs.Staged
+	if after != nil {
+		var err error
+		create := before == nil || (ok && c.from != "")
+		st, err = t.s.fs.Stage(path, after, acc, create, t.modeFor(c))
+		if err != nil {
+			return err
+		}
+		t.staged = true
+		t.nstaged++
+		if testHookStaged != nil {
+			testHookStaged(t.nstaged)
+		}
 	}
-	t.record(path, before, after)
+	if ok {
+		if c.staged != nil {
+			t.s.fs.Discard(c.staged)
+		}
+		c.after, c.staged = after, st
+		c.exact = c.exact || exact
+		return nil
+	}
+	c = &change{path: path, before: before, after: after, acc: acc, staged: st, exact: exact}
+	t.byPath[path] = c
+	t.changes = append(t.changes, c)
 	return nil
 }
 
-// lockPath is where the cross-process write lock lives: inside the git
-// directory when there is one (DESIGN: .git/vaultmcp.lock), else in the
-// system's temporary folder keyed by the vault's path, so that a vault that is
-// not a repository gets no stray file.
-func (s *Service) lockPath(ctx context.Context) string {
-	if s.git != nil {
-		if dir, err := s.git.GitDir(ctx); err == nil {
-			return filepath.Join(dir, "vaultmcp.lock")
+func (t *tx) modeFor(c *change) fs.FileMode {
+	if c != nil {
+		return c.mode
+	}
+	return 0
+}
+
+// remove plans the removal of path, whose bytes are before.
+func (t *tx) remove(path string, before []byte) error {
+	return t.put(path, before, nil, vaultfs.Write, false)
+}
+
+// rename plans the move of from (bytes before) to to, with content after
+// (before with the note's own links rewritten). The note is published at to
+// exclusively (a move never overwrites) and from is removed if unchanged.
+func (t *tx) rename(from, to string, before, after []byte, mode fs.FileMode) error {
+	st, err := t.s.fs.Stage(to, after, vaultfs.Move, true, mode)
+	if err != nil {
+		return err
+	}
+	t.staged = true
+	c := &change{path: to, from: from, before: before, after: after, acc: vaultfs.Move, mode: mode, staged: st}
+	t.byPath[to] = c
+	t.changes = append(t.changes, c)
+	return nil
+}
+
+// current returns the bytes of path as this write has left them so far, or
+// as they are on disk.
+func (t *tx) current(path string) ([]byte, error) {
+	if c, ok := t.byPath[path]; ok {
+		return c.after, nil
+	}
+	return t.s.readCurrent(path)
+}
+
+// discard removes every staged file: nothing of the write is published.
+func (t *tx) discard() {
+	for _, c := range t.changes {
+		if c.staged != nil && !c.done {
+			t.s.fs.Discard(c.staged)
+			c.staged = nil
 		}
 	}
-	sum := sha256.Sum256([]byte(s.fs.Dir()))
-	return filepath.Join(os.TempDir(), "vaultmcp-"+hex.EncodeToString(sum[:8])+".lock")
 }
 
-func (s *Service) writeLock(ctx context.Context) *writelock.Lock {
-	s.lockOnce.Do(func() {
-		s.lock = writelock.New(s.lockPath(ctx), s.opts.StuckAfter)
-	})
-	return s.lock
-}
-
-// txFunc is the work of one write: it changes files through t and returns
-// the result and the commit message.
+// txFunc is the work of one write: it plans files through t and returns the
+// result and the commit message. It may run more than once (when files
+// change under the write), each time on a fresh tx.
 type txFunc func(ctx context.Context, t *tx) (res *api.WriteResult, message string, err error)
 
-// write runs fn under the write lock and finishes the write: index refresh,
-// one commit of exactly the touched paths, optional push, diff.
+// errReplan: a file changed under the write in a way that cannot be merged;
+// the write is planned again.
+var errReplan = errors.New("files changed while the write was planned")
+
+// lockErr is the answer when the write lock could not be taken: nothing was
+// written, so it is not uncertain.
+func (s *Service) lockErr(err error) error {
+	return &api.Error{Code: api.CodeBusy, Message: "could not take the write lock, nothing was written: " + s.fs.Redact(err.Error()), Err: err}
+}
+
+// write runs fn under the write lock as one transaction (see above).
 func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error) {
 	if s.opts.ReadOnly {
 		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
@@ -106,35 +204,173 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
-	release, exclusive, err := s.writeLock(ctx).Acquire(ctx)
+	if !s.beginWrite() {
+		return nil, &api.Error{Code: api.CodeUnavailable, Message: "the server is shutting down; nothing was written"}
+	}
+	defer s.inflight.Done()
+	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
-		return nil, &api.Error{Code: api.CodeBusy, Message: "could not take the write lock: " + s.fs.Redact(err.Error()) + ". The change may or may not have been applied; read the note before trying again.", Err: err}
+		return nil, s.lockErr(err)
 	}
 	defer release()
-	t := &tx{s: s, byPath: make(map[string]*change)}
-	if !exclusive {
-		t.warn("a previous write was stuck for over %s; exclusivity of this write was not guaranteed", s.opts.StuckAfter)
+	if exclusive {
+		s.recover(context.WithoutCancel(ctx))
 	}
-	res, message, err := fn(ctx, t)
-	// Whatever happened, the index must reflect the files as they are now.
-	for _, c := range t.changes {
-		if c.from != "" {
-			s.Refresh(c.from)
+	for attempt := 1; ; attempt++ {
+		t := &tx{s: s, byPath: make(map[string]*change)}
+		if !exclusive {
+			t.warn("a previous write was stuck for over %s; exclusivity of this write was not guaranteed", s.opts.StuckAfter)
 		}
-		s.Refresh(c.path)
-	}
-	if err != nil {
-		if len(t.changes) == 0 {
+		res, message, err := fn(ctx, t)
+		if err == nil && len(t.changes) > 0 {
+			err = t.verify()
+		}
+		if err == nil {
+			err = t.sync(ctx)
+		}
+		if err == nil && ctx.Err() != nil {
+			err = &api.Error{Code: api.CodeCancelled, Message: "the write was cancelled before anything was changed", Err: ctx.Err()}
+		}
+		if errors.Is(err, errReplan) && attempt < maxPlans {
+			t.discard()
+			continue
+		}
+		if err != nil {
+			t.discard()
+			if errors.Is(err, errReplan) {
+				return nil, &api.Error{Code: api.CodeConflict, Message: fmt.Sprintf("notes kept changing while the write was planned (%d tries); nothing was changed: %s", attempt, s.fs.Redact(err.Error())), Err: err}
+			}
 			return nil, err
 		}
-		// Part of the write happened: report it with the error as a warning
-		// rather than hide what is on disk now.
-		t.warn("the write stopped part way: %s", s.fs.Redact(err.Error()))
-		if res == nil {
-			res = &api.WriteResult{Action: api.ActionEdited}
+		// From here on the write is finished and committed even if the
+		// caller goes away: git's own timeouts bound it.
+		done, err := t.apply(context.WithoutCancel(ctx), res, message)
+		if errors.Is(err, errReplan) && attempt < maxPlans {
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, errReplan) {
+				return nil, &api.Error{Code: api.CodeConflict, Message: s.fs.Redact(err.Error()), Err: err}
+			}
+			return nil, err
+		}
+		return done, nil
+	}
+}
+
+// verify compares every planned file with the disk and re-plans the ones
+// someone changed: merged when possible, else errReplan.
+func (t *tx) verify() error {
+	for _, c := range t.changes {
+		if err := t.check(c); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// check re-plans c if its file is no longer what the write read.
+func (t *tx) check(c *change) error {
+	src := c.path
+	if c.from != "" {
+		src = c.from
+	}
+	now, err := t.s.readCurrent(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", src, errReplan, err)
+	}
+	if c.from != "" {
+		if now == nil {
+			return fmt.Errorf("%s was removed: %w", src, errReplan)
+		}
+		if cur, err := t.s.readCurrent(c.path); err != nil || cur != nil {
+			return fmt.Errorf("%s appeared: %w", c.path, errReplan)
+		}
+	}
+	if string(now) == string(c.before) && (now == nil) == (c.before == nil) {
+		return nil
+	}
+	if c.exact || now == nil || c.before == nil || c.after == nil {
+		return fmt.Errorf("%s changed: %w", src, errReplan)
+	}
+	merged, ok := merge3(c.before, c.after, now)
+	if !ok {
+		return fmt.Errorf("%s changed on the same lines: %w", src, errReplan)
+	}
+	st, err := t.s.fs.Stage(c.path, merged, c.acc, c.from != "", c.mode)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", c.path, errReplan, err)
+	}
+	if c.staged != nil {
+		t.s.fs.Discard(c.staged)
+	}
+	t.s.log.Info("a note changed during a write; the write's edit was merged with it", "path", c.path)
+	c.before, c.after, c.staged = now, merged, st
+	return nil
+}
+
+// record makes the journal's commit record of the verified plan.
+func (t *tx) record(message string, commit bool, meta api.WriteMeta) *journal.Record {
+	r := &journal.Record{ID: journal.NewID(), Started: time.Now().UTC(), Message: message, Commit: commit,
+		Author: meta.Author, Email: meta.Email, IdempotencyKey: meta.IdempotencyKey}
+	for _, c := range t.changes {
+		if c.staged != nil {
+			op := journal.Op{Kind: journal.OpPut, Path: c.path, Temp: c.staged.Temp, Create: c.create(), After: sha256Hex(c.after)}
+			if c.from == "" && c.before != nil {
+				op.Before = sha256Hex(c.before)
+			}
+			r.Ops = append(r.Ops, op)
+		}
+		if c.from != "" {
+			r.Ops = append(r.Ops, journal.Op{Kind: journal.OpRemove, Path: c.from, Before: sha256Hex(c.before)})
+		} else if c.after == nil {
+			r.Ops = append(r.Ops, journal.Op{Kind: journal.OpRemove, Path: c.path, Before: sha256Hex(c.before)})
+		}
+	}
+	return r
+}
+
+// apply syncs, records, publishes, refreshes, commits. A file found changed
+// at the last moment is merged again when it can be; otherwise what was
+// published is put back and errReplan returned.
+func (t *tx) apply(ctx context.Context, res *api.WriteResult, message string) (*api.WriteResult, error) {
+	s := t.s
+	if res == nil {
+		res = &api.WriteResult{Action: api.ActionEdited}
+	}
 	sort.SliceStable(t.changes, func(i, j int) bool { return t.changes[i].path < t.changes[j].path })
+	var rec *journal.Record
+	if len(t.changes) > 0 {
+		rec = t.record(message, s.git != nil, api.WriteMetaFrom(ctx))
+		if err := s.journal.Write(rec); err != nil {
+			t.discard()
+			return nil, s.errorf("the write could not be recorded, nothing was changed: %w", err)
+		}
+		if testHookTx != nil {
+			testHookTx("recorded")
+		}
+		if err := t.publish(); err != nil {
+			t.undoPublished()
+			t.discard()
+			if rerr := s.journal.Remove(rec.ID); rerr != nil {
+				s.log.Warn("could not remove a journal record", "err", rerr)
+			}
+			t.refresh()
+			return nil, err
+		}
+		if testHookTx != nil {
+			testHookTx("published")
+		}
+		if t.pruneDirs {
+			for _, c := range t.changes {
+				if c.after == nil {
+					s.fs.PruneEmptyDirs(c.path)
+				}
+			}
+		}
+		s.fs.SyncDirs(t.paths())
+	}
+	t.refresh()
 	for _, c := range t.changes {
 		if c.from != "" {
 			res.Files = append(res.Files, c.from)
@@ -147,15 +383,150 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 	res.Diff = t.diff()
 	if len(t.changes) > 0 {
 		s.commit(ctx, t, res, message)
-	}
-	if res.Committed {
-		res.Undo = fmt.Sprintf("vault_undo {\"commit\": %q}", res.Commit)
-		if res.Action == api.ActionDeleted {
-			res.Undo = fmt.Sprintf("git checkout %s^ -- %q, or %s", res.Commit, res.Path, res.Undo)
+		if err := s.journal.Remove(rec.ID); err != nil {
+			s.log.Warn("could not remove a journal record; the next start will finish it again", "err", err)
 		}
 	}
 	res.Warnings = append(res.Warnings, t.warnings...)
 	return res, nil
+}
+
+// sync makes every staged file durable, all at once.
+func (t *tx) sync(ctx context.Context) error {
+	var staged []*vaultfs.Staged
+	for _, c := range t.changes {
+		if c.staged != nil {
+			staged = append(staged, c.staged)
+		}
+	}
+	if len(staged) == 0 {
+		return nil
+	}
+	if err := t.s.fs.SyncStaged(context.WithoutCancel(ctx), staged); err != nil {
+		return fieldErr("path", err)
+	}
+	if testHookTx != nil {
+		testHookTx("synced")
+	}
+	return nil
+}
+
+// paths lists every path the write touches (old names of renames too).
+func (t *tx) paths() []string {
+	var out []string
+	for _, c := range t.changes {
+		if c.from != "" {
+			out = append(out, c.from)
+		}
+		out = append(out, c.path)
+	}
+	return out
+}
+
+// refresh brings the index in line with the files as they are now.
+func (t *tx) refresh() {
+	for _, p := range t.paths() {
+		t.s.Refresh(p)
+	}
+}
+
+// publish puts every staged file in place and removes what the write
+// removes, each only if it is still what was verified.
+func (t *tx) publish() error {
+	fsys := t.s.fs
+	for _, c := range t.changes {
+		if c.staged != nil {
+			err := fsys.Publish(c.staged, t.expectAt(c))
+			if vaultfs.CodeOf(err) == vaultfs.CodeChanged && !c.create() {
+				// Changed in the last instant: merge again if possible.
+				if cerr := t.check(c); cerr != nil {
+					return cerr
+				}
+				if err2 := fsys.SyncStaged(context.Background(), []*vaultfs.Staged{c.staged}); err2 != nil {
+					return fieldErr("path", err2)
+				}
+				err = fsys.Publish(c.staged, t.expectAt(c))
+			}
+			if err != nil {
+				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
+				}
+				return fieldErr("path", err)
+			}
+			c.staged = nil
+		}
+		switch {
+		case c.from != "":
+			if err := fsys.RemoveIf(c.from, sha256Hex(c.before)); err != nil {
+				c.done = true // the new name is published: undo takes it back
+				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
+				}
+				return fieldErr("from", err)
+			}
+		case c.after == nil:
+			if err := fsys.RemoveIf(c.path, sha256Hex(c.before)); err != nil {
+				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
+				}
+				return fieldErr("path", err)
+			}
+		}
+		c.done = true
+		if testHookTx != nil {
+			testHookTx("published-one")
+		}
+	}
+	return nil
+}
+
+// expectAt is the SHA-256 the note at c.path must have when c is
+// published ("" for none).
+func (t *tx) expectAt(c *change) string {
+	if c.create() {
+		return ""
+	}
+	return sha256Hex(c.before)
+}
+
+// undoPublished puts back what publish changed before it stopped, each file
+// only while it still holds what this write put there.
+func (t *tx) undoPublished() {
+	fsys := t.s.fs
+	for _, c := range t.changes {
+		if !c.done {
+			continue
+		}
+		switch {
+		case c.from != "":
+			if fsys.SameBytes(c.from, nil) {
+				if st, err := fsys.Stage(c.from, c.before, vaultfs.Move, true, c.mode); err == nil {
+					if err := fsys.Publish(st, ""); err != nil {
+						fsys.Discard(st)
+					}
+				}
+			}
+			if err := fsys.RemoveIf(c.path, sha256Hex(c.after)); err != nil {
+				t.s.log.Warn("could not take back a published file of a failed write", "path", c.path, "err", err)
+			}
+		case c.before == nil:
+			if err := fsys.RemoveIf(c.path, sha256Hex(c.after)); err != nil {
+				t.s.log.Warn("could not take back a published file of a failed write", "path", c.path, "err", err)
+			}
+		default:
+			if st, err := fsys.Stage(c.path, c.before, c.acc, c.after == nil, c.mode); err == nil {
+				expect := ""
+				if c.after != nil {
+					expect = sha256Hex(c.after)
+				}
+				if err := fsys.Publish(st, expect); err != nil {
+					fsys.Discard(st)
+					t.s.log.Warn("could not take back a published file of a failed write", "path", c.path, "err", err)
+				}
+			}
+		}
+		c.done = false
+	}
 }
 
 // diff renders a unified diff of every change, file by file.
@@ -181,37 +552,13 @@ func (t *tx) diff() string {
 	return b.String()
 }
 
-// recordRename notes that from was renamed to to (with content before, now
-// after).
-func (t *tx) recordRename(from, to string, before, after []byte) {
-	c := &change{path: to, from: from, before: before, after: after}
-	t.byPath[to] = c
-	t.changes = append(t.changes, c)
-}
-
-// current returns the bytes of path as this write has left them so far, or
-// as they are on disk.
-func (t *tx) current(path string) ([]byte, error) {
-	if c, ok := t.byPath[path]; ok {
-		return c.after, nil
-	}
-	return t.s.readCurrent(path)
-}
-
 // commit commits the touched paths; failures are warnings, never rollbacks.
 func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, message string) {
 	if s.git == nil {
 		t.warn("the vault is not a git repository: the change was written but not committed")
 		return
 	}
-	var paths []string
-	for _, c := range t.changes {
-		paths = append(paths, c.path)
-		if c.from != "" {
-			paths = append(paths, c.from)
-		}
-	}
-	sha, err := s.git.Commit(ctx, paths, message)
+	sha, err := s.git.CommitWith(ctx, t.paths(), message, commitOptions(api.WriteMetaFrom(ctx)))
 	switch {
 	case errors.Is(err, gitx.ErrNothingToCommit):
 		t.warn("git had nothing to commit")
@@ -221,11 +568,18 @@ func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, messa
 		return
 	}
 	res.Committed = true
-	res.Commit = sha
+	res.Version = sha
+	if res.Action == api.ActionDeleted {
+		res.UndoHint = fmt.Sprintf("git checkout %s^ -- %q", sha, res.Path)
+	}
 	var warning string
 	if res.Pushed, warning = s.push(ctx); warning != "" {
 		t.warn("%s", warning)
 	}
+}
+
+func commitOptions(m api.WriteMeta) gitx.CommitOptions {
+	return gitx.CommitOptions{AuthorName: m.Author, AuthorEmail: m.Email, IdempotencyKey: m.IdempotencyKey}
 }
 
 // push runs git push after a commit when AutoPush is on: whether it
@@ -266,3 +620,12 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// testHookTx, when set by a test, runs at the named steps of a write
+// ("synced", "recorded", "published"), so a test can kill the process or
+// change the vault there.
+var testHookTx func(step string)
+
+// testHookStaged, when set by a test, runs after each file a write stages,
+// with the count so far.
+var testHookStaged func(n int)

@@ -6,10 +6,14 @@ package vault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -20,6 +24,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/journal"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -93,8 +98,15 @@ type Service struct {
 	progDone  int
 	progTotal int
 
-	lockOnce sync.Once
-	lock     *writelock.Lock
+	// lock serialises writes (in the process and across processes);
+	// journal holds their commit records (tx.go). Both live in the git
+	// directory, decided once when the vault is opened.
+	lock    *writelock.Lock
+	journal *journal.Dir
+
+	closeMu  sync.Mutex
+	closing  bool
+	inflight sync.WaitGroup // writes in progress; Close waits for them
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -140,6 +152,10 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	} else {
 		s.log.Debug("vault is not in a git work tree", "err", err)
 	}
+	if err := s.openWriteState(ctx); err != nil {
+		fsys.Close()
+		return nil, err
+	}
 	bg, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.wg.Add(1)
@@ -171,8 +187,54 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	return s, nil
 }
 
-// Close stops the watcher and releases the vault.
+// openWriteState decides where the write lock and the journal live: in the
+// git directory when the vault is in a repository (DESIGN:
+// .git/vaultmcp.lock), else in the system's temporary folder keyed by the
+// vault's path, so that a vault that is not a repository gets no stray file.
+// It is decided once, here: a failure is an error of Open, never a silent
+// fallback that would let two servers stop excluding each other.
+func (s *Service) openWriteState(ctx context.Context) error {
+	var dir, base string
+	if s.git != nil {
+		gd, err := s.git.GitDir(ctx)
+		if err != nil {
+			return fmt.Errorf("locating the git directory for the write lock: %w", err)
+		}
+		dir, base = gd, "vaultmcp"
+	} else {
+		sum := sha256.Sum256([]byte(s.fs.Dir()))
+		dir, base = os.TempDir(), "vaultmcp-"+hex.EncodeToString(sum[:8])
+	}
+	s.lock = writelock.New(filepath.Join(dir, base+".lock"), s.opts.StuckAfter)
+	if s.opts.ReadOnly {
+		return nil
+	}
+	j, err := journal.Open(filepath.Join(dir, base+"-journal"))
+	if err != nil {
+		return fmt.Errorf("opening the write journal: %w", err)
+	}
+	s.journal = j
+	return nil
+}
+
+// beginWrite counts a write in progress, unless the service is closing.
+func (s *Service) beginWrite() bool {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// Close waits for the writes in progress to finish (a started write is
+// always finished and committed), stops the watcher and releases the vault.
 func (s *Service) Close() error {
+	s.closeMu.Lock()
+	s.closing = true
+	s.closeMu.Unlock()
+	s.inflight.Wait()
 	s.cancel()
 	s.wg.Wait()
 	return s.fs.Close()
@@ -223,6 +285,25 @@ func (s *Service) setProgress(done, total int) {
 	s.progMu.Unlock()
 }
 
+// startupRecovery finishes the writes a crash interrupted past their
+// commit record (rolled forward), then removes the temporary files of those
+// that stopped before it (rolled back), under the write lock.
+func (s *Service) startupRecovery(ctx context.Context) {
+	release, exclusive, err := s.lock.Acquire(ctx)
+	if err != nil {
+		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
+		return
+	}
+	defer release()
+	if !exclusive {
+		return
+	}
+	s.recover(ctx)
+	if n, err := s.fs.CleanAllTemp(ctx); err == nil && n > 0 {
+		s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
+	}
+}
+
 // Stats describes the index.
 type Stats struct {
 	Notes, Files, Unindexed int
@@ -256,10 +337,8 @@ func (s *Service) build(ctx context.Context) {
 		testHookBuildStart()
 	}
 	start := time.Now()
-	if s.opts.ReadOnly {
-		// never touch a read-only vault
-	} else if n, err := s.fs.CleanTemp(ctx); err == nil && n > 0 {
-		s.log.Info("removed temporary files left by an interrupted write", "count", n)
+	if !s.opts.ReadOnly { // never touch a read-only vault
+		s.startupRecovery(ctx)
 	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)

@@ -388,7 +388,7 @@ func TestHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Versions) != 1 || h.Versions[0].Message != "initial vault" || len(h.Versions[0].Commit) != 40 {
+	if len(h.Versions) != 1 || h.Versions[0].Message != "initial vault" || len(h.Versions[0].ID) != 40 {
 		t.Fatalf("history %+v", h)
 	}
 	if _, err := s.History(context.Background(), api.HistoryRequest{Path: "../x.md"}); api.CodeOf(err) != "PATH_ESCAPE" {

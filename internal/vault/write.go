@@ -3,14 +3,12 @@ package vault
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
-	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -61,7 +59,11 @@ func (s *Service) WriteNote(ctx context.Context, req api.WriteRequest) (*api.Wri
 			content = matchEOL(content, before)
 		}
 		after := []byte(content)
-		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
+		put := t.writeFile
+		if before != nil {
+			put = func(p string, before, after []byte, _ vaultfs.Access) error { return t.replaceExact(p, before, after) }
+		}
+		if err := put(rel, before, after, vaultfs.Write); err != nil {
 			return nil, "", fieldErr("path", err)
 		}
 		res := &api.WriteResult{Action: api.ActionCreated, Path: rel, SHA256: sha256Hex(after)}
@@ -260,10 +262,9 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", len(others), rel, strings.Join(shown, ", "), more)}
 		}
-		if err := s.fs.Remove(rel); err != nil {
+		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
 		}
-		t.record(rel, before, nil)
 		if err := s.dropMOCLine(t, rel); err != nil {
 			t.warn("could not update the map of content: %s", s.fs.Redact(err.Error()))
 		}
@@ -275,11 +276,17 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 	})
 }
 
-// Undo reverts one commit made by this server.
+// Undo takes back one write made by this server: every file its commit
+// changed goes back to what it was before, merged with the changes made
+// since on other lines (what git revert does), as one transaction of its
+// own, committed as a revert (which can itself be undone).
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
-	commit := strings.TrimSpace(req.Commit)
+	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
 		return nil, api.Invalid("commit", "must not be empty")
+	}
+	if n := len(commit); n < 4 || n > 64 || strings.Trim(commit, "0123456789abcdef") != "" {
+		return nil, api.Invalid("commit", "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it")
 	}
 	if s.opts.ReadOnly {
 		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
@@ -287,45 +294,74 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 	if s.git == nil {
 		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: "the vault is not a git repository"}
 	}
-	if err := s.Ready(ctx); err != nil {
-		return nil, err
-	}
-	release, exclusive, err := s.writeLock(ctx).Acquire(ctx)
-	if err != nil {
-		return nil, &api.Error{Code: api.CodeBusy, Message: "could not take the write lock: " + s.fs.Redact(err.Error()), Err: err}
-	}
-	defer release()
-	ours, err := s.git.IsOurs(ctx, commit)
-	if err != nil {
-		return nil, &api.Error{Code: api.CodeNotFound, Field: "commit", Message: fmt.Sprintf("%s is not a commit of this repository", commit), Err: err}
-	}
-	if !ours {
-		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s was not made by vaultmcp; revert it with git yourself", commit)}
-	}
-	sha, paths, err := s.git.Revert(ctx, commit)
-	if err != nil {
-		if errors.Is(err, gitx.ErrRevertConflict) {
-			return nil, &api.Error{Code: api.CodeConflict, Field: "commit", Message: fmt.Sprintf("reverting %s conflicts with later changes of the same lines; nothing was changed", commit), Err: err}
+	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		full, err := s.git.ResolveCommit(ctx, commit)
+		if err != nil {
+			return nil, "", &api.Error{Code: api.CodeNotFound, Field: "commit", Message: fmt.Sprintf("%s is not a commit of this repository", commit), Err: err}
 		}
-		return nil, s.errorf("reverting %s: %w", commit, err)
+		ours, err := s.git.IsOurs(ctx, full)
+		if err != nil {
+			return nil, "", s.errorf("reading %s: %w", commit, err)
+		}
+		if !ours {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s was not made by vaultmcp; revert it with git yourself", commit)}
+		}
+		t.pruneDirs = true
+		changes, err := s.git.Changes(ctx, full)
+		if err != nil {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.fs.Redact(err.Error()), Err: err}
+		}
+		conflict := func(p string) error {
+			return &api.Error{Code: api.CodeConflict, Field: "commit", Message: fmt.Sprintf("undoing %s conflicts with later changes of %s; nothing was changed", shortID(full), p)}
+		}
+		for _, c := range changes {
+			if !vaultfs.IsNoteName(c.Path) {
+				continue // vaultmcp writes notes only
+			}
+			cur, err := t.current(c.Path)
+			if err != nil {
+				return nil, "", fieldErr("commit", err)
+			}
+			switch {
+			case c.After == nil: // the commit removed it: bring it back
+				if cur == nil {
+					err = t.writeFile(c.Path, nil, c.Before, vaultfs.Move)
+				} else if string(cur) != string(c.Before) {
+					return nil, "", conflict(c.Path)
+				}
+			case c.Before == nil: // the commit created it: remove it
+				if cur != nil {
+					if string(cur) != string(c.After) {
+						return nil, "", conflict(c.Path)
+					}
+					err = t.put(c.Path, cur, nil, vaultfs.Move, false)
+				}
+			default:
+				if cur == nil {
+					return nil, "", conflict(c.Path)
+				}
+				merged, ok := merge3(c.After, c.Before, cur)
+				if !ok {
+					return nil, "", conflict(c.Path)
+				}
+				err = t.writeFile(c.Path, cur, merged, vaultfs.Move)
+			}
+			if err != nil {
+				return nil, "", fieldErr("commit", err)
+			}
+		}
+		if len(t.changes) == 0 {
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s is already undone: the notes it changed are as they were before it", shortID(full))}
+		}
+		subject, _ := s.git.Subject(ctx, full)
+		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
+		return res, fmt.Sprintf("Revert %q\n\nThis reverts commit %s.", subject, full), nil
+	})
+}
+
+func shortID(h string) string {
+	if len(h) > 12 {
+		return h[:12]
 	}
-	for _, p := range paths {
-		s.Refresh(p)
-	}
-	res := &api.WriteResult{Action: api.ActionReverted, Path: commit, Files: paths, Committed: true, Commit: sha}
-	if res.Files == nil {
-		res.Files = []string{}
-	}
-	if !exclusive {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("a previous write was stuck for over %s; exclusivity of this write was not guaranteed", s.opts.StuckAfter))
-	}
-	if d, err := s.git.Run(ctx, "show", "--format=", "--no-color", sha); err == nil {
-		res.Diff = string(d)
-	}
-	res.Undo = fmt.Sprintf("vault_undo {\"commit\": %q}", sha)
-	var warning string
-	if res.Pushed, warning = s.push(ctx); warning != "" {
-		res.Warnings = append(res.Warnings, warning)
-	}
-	return res, nil
+	return h
 }

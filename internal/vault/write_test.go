@@ -78,7 +78,7 @@ func TestWriteNoteCreateAndReplace(t *testing.T) {
 	if res.Pushed != nil { // no push attempted without VAULT_AUTO_PUSH
 		t.Fatalf("push reported: %v", *res.Pushed)
 	}
-	if res.Action != api.ActionCreated || !res.Committed || len(res.Commit) != 40 || res.SHA256 != sha256Hex([]byte(want)) || !strings.Contains(res.Diff, "+zanzibar quokka") {
+	if res.Action != api.ActionCreated || !res.Committed || len(res.Version) != 40 || res.SHA256 != sha256Hex([]byte(want)) || !strings.Contains(res.Diff, "+zanzibar quokka") {
 		t.Fatalf("result %+v", res)
 	}
 	if f := lastCommitFiles(t, dir); len(f) != 1 || f[0] != "02-wiki/go/new-note.md" {
@@ -235,11 +235,11 @@ func TestDeleteAndUndo(t *testing.T) {
 	if strings.Contains(read(t, dir, "02-wiki/go/go-moc.md"), "[[context-cancel]]") {
 		t.Fatal("MOC line not removed")
 	}
-	if !res.Committed || !strings.Contains(res.Undo, "git checkout "+res.Commit+"^") || len(res.Files) != 2 {
+	if !res.Committed || !strings.Contains(res.UndoHint, "git checkout "+res.Version+"^") || len(res.Files) != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	// Undo brings both files back, in one commit of its own.
-	u, err := s.Undo(ctx, api.UndoRequest{Commit: res.Commit[:10]})
+	u, err := s.Undo(ctx, api.UndoRequest{Version: res.Version[:10]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestDeleteAndUndo(t *testing.T) {
 	}
 	// A commit the server did not make is refused.
 	first := strings.TrimSpace(gitRun(t, dir, "rev-list", "--max-parents=0", "HEAD"))
-	if _, err := s.Undo(ctx, api.UndoRequest{Commit: first}); api.CodeOf(err) != api.CodeRefused {
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: first}); api.CodeOf(err) != api.CodeRefused {
 		t.Fatalf("foreign commit: %v", err)
 	}
 }
@@ -342,8 +342,8 @@ func TestAutoPush(t *testing.T) {
 	if err != nil || res.Pushed == nil || !*res.Pushed {
 		t.Fatalf("push: %+v %v", res, err)
 	}
-	if got := strings.TrimSpace(gitRun(t, remote, "log", "-1", "--format=%H", branch)); got != res.Commit {
-		t.Fatalf("remote at %s, want %s", got, res.Commit)
+	if got := strings.TrimSpace(gitRun(t, remote, "log", "-1", "--format=%H", branch)); got != res.Version {
+		t.Fatalf("remote at %s, want %s", got, res.Version)
 	}
 }
 
@@ -355,7 +355,8 @@ func TestWriteWhileLockHeld(t *testing.T) {
 	if err := s.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	other := writelock.New(s.lockPath(context.Background()), time.Minute)
+	gd := strings.TrimSpace(gitRun(t, dir, "rev-parse", "--absolute-git-dir"))
+	other := writelock.New(filepath.Join(gd, "vaultmcp.lock"), time.Minute)
 	release, _, err := other.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +364,7 @@ func TestWriteWhileLockHeld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err = s.WriteNote(ctx, api.WriteRequest{Path: "blocked.md", Content: "# B\n"})
-	if api.CodeOf(err) != api.CodeBusy || !strings.Contains(err.Error(), "may or may not") {
+	if api.CodeOf(err) != api.CodeBusy || strings.Contains(err.Error(), "may or may not") || api.IsUncertain(err) {
 		t.Fatalf("err = %v, want BUSY", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "blocked.md")); !os.IsNotExist(err) {

@@ -412,9 +412,19 @@ func (v *Vault) remove(p string) error {
 // removed; a folder it cannot read does not stop it, and the first such
 // error is returned with the count. It stops when ctx is done.
 func (v *Vault) CleanTemp(ctx context.Context) (int, error) {
+	return v.cleanTemp(ctx, time.Now().Add(-tempMaxAge))
+}
+
+// CleanAllTemp is CleanTemp for every temporary file, however recent: for a
+// caller that holds the vault's write lock exclusively, so that no write is
+// in progress anywhere (a crash's leftovers are all there is).
+func (v *Vault) CleanAllTemp(ctx context.Context) (int, error) {
+	return v.cleanTemp(ctx, time.Now().Add(time.Second))
+}
+
+func (v *Vault) cleanTemp(ctx context.Context, cutoff time.Time) (int, error) {
 	n := 0
 	var first error
-	cutoff := time.Now().Add(-tempMaxAge)
 	err := v.cleanDir(ctx, v.root, "", 0, cutoff, &n, &first)
 	if err == nil {
 		err = first
