@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -154,7 +155,7 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 			if err != nil {
 				return failed(vaultError(err))
 			}
-			return s.written(ctx, pr, res, name+" "+res.Path, func(map[string]teamstore.File) *response {
+			return s.written(ctx, pr, res, name+" "+res.Path, func(time.Time, map[string]teamstore.File) *response {
 				return jsonResponse(http.StatusOK, result)
 			})
 		}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -108,8 +109,8 @@ func (s *Server) settle(ctx context.Context, k *teamstore.Key, rec teamstore.Ide
 		}
 	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
-	out := s.written(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(files map[string]teamstore.File) *response {
-		return s.rebuiltAnswer(ctx, pr, rec, res, files)
+	out := s.written(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
+		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
 	})
 	out.result = "ok (settled after a restart)"
 	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
@@ -120,7 +121,7 @@ func (s *Server) settle(ctx context.Context, k *teamstore.Key, rec teamstore.Ide
 }
 
 // rebuiltAnswer is the answer of a settled write, as its operation answers.
-func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, files map[string]teamstore.File) *response {
+func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, at time.Time, files map[string]teamstore.File) *response {
 	switch rec.Operation {
 	case "create", "update":
 		p := res.Path
@@ -129,7 +130,7 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 				p = f.Path
 			}
 		}
-		wf, err := s.fileAnswer(ctx, pr, files, p)
+		wf, err := s.fileAnswer(ctx, pr, at, files, p)
 		if err != nil {
 			return vaultError(err)
 		}

@@ -10,10 +10,6 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
-// IdemTrailer is the commit trailer that carries a write's idempotency
-// token (the vault service writes it; the server looks it up after a crash).
-const IdemTrailer = "Vaultmcp-Idempotency-Key"
-
 // repo is the read side of a project's git repository that the server needs
 // beyond the vault service: finding the commit of an idempotency token and
 // what it changed.
@@ -27,10 +23,11 @@ func openRepo(ctx context.Context, dir string) (*repo, error) {
 	return &repo{r}, nil
 }
 
-// commitWithToken returns the commit whose message carries the token's
-// trailer, or "" when there is none.
+// commitWithToken returns the commit whose message carries the token as its
+// idempotency trailer (the vault writes it from api.WriteMeta, also when it
+// finishes an interrupted write at start), or "" when there is none.
 func (g *repo) commitWithToken(ctx context.Context, token string) (string, error) {
-	out, err := g.r.Run(ctx, "log", "--fixed-strings", "--grep="+IdemTrailer+": "+token, "--format=%H", "-n", "1")
+	out, err := g.r.Run(ctx, "log", "--fixed-strings", "--grep="+gitx.IdempotencyTrailer+": "+token, "--format=%H", "-n", "1")
 	if err != nil {
 		return "", err
 	}

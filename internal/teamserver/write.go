@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -49,9 +50,11 @@ type outcome struct {
 	paths   []string
 	version string
 	result  string
-	// recorded says the bookkeeping must be kept even for an error answer
-	// (a write that stopped part way).
-	applied bool
+	// applied says the write was applied (its answer is definite);
+	// uncertain says a failed write may or may not have been.
+	applied, uncertain bool
+	// at is the time of the write's bookkeeping (and of its answer).
+	at time.Time
 }
 
 func failed(resp *response) *outcome {
@@ -60,7 +63,7 @@ func failed(resp *response) *outcome {
 	if err := jsonUnmarshal(resp.body, &body); err == nil && body.Error.Code != "" {
 		code = body.Error.Code
 	}
-	return &outcome{resp: resp, result: code}
+	return &outcome{resp: resp, result: code, uncertain: body.Error.Uncertain}
 }
 
 // fingerprint hashes the parts of a request that decide what it does.
@@ -130,7 +133,7 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	s.crash(CrashBeforeApply)
 	out := s.applyOp(ctx, k, op, rec.Token)
 	s.crash(CrashAfterApply)
-	if out.resp.status >= 500 && !out.applied {
+	if (out.resp.status >= 500 || out.uncertain) && !out.applied {
 		// No definite answer: settle it from git (the token is in the commit
 		// when the write was applied), else let a retry run it again.
 		if sha, err := op.pr.git.commitWithToken(ctx, rec.Token); err == nil && sha != "" {
@@ -184,7 +187,10 @@ func authorEmail(name string) string { return name + "@vaultmcp.invalid" }
 // one transaction.
 func (s *Server) finish(ctx context.Context, k *teamstore.Key, op writeOp, out *outcome, idemKey string, answer *teamstore.IdemAnswer) error {
 	rec := out.rec
-	rec.Project, rec.At = op.pr.meta.ID, s.now()
+	rec.Project, rec.At = op.pr.meta.ID, out.at
+	if rec.At.IsZero() {
+		rec.At = s.now()
+	}
 	paths := out.paths
 	if paths == nil {
 		paths = []string{}
@@ -212,7 +218,7 @@ func (s *Server) crash(at string) {
 // bookkeeping: the moved file keeps its id, every other changed note gets a
 // new version (and an id if it had none), and a removed one becomes a
 // tombstone.
-func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResult, message string) (teamstore.Record, map[string]teamstore.File, error) {
+func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResult, message string, at time.Time) (teamstore.Record, map[string]teamstore.File, error) {
 	version := versionOf(res)
 	rec := teamstore.Record{}
 	files := make(map[string]teamstore.File)
@@ -251,7 +257,7 @@ func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResul
 		}
 	}
 	if len(present) > 0 {
-		fs, err := s.store.EnsureFiles(ctx, pr.meta.ID, present, s.now())
+		fs, err := s.store.EnsureFiles(ctx, pr.meta.ID, present, at)
 		if err != nil {
 			return rec, nil, err
 		}
@@ -269,18 +275,20 @@ func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResul
 
 // written is the outcome of a vault write that succeeded: the answer built
 // by answer from the reconciled files.
-func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(files map[string]teamstore.File) *response) *outcome {
-	rec, files, err := s.reconcile(ctx, pr, res, message)
+func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
+	// One time for the bookkeeping and the answer, at the store's precision.
+	at := s.now().UTC().Truncate(time.Microsecond)
+	rec, files, err := s.reconcile(ctx, pr, res, message, at)
 	if err != nil {
 		s.log.Error("recording the files of a write", "err", err)
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
-			paths: res.Files, version: versionOf(res), result: teamapi.CodeInternal, applied: true}
+			paths: res.Files, version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
 	}
-	return &outcome{resp: answer(files), rec: rec, paths: res.Files, version: versionOf(res), applied: true}
+	return &outcome{resp: answer(at, files), rec: rec, paths: res.Files, version: versionOf(res), applied: true, at: at}
 }
 
 // fileAnswer is the wire file of path right after a write.
-func (s *Server) fileAnswer(ctx context.Context, pr *project, files map[string]teamstore.File, path string) (teamapi.File, error) {
+func (s *Server) fileAnswer(ctx context.Context, pr *project, at time.Time, files map[string]teamstore.File, path string) (teamapi.File, error) {
 	fi, err := pr.svc.FS().Stat(path)
 	if err != nil {
 		return teamapi.File{}, err
@@ -296,7 +304,7 @@ func (s *Server) fileAnswer(ctx context.Context, pr *project, files map[string]t
 		}
 	}
 	wf := wireFile(f, got, h)
-	wf.UpdatedAt = s.now().UTC()
+	wf.UpdatedAt = at
 	return wf, nil
 }
 
@@ -359,8 +367,8 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore
 				}
 				return failed(vaultError(err))
 			}
-			return s.written(ctx, pr, res, "create "+res.Path, func(files map[string]teamstore.File) *response {
-				wf, err := s.fileAnswer(ctx, pr, files, res.Path)
+			return s.written(ctx, pr, res, "create "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
+				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
 				if err != nil {
 					return vaultError(err)
 				}
@@ -455,8 +463,8 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 				}
 				return failed(vaultError(err))
 			}
-			return s.written(ctx, pr, res, "update "+res.Path, func(files map[string]teamstore.File) *response {
-				wf, err := s.fileAnswer(ctx, pr, files, res.Path)
+			return s.written(ctx, pr, res, "update "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
+				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
 				if err != nil {
 					return vaultError(err)
 				}
@@ -504,7 +512,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 				}
 				return failed(renameField(vaultError(err), "to", "newPath"))
 			}
-			return s.written(ctx, pr, res, "move "+res.From+" -> "+res.Path, func(files map[string]teamstore.File) *response {
+			return s.written(ctx, pr, res, "move "+res.From+" -> "+res.Path, func(_ time.Time, files map[string]teamstore.File) *response {
 				fid := id
 				if mf, ok := files[res.Path]; ok {
 					fid = mf.ID
@@ -537,7 +545,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore
 			if err != nil {
 				return failed(vaultError(err))
 			}
-			return s.written(ctx, pr, res, "delete "+res.Path, func(map[string]teamstore.File) *response {
+			return s.written(ctx, pr, res, "delete "+res.Path, func(time.Time, map[string]teamstore.File) *response {
 				return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
 			})
 		}})
