@@ -234,7 +234,12 @@ func normalise(t *testing.T, b []byte) []byte {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b)
 	}
-	out, _ := json.MarshalIndent(v, "", "  ")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	seen := map[string]string{}
 	replace := func(re *regexp.Regexp, prefix string) {
 		out = re.ReplaceAllFunc(out, func(m []byte) []byte {

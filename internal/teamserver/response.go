@@ -1,6 +1,7 @@
 package teamserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,13 +32,16 @@ func (r *response) write(w http.ResponseWriter) {
 }
 
 func jsonResponse(status int, v any) *response {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return errResponse(http.StatusInternalServerError, teamapi.ErrorDetail{Code: teamapi.CodeInternal, Message: "encoding the answer: " + err.Error()})
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	return &response{status: status, header: h, body: append(b, '\n')}
+	h.Set("X-Content-Type-Options", "nosniff")
+	return &response{status: status, header: h, body: buf.Bytes()}
 }
 
 func errResponse(status int, d teamapi.ErrorDetail) *response {
