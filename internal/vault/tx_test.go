@@ -396,16 +396,16 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	kill := func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-	published := 0
-	want := -1
+	var published atomic.Int64
+	want := int64(-1)
 	if k, ok := strings.CutPrefix(step, "published-"); ok {
-		want, _ = strconv.Atoi(k)
+		n, _ := strconv.Atoi(k)
+		want = int64(n)
 	}
 	testHookTx = func(got string) {
 		switch {
 		case got == "published-one":
-			published++
-			if published == want {
+			if published.Add(1) == want {
 				kill()
 			}
 		case got == step:
