@@ -121,6 +121,12 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 				return err
 			}
 		case mode.IsRegular():
+			if v.readOnly && IsNoteName(rel) {
+				if err := v.checkSingleLink(rel, rel, fi); err != nil {
+					report(rel, err)
+					continue
+				}
+			}
 			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel), walked: fi}); err != nil {
 				return err
 			}
