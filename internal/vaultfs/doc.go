@@ -72,7 +72,11 @@
 //   - Read: missing -> NOT_FOUND; a folder, FIFO, socket or device ->
 //     NOT_A_NOTE (decided from Lstat: nothing is opened, so a FIFO cannot
 //     block). Hard links are readable: a hard link is a file, not a path, and
-//     whoever made one could already read the file;
+//     whoever made one could already read the file. Except in read-only mode
+//     (Open with ReadOnly(true), the zero-trust mode): there a note with more
+//     than one hard link is NOT_A_NOTE, because its other name may be outside
+//     the vault, and the count is checked again on the opened file; Walk
+//     reports such a note instead of giving it, and every write is READ_ONLY;
 //   - Write and Move: a missing file is fine (it will be created); a symbolic
 //     link, a file with more than one hard link, a folder, FIFO, socket or
 //     device at the target -> NOT_A_NOTE. A symbolic link to a folder inside
