@@ -117,7 +117,7 @@ var _ api.Backend = (*Service)(nil)
 // Open opens the vault folder and starts indexing it in the background; it
 // returns at once. Use Ready or any operation (which waits) to use the index.
 func Open(ctx context.Context, opts Options) (*Service, error) {
-	fsys, err := vaultfs.Open(opts.Dir)
+	fsys, err := vaultfs.Open(opts.Dir, vaultfs.ReadOnly(opts.ReadOnly))
 	if err != nil {
 		return nil, err
 	}
