@@ -346,13 +346,7 @@ func TestCrashAtAnyStep(t *testing.T) {
 			const n = 30
 			dir := linkedVault(t, n)
 			broken := brokenLinks(t, dir)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step)
-			out, err := cmd.CombinedOutput()
-			var ee *exec.ExitError
-			if err == nil || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed (err %v):\n%s", err, out)
-			}
+			runChild(t, dir, step)
 			s := openAt(t, dir) // recovery runs at start
 			s.Close()
 			gitClean(t, dir)
@@ -379,6 +373,19 @@ func TestCrashAtAnyStep(t *testing.T) {
 				t.Fatalf("after=%v, want %v for a crash at %s", after, wantAfter, step)
 			}
 		})
+	}
+}
+
+// runChild runs TestCrashChild in a new process that kills itself with
+// SIGKILL at step of a move in dir.
+func runChild(t *testing.T, dir, step string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err == nil || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed (err %v):\n%s", err, out)
 	}
 }
 
