@@ -24,6 +24,8 @@ Usage:
   vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal
   vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
   vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000]     speed and memory figures (see README)
+  vaultmcp team-server --data DIR [--listen ADDR]               shared vaults over the Team Vault REST API
+                                                                (team-server help: projects, keys, TLS)
   vaultmcp version
 
 Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
@@ -84,6 +86,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runEval(ctx, args, stdout, stderr)
 	case "bench":
 		return runBench(ctx, args, stdout, stderr)
+	case "team-server":
+		return runTeamServer(ctx, args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "vaultmcp "+version)
 		return nil

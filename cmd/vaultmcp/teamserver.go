@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamserver"
+)
+
+const teamUsage = `Usage:
+  vaultmcp team-server --data DIR [--listen ADDR] [--tls-cert FILE --tls-key FILE] [--insecure-http]
+                       [--lang en|pt] [--rate-limit N] [--rate-burst N]      serve the REST API
+  vaultmcp team-server project add --data DIR [--from VAULT_DIR] NAME         create a project (prints its id)
+  vaultmcp team-server project list --data DIR
+  vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
+  vaultmcp team-server key list --data DIR
+  vaultmcp team-server key revoke --data DIR NAME
+
+--data defaults to $VAULTMCP_DATA. The server listens on ` + teamserver.DefaultListen + ` unless --listen says otherwise;
+an address that is not loopback needs --tls-cert/--tls-key, or --insecure-http behind a proxy that terminates TLS.
+`
+
+func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "project":
+			return runTeamProject(ctx, args[1:], stdout, stderr)
+		case "key":
+			return runTeamKey(ctx, args[1:], stdout, stderr)
+		case "help", "-h", "--help":
+			fmt.Fprint(stdout, teamUsage)
+			return nil
+		}
+	}
+	fs := newFlagSet("team-server", stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	data := dataFlag(fs)
+	var l teamserver.Listen
+	fs.StringVar(&l.Addr, "listen", teamserver.DefaultListen, "address to listen on")
+	fs.StringVar(&l.TLSCert, "tls-cert", "", "TLS certificate (PEM)")
+	fs.StringVar(&l.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	fs.BoolVar(&l.InsecureHTTP, "insecure-http", false, "allow plain HTTP on a non-loopback address (behind a TLS proxy)")
+	lang := fs.String("lang", envOr("VAULT_LANG", "en"), "language of the vaults' new notes: en or pt (default $VAULT_LANG)")
+	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
+	burst := fs.Int("rate-burst", teamserver.DefaultRateBurst, "requests a key may send at once")
+	if err := fs.Parse(args); err != nil {
+		return &exitError{2, err}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprint(stderr, teamUsage)
+		return &exitError{2, fmt.Errorf("team-server: unexpected argument %q", fs.Arg(0))}
+	}
+	if err := l.Check(); err != nil {
+		return err
+	}
+	d, err := openData(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// The shared checks: language, cache folder, log level (the data
+	// directory stands for the vault folder).
+	c := Config{Vault: d.Dir, Lang: *lang}
+	if err := c.check(); err != nil {
+		return err
+	}
+	log := logger(stderr, c.LogLevel)
+	srv, err := teamserver.New(ctx, teamserver.Config{
+		Data: d, Lang: c.Lang, Logger: log, RateLimit: *rate, RateBurst: *burst,
+		NoSnapshots: c.CacheDir == "", CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return srv.Serve(ctx, l)
+}
+
+func dataFlag(fs *flag.FlagSet) *string {
+	return fs.String("data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func openData(ctx context.Context, dir string) (*teamserver.Data, error) {
+	if dir == "" {
+		return nil, &exitError{2, errors.New("team-server: no data directory: pass --data DIR or set VAULTMCP_DATA")}
+	}
+	return teamserver.OpenData(ctx, dir, nil)
+}
+
+func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, teamUsage)
+		return &exitError{2, errors.New("team-server project: add or list")}
+	}
+	fs := newFlagSet("team-server project "+args[0], stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	data := dataFlag(fs)
+	switch args[0] {
+	case "add":
+		from := fs.String("from", "", "import this vault folder (a git repository is cloned with its history)")
+		pos, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) != 1 {
+			return &exitError{2, errors.New("team-server project add: give exactly one project NAME")}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		p, warnings, err := d.AddProject(ctx, pos[0], *from)
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "warning: "+w)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, p.ID)
+		return nil
+	case "list":
+		pos, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) > 0 {
+			return &exitError{2, fmt.Errorf("team-server project list: unexpected argument %q", pos[0])}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		ps, err := d.Store.Projects(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tID\tCREATED")
+		for _, p := range ps {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.ID, p.CreatedAt.Format(time.RFC3339))
+		}
+		return tw.Flush()
+	}
+	return &exitError{2, fmt.Errorf("team-server project: unknown command %q (add or list)", args[0])}
+}
+
+func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, teamUsage)
+		return &exitError{2, errors.New("team-server key: add, list or revoke")}
+	}
+	fs := newFlagSet("team-server key "+args[0], stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	data := dataFlag(fs)
+	switch args[0] {
+	case "add":
+		var projects stringList
+		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
+		readOnly := fs.Bool("read-only", false, "the key may only read")
+		pos, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) != 1 {
+			return &exitError{2, errors.New("team-server key add: give exactly one key NAME")}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		secret, _, err := d.AddKey(ctx, pos[0], projects, *readOnly)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, secret)
+		fmt.Fprintln(stderr, "This key is shown once; only its hash is stored.")
+		return nil
+	case "list":
+		pos, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) > 0 {
+			return &exitError{2, fmt.Errorf("team-server key list: unexpected argument %q", pos[0])}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return listKeys(ctx, d, stdout)
+	case "revoke":
+		pos, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) != 1 {
+			return &exitError{2, errors.New("team-server key revoke: give exactly one key NAME")}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		if err := d.RevokeKey(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked %s\n", pos[0])
+		return nil
+	}
+	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list or revoke)", args[0])}
+}
+
+func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
+	keys, err := d.Store.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	if ps, err := d.Store.Projects(ctx); err == nil {
+		for _, p := range ps {
+			names[p.ID] = p.Name
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSCOPE\tACCESS\tCREATED\tLAST USED\tSTATE")
+	for _, k := range keys {
+		scope := "all projects"
+		if len(k.Projects) > 0 {
+			var ps []string
+			for _, id := range k.Projects {
+				if n, ok := names[id]; ok {
+					ps = append(ps, n)
+				} else {
+					ps = append(ps, id)
+				}
+			}
+			scope = strings.Join(ps, ",")
+		}
+		access := "read-write"
+		if k.ReadOnly {
+			access = "read-only"
+		}
+		used := "never"
+		if !k.LastUsedAt.IsZero() {
+			used = k.LastUsedAt.Format(time.RFC3339)
+		}
+		state := "active"
+		if !k.RevokedAt.IsZero() {
+			state = "revoked " + k.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, scope, access, k.CreatedAt.Format(time.RFC3339), used, state)
+	}
+	return tw.Flush()
+}

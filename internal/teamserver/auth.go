@@ -1,0 +1,134 @@
+package teamserver
+
+import (
+	"crypto/subtle"
+	"errors"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// queryKeyNames are query parameters that look like a credential. A request
+// carrying one is refused whatever else it carries: a key in a URL ends up
+// in logs and browser histories, so it is never accepted.
+var queryKeyNames = map[string]bool{
+	"api_key": true, "apikey": true, "api-key": true, "key": true, "x-api-key": true,
+	"token": true, "access_token": true, "auth": true, "authorization": true,
+}
+
+// credential returns the key a request presents: X-API-Key, else
+// Authorization: Bearer.
+func credential(r *http.Request) string {
+	if k := strings.TrimSpace(r.Header.Get(teamapi.HeaderAPIKey)); k != "" {
+		return k
+	}
+	a := r.Header.Get("Authorization")
+	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+// authenticate finds the key of a request, or the answer refusing it.
+func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
+	for name := range r.URL.Query() {
+		if queryKeyNames[strings.ToLower(name)] {
+			return nil, errorf(http.StatusBadRequest, teamapi.CodeKeyInQuery, "query parameter %q: API keys are never accepted in a query string; send the X-API-Key header (or Authorization: Bearer)", name)
+		}
+	}
+	secret := credential(r)
+	if secret == "" {
+		return nil, s.unauthorized("no API key: send the X-API-Key header (or Authorization: Bearer)")
+	}
+	want := HashKey(secret)
+	k, err := s.store.KeyByHash(r.Context(), want)
+	if err != nil {
+		if !errors.Is(err, teamstore.ErrNotFound) {
+			s.log.Error("looking up an API key", "err", err)
+			return nil, errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error")
+		}
+		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+	}
+	// The lookup matched on the hash already; compare again in constant
+	// time so that no timing of ours depends on how much of it matched.
+	if subtle.ConstantTimeCompare(k.Hash, want) != 1 {
+		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+	}
+	s.touch(r, &k)
+	return &k, nil
+}
+
+func (s *Server) unauthorized(msg string) *response {
+	resp := errorf(http.StatusUnauthorized, teamapi.CodeUnauthorized, "%s", msg)
+	resp.header.Set("WWW-Authenticate", `Bearer realm="vaultmcp", error="invalid_token"`)
+	return resp
+}
+
+// touch records the key's last use, at most once a minute per key.
+func (s *Server) touch(r *http.Request, k *teamstore.Key) {
+	now := s.now()
+	s.touchMu.Lock()
+	last, ok := s.touched[k.ID]
+	due := !ok || now.Sub(last) >= keyTouchEvery
+	if due {
+		s.touched[k.ID] = now
+	}
+	s.touchMu.Unlock()
+	if due {
+		if err := s.store.TouchKey(r.Context(), k.ID, now); err != nil {
+			s.log.Warn("recording a key's last use", "key", k.Name, "err", err)
+		}
+	}
+}
+
+// limiter is a token bucket per key: rate tokens a second, at most burst
+// saved up; a request takes one.
+type limiter struct {
+	rate  float64
+	burst float64
+	now   func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
+	if burst < 1 {
+		burst = int(math.Max(1, math.Ceil(rate)))
+	}
+	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: make(map[string]*bucket)}
+}
+
+// take takes a token for key: ok, or how many seconds until one is there.
+func (l *limiter) take(key string) (bool, float64) {
+	if l.rate <= 0 {
+		return true, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: l.burst, at: now}
+		l.buckets[key] = b
+	}
+	if el := now.Sub(b.at).Seconds(); el > 0 {
+		b.tokens = math.Min(l.burst, b.tokens+el*l.rate)
+		b.at = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, (1 - b.tokens) / l.rate
+}

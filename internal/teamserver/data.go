@@ -1,0 +1,418 @@
+package teamserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore/sqlitestore"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// Layout of a data directory.
+const (
+	dbFile    = "team.db"     // the SQLite metadata
+	vaultsDir = "vaults"      // one git vault per project, named by project id
+	cacheDir  = "cache"       // index snapshots of the vaults
+	lockFile  = "server.lock" // held by the running server
+)
+
+// KeyPrefix starts every API key.
+const KeyPrefix = "tv_"
+
+// Data is an open data directory: the metadata store and the vault folders.
+type Data struct {
+	Dir   string
+	Store teamstore.Store
+	Now   func() time.Time
+}
+
+// OpenData opens (creating if needed, mode 0700) the data directory and its
+// database. now may be nil (time.Now).
+func OpenData(ctx context.Context, dir string, now func() time.Time) (*Data, error) {
+	if dir == "" {
+		return nil, errors.New("--data: no data directory given")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, vaultsDir), 0o700); err != nil {
+		return nil, fmt.Errorf("--data %s: %w", dir, err)
+	}
+	st, err := sqlitestore.Open(ctx, filepath.Join(abs, dbFile), now())
+	if err != nil {
+		return nil, err
+	}
+	return &Data{Dir: abs, Store: st, Now: now}, nil
+}
+
+// Close closes the database.
+func (d *Data) Close() error { return d.Store.Close() }
+
+// VaultDir is the folder of a project's vault.
+func (d *Data) VaultDir(id string) string { return filepath.Join(d.Dir, vaultsDir, id) }
+
+// CacheDir is the folder of the index snapshots.
+func (d *Data) CacheDir() string { return filepath.Join(d.Dir, cacheDir) }
+
+// lock takes the data directory's server lock: one server per directory.
+func (d *Data) lock() (*flock.Flock, error) {
+	l := flock.New(filepath.Join(d.Dir, lockFile))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("locking the data directory: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("another team-server is using the data directory %s", d.Dir)
+	}
+	return l, nil
+}
+
+var (
+	projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	keyName     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+	uuidShape   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// ValidProjectName checks a project name: 1-64 letters, digits, '.', '_',
+// '-', starting with a letter or digit, and not shaped like an id.
+func ValidProjectName(name string) error {
+	if !projectName.MatchString(name) || uuidShape.MatchString(name) {
+		return fmt.Errorf("project name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (and not shaped like an id)", name)
+	}
+	return nil
+}
+
+// ValidKeyName checks a key name (it becomes the git author of the key's
+// writes): 1-64 letters, digits, '.', '_', '@', '-', starting with a letter
+// or digit.
+func ValidKeyName(name string) error {
+	if !keyName.MatchString(name) {
+		return fmt.Errorf("key name %q: use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// HashKey is how a key is stored: the SHA-256 of the whole key. Keys are 32
+// random bytes, so a fast unsalted hash is safe: there is nothing to guess.
+func HashKey(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// NewKeySecret returns a new API key: "tv_" and 32 random bytes in hex.
+func NewKeySecret() string {
+	var b [32]byte
+	rand.Read(b[:])
+	return KeyPrefix + hex.EncodeToString(b[:])
+}
+
+// AddKey creates an API key and returns its secret (shown once, never
+// stored). projects are names or ids; none means every project.
+func (d *Data) AddKey(ctx context.Context, name string, projects []string, readOnly bool) (string, teamstore.Key, error) {
+	if err := ValidKeyName(name); err != nil {
+		return "", teamstore.Key{}, err
+	}
+	var ids []string
+	for _, ref := range projects {
+		p, err := d.Store.Project(ctx, ref)
+		if err != nil {
+			return "", teamstore.Key{}, fmt.Errorf("--project %s: %w", ref, err)
+		}
+		ids = append(ids, p.ID)
+	}
+	secret := NewKeySecret()
+	k := teamstore.Key{ID: teamstore.NewID(), Name: name, Hash: HashKey(secret), ReadOnly: readOnly, Projects: ids, CreatedAt: d.Now()}
+	if err := d.Store.AddKey(ctx, k); err != nil {
+		if errors.Is(err, teamstore.ErrExists) {
+			return "", k, fmt.Errorf("an active key named %q exists; revoke it first or choose another name", name)
+		}
+		return "", k, err
+	}
+	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key add", Result: "ok"})
+	return secret, k, nil
+}
+
+// RevokeKey revokes the active key of that name.
+func (d *Data) RevokeKey(ctx context.Context, name string) error {
+	if err := d.Store.RevokeKey(ctx, name, d.Now()); err != nil {
+		if errors.Is(err, teamstore.ErrNotFound) {
+			return fmt.Errorf("no active key named %q", name)
+		}
+		return err
+	}
+	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyName: name, Operation: "key revoke", Result: "ok"})
+	return nil
+}
+
+// AddProject creates a project and its vault: empty, or imported from the
+// folder from. A folder at the top of a git work tree is cloned, so its
+// history comes along; any other folder is copied and committed once. It
+// returns the project and warnings for the operator.
+func (d *Data) AddProject(ctx context.Context, name, from string) (teamstore.Project, []string, error) {
+	var warnings []string
+	if err := ValidProjectName(name); err != nil {
+		return teamstore.Project{}, nil, err
+	}
+	if _, err := d.Store.Project(ctx, name); err == nil {
+		return teamstore.Project{}, nil, fmt.Errorf("a project named %q exists", name)
+	}
+	p := teamstore.Project{ID: teamstore.NewID(), Name: name, CreatedAt: d.Now()}
+	dir := d.VaultDir(p.ID)
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(dir)
+		}
+	}()
+	if from == "" {
+		if err := gitInit(ctx, dir); err != nil {
+			return p, nil, err
+		}
+		if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
+			return p, nil, err
+		}
+	} else {
+		w, err := importVault(ctx, from, dir, name)
+		if err != nil {
+			return p, nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	if err := d.Store.AddProject(ctx, p); err != nil {
+		return p, nil, err
+	}
+	ok = true
+	n, err := d.seedFiles(ctx, p, dir)
+	if err != nil {
+		return p, warnings, fmt.Errorf("recording the imported notes: %w", err)
+	}
+	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}})
+	return p, warnings, nil
+}
+
+// importVault fills dir from the folder from.
+func importVault(ctx context.Context, from, dir, name string) ([]string, error) {
+	src, err := filepath.Abs(from)
+	if err != nil {
+		return nil, fmt.Errorf("--from %s: %w", from, err)
+	}
+	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--from %s: not a directory", from)
+	}
+	var warnings []string
+	top, err := gitOut(ctx, src, "rev-parse", "--show-toplevel")
+	if err == nil && sameDir(strings.TrimSpace(top), src) {
+		if _, err := gitOut(ctx, "", "clone", "--quiet", "--no-hardlinks", "--", src, dir); err != nil {
+			return nil, fmt.Errorf("cloning %s: %w", from, err)
+		}
+		if _, err := gitOut(ctx, dir, "remote", "remove", "origin"); err != nil {
+			return nil, fmt.Errorf("cloning %s: %w", from, err)
+		}
+		if st, err := gitOut(ctx, src, "status", "--porcelain"); err == nil {
+			if n := len(strings.Split(strings.TrimSpace(st), "\n")); strings.TrimSpace(st) != "" {
+				warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in %s were not imported (only commits are cloned)", n, from))
+			}
+		}
+		// A clone of an empty repository has no commit yet.
+		if _, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD"); err != nil {
+			if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
+				return nil, err
+			}
+		}
+		return warnings, nil
+	}
+	if err == nil {
+		warnings = append(warnings, fmt.Sprintf("%s is inside a git repository but not at its top: imported without history", from))
+	}
+	skipped, err := copyTree(src, dir)
+	if err != nil {
+		return nil, fmt.Errorf("copying %s: %w", from, err)
+	}
+	if skipped > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d symbolic link(s) or special file(s) in %s were not imported", skipped, from))
+	}
+	if err := gitInit(ctx, dir); err != nil {
+		return nil, err
+	}
+	if err := gitCommitAll(ctx, dir, "vaultmcp: import "+filepath.Base(src), true); err != nil {
+		return nil, err
+	}
+	return warnings, nil
+}
+
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// copyTree copies the regular files and folders of src into dst (created),
+// through an os.Root so nothing outside src is read; symbolic links and
+// special files are skipped and counted. .git folders are not copied.
+func copyTree(src, dst string) (int, error) {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return 0, err
+	}
+	skipped := 0
+	err = fsWalk(root, ".", func(rel string, mode os.FileMode) error {
+		target := filepath.Join(dst, filepath.FromSlash(rel))
+		switch {
+		case mode.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case mode.IsRegular():
+			data, err := root.ReadFile(rel)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		skipped++
+		return nil
+	})
+	return skipped, err
+}
+
+// fsWalk walks root from dir without following symbolic links.
+func fsWalk(root *os.Root, dir string, fn func(rel string, mode os.FileMode) error) error {
+	f, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		rel := e.Name()
+		if dir != "." {
+			rel = dir + "/" + e.Name()
+		}
+		if e.IsDir() && e.Name() == ".git" {
+			continue
+		}
+		if err := fn(rel, e.Type()); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if err := fsWalk(root, rel, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gitOut runs git (never prompting) in dir and returns its stdout.
+func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*gitx.DefaultTimeout)
+	defer cancel()
+	sub := args[0]
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = gitx.Env()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", sub, err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func gitInit(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, err := gitOut(ctx, dir, "init", "--quiet")
+	return err
+}
+
+// gitCommitAll commits everything in dir, with the fallback identity when
+// the repository has none.
+func gitCommitAll(ctx context.Context, dir, message string, allowEmpty bool) error {
+	if _, err := gitOut(ctx, dir, "add", "-A"); err != nil {
+		return err
+	}
+	args := []string{"commit", "--quiet", "--no-verify", "-m", message}
+	if allowEmpty {
+		args = append(args, "--allow-empty")
+	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}, args...)...)
+	cmd.Env = gitx.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// seedFiles gives every note of a new project's vault a file id and a first
+// version (the imported content at HEAD).
+func (d *Data) seedFiles(ctx context.Context, p teamstore.Project, dir string) (int, error) {
+	fsys, err := vaultfs.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer fsys.Close()
+	head, _ := gitOut(ctx, dir, "rev-parse", "HEAD")
+	head = strings.TrimSpace(head)
+	var paths, hashes []string
+	err = fsys.Walk(ctx, func(fi vaultfs.FileInfo) error {
+		if !fi.IsNote {
+			return nil
+		}
+		data, _, err := fsys.ReadWalked(fi)
+		if err != nil {
+			return nil // not readable as a note (too large, ...): no id yet
+		}
+		paths = append(paths, fi.Path)
+		hashes = append(hashes, sha256Hex(data))
+		return nil
+	}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(paths) == 0 {
+		return 0, nil
+	}
+	at := d.Now()
+	files, err := d.Store.EnsureFiles(ctx, p.ID, paths, at)
+	if err != nil {
+		return 0, err
+	}
+	rec := teamstore.Record{Project: p.ID, At: at}
+	for i, f := range files {
+		rec.Versions = append(rec.Versions, teamstore.Version{FileID: f.ID, Path: f.Path, Hash: hashes[i], VersionID: head, Message: "imported"})
+	}
+	return len(files), d.Store.Record(ctx, rec)
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

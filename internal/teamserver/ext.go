@@ -1,0 +1,185 @@
+package teamserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
+)
+
+// The extension endpoints, POST /api/projects/{p}/{op}: every operation of
+// the vault service, taking the internal/api request type as JSON and
+// answering its result type, so that every MCP tool works against the
+// server exactly as it does locally.
+
+// extOp is one extension endpoint.
+type extOp struct {
+	write bool
+	// run decodes the request (unknown fields refused), runs it, and
+	// returns the result and, for a write, its api.WriteResult; canon is
+	// the request re-encoded, for the idempotency fingerprint.
+	run func(ctx context.Context, svc *vault.Service, body []byte) (result any, res *api.WriteResult, canon []byte, err error)
+	// decode only decodes (to refuse a bad request before any record).
+	decode func(body []byte) ([]byte, error)
+}
+
+func ext[Req any, Res any](write bool, method func(*vault.Service) func(context.Context, Req) (Res, error), wr func(Res) *api.WriteResult) extOp {
+	decode := func(body []byte) (Req, []byte, error) {
+		var req Req
+		if err := decodeStrict(body, &req); err != nil {
+			return req, nil, err
+		}
+		canon, err := json.Marshal(req)
+		return req, canon, err
+	}
+	return extOp{
+		write: write,
+		decode: func(body []byte) ([]byte, error) {
+			_, canon, err := decode(body)
+			return canon, err
+		},
+		run: func(ctx context.Context, svc *vault.Service, body []byte) (any, *api.WriteResult, []byte, error) {
+			req, canon, err := decode(body)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			res, err := method(svc)(ctx, req)
+			if err != nil {
+				return nil, nil, canon, err
+			}
+			var w *api.WriteResult
+			if wr != nil {
+				w = wr(res)
+			}
+			return res, w, canon, nil
+		},
+	}
+}
+
+func plain(r *api.WriteResult) *api.WriteResult   { return r }
+func learned(r *api.LearnResult) *api.WriteResult { return &r.WriteResult }
+func noWrite[T any](T) *api.WriteResult           { return nil }
+func sortedNames(m map[string]extOp) (names []string) {
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var extOps = map[string]extOp{
+	"search": ext(false, func(s *vault.Service) func(context.Context, api.SearchRequest) (*api.SearchResult, error) {
+		return s.Search
+	}, noWrite[*api.SearchResult]),
+	"note": ext(false, func(s *vault.Service) func(context.Context, api.NoteRequest) (*api.Note, error) { return s.GetNote }, noWrite[*api.Note]),
+	"list": ext(false, func(s *vault.Service) func(context.Context, api.ListRequest) (*api.ListResult, error) { return s.List }, noWrite[*api.ListResult]),
+	"backlinks": ext(false, func(s *vault.Service) func(context.Context, api.BacklinksRequest) (*api.BacklinksResult, error) {
+		return s.Backlinks
+	}, noWrite[*api.BacklinksResult]),
+	"graph": ext(false, func(s *vault.Service) func(context.Context, api.GraphRequest) (*api.GraphResult, error) {
+		return s.Graph
+	}, noWrite[*api.GraphResult]),
+	"history": ext(false, func(s *vault.Service) func(context.Context, api.HistoryRequest) (*api.HistoryResult, error) {
+		return s.History
+	}, noWrite[*api.HistoryResult]),
+	"write": ext(true, func(s *vault.Service) func(context.Context, api.WriteRequest) (*api.WriteResult, error) {
+		return s.WriteNote
+	}, plain),
+	"edit": ext(true, func(s *vault.Service) func(context.Context, api.EditRequest) (*api.WriteResult, error) {
+		return s.EditNote
+	}, plain),
+	"move": ext(true, func(s *vault.Service) func(context.Context, api.MoveRequest) (*api.WriteResult, error) { return s.Move }, plain),
+	"delete": ext(true, func(s *vault.Service) func(context.Context, api.DeleteRequest) (*api.WriteResult, error) {
+		return s.Delete
+	}, plain),
+	"undo": ext(true, func(s *vault.Service) func(context.Context, api.UndoRequest) (*api.WriteResult, error) { return s.Undo }, plain),
+	"learn": ext(true, func(s *vault.Service) func(context.Context, api.LearnRequest) (*api.LearnResult, error) {
+		return s.Learn
+	}, learned),
+}
+
+// ExtensionOps lists the extension endpoints' names.
+func ExtensionOps() []string { return sortedNames(extOps) }
+
+// handleExt: POST /api/projects/{p}/{op}.
+func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
+	name := r.PathValue("op")
+	op, ok := extOps[name]
+	if !ok {
+		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no endpoint %q (the project's endpoints: files, %s)", name, strings.Join(ExtensionOps(), ", ")).write(w)
+		return
+	}
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	if op.write {
+		if fail := writable(k); fail != nil {
+			fail.write(w)
+			return
+		}
+	}
+	body, fail := readBody(w, r, maxBody)
+	if fail != nil {
+		fail.write(w)
+		return
+	}
+	canon, err := op.decode(body)
+	if err != nil {
+		errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be a JSON %s request: %v", name, err).write(w)
+		return
+	}
+	if !op.write {
+		result, _, _, err := op.run(r.Context(), pr.svc, body)
+		if err != nil {
+			vaultError(err).write(w)
+			return
+		}
+		jsonResponse(http.StatusOK, result).write(w)
+		return
+	}
+	s.runWrite(w, r, k, writeOp{pr: pr, op: name, target: "", fingerprint: fingerprint(name, pr.meta.ID, string(canon)),
+		apply: func(ctx context.Context) *outcome {
+			result, res, _, err := op.run(ctx, pr.svc, body)
+			if err != nil {
+				return failed(vaultError(err))
+			}
+			return s.written(ctx, pr, res, name+" "+res.Path, func(time.Time, map[string]teamstore.File) *response {
+				return jsonResponse(http.StatusOK, result)
+			})
+		}})
+}
+
+// decodeStrict decodes one JSON value, refusing unknown fields and
+// trailing data, with the field named in the error.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty body")
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("field %q: expected %s", te.Field, te.Type)
+		}
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

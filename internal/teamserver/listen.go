@@ -1,0 +1,109 @@
+package teamserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Timeouts of the HTTP server. A write can take seconds (a move rewriting
+// thousands of links, a commit in a 100k-note vault) and a search may wait
+// for a first index build, so reads and writes get minutes, not seconds.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 2 * time.Minute
+	writeTimeout      = 3 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	// ShutdownGrace is how long a shutdown waits for requests in flight
+	// (writes are finished whatever their clients do).
+	ShutdownGrace = time.Minute
+)
+
+// Listen says where and how the server listens.
+type Listen struct {
+	Addr string
+	// TLSCert and TLSKey are PEM files; both or neither.
+	TLSCert, TLSKey string
+	// InsecureHTTP allows plain HTTP on a non-loopback address (behind a
+	// proxy that terminates TLS).
+	InsecureHTTP bool
+}
+
+// DefaultListen is the loopback address served when none is given.
+const DefaultListen = "127.0.0.1:8787"
+
+// Check validates the listen settings: a non-loopback address needs TLS or
+// an explicit InsecureHTTP.
+func (l Listen) Check() error {
+	host, _, err := net.SplitHostPort(l.Addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w", l.Addr, err)
+	}
+	if (l.TLSCert == "") != (l.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if l.TLSCert == "" && !l.InsecureHTTP && !isLoopback(host) {
+		return fmt.Errorf("--listen %q is not a loopback address: give --tls-cert and --tls-key, or --insecure-http behind a proxy that terminates TLS", l.Addr)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves the API until ctx ends, then shuts down gracefully: no new
+// connection is taken, requests in flight (writes above all) are finished,
+// and the vaults are closed.
+func (s *Server) Serve(ctx context.Context, l Listen) error {
+	if err := l.Check(); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", l.Addr)
+	if err != nil {
+		return err
+	}
+	scheme := "http"
+	if l.TLSCert != "" {
+		scheme = "https"
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	s.log.Info("team server listening", "url", scheme+"://"+ln.Addr().String())
+	done := make(chan error, 1)
+	go func() {
+		<-ctx.Done()
+		s.log.Info("shutting down: finishing the requests in flight")
+		shut, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+		defer cancel()
+		done <- srv.Shutdown(shut)
+	}()
+	if l.TLSCert != "" {
+		err = srv.ServeTLS(ln, l.TLSCert, l.TLSKey)
+	} else {
+		err = srv.Serve(ln)
+	}
+	if !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	if err := <-done; err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package teamserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// rebuiltWarning tells a client that its answer was rebuilt after a crash.
+const rebuiltWarning = "the server stopped after applying this request and before answering it; this answer was rebuilt from the commit"
+
+// recover settles the idempotency records a previous server left running:
+// the write whose commit carries the record's token was applied (its
+// bookkeeping is done now and an answer stored, so a retry gets it); a
+// write with no such commit was not, and the record is dropped so that a
+// retry applies it. Every record running at start belongs to a dead
+// process: one server at a time holds the data directory.
+func (s *Server) recover(ctx context.Context) error {
+	recs, err := s.store.RunningIdem(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		pr, err := s.project(ctx, rec.Project)
+		if errors.Is(err, teamstore.ErrNotFound) {
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		// The vault finishes (or rolls back) an interrupted write when it
+		// opens; wait for that before asking git.
+		if err := pr.svc.Ready(ctx); err != nil {
+			return err
+		}
+		sha, err := pr.git.commitWithToken(ctx, rec.Token)
+		if err != nil {
+			return err
+		}
+		if sha == "" {
+			s.log.Info("a write interrupted by a crash was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+				return err
+			}
+			continue
+		}
+		k := &teamstore.Key{ID: rec.KeyID}
+		if keys, err := s.store.Keys(ctx); err == nil {
+			for _, kk := range keys {
+				if kk.ID == rec.KeyID {
+					k = &kk
+					break
+				}
+			}
+		}
+		if _, err := s.settle(ctx, k, rec, sha); err != nil {
+			return err
+		}
+		s.log.Info("a write interrupted by a crash was applied; its answer is stored for the retry", "project", pr.meta.Name, "op", rec.Operation, "version", sha, "idempotency_key", rec.Key)
+	}
+	return nil
+}
+
+// settle does the bookkeeping of a write found applied in git (commit sha)
+// and stores the answer its retry gets.
+func (s *Server) settle(ctx context.Context, k *teamstore.Key, rec teamstore.Idem, sha string) (*response, error) {
+	pr, err := s.project(ctx, rec.Project)
+	if err != nil {
+		return nil, err
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	changes, err := pr.git.changes(ctx, sha)
+	if err != nil {
+		return nil, err
+	}
+	res := &api.WriteResult{Committed: true, Files: []string{}, Warnings: []string{rebuiltWarning}}
+	setVersion(res, sha)
+	for _, c := range changes {
+		if !vaultfs.IsNoteName(c.Path) {
+			continue
+		}
+		switch c.Status {
+		case "R":
+			res.Action, res.From, res.Path = api.ActionMoved, c.From, c.Path
+			res.Files = append(res.Files, c.From, c.Path)
+		case "D":
+			if res.Path == "" {
+				res.Action, res.Path = api.ActionDeleted, c.Path
+			}
+			res.Files = append(res.Files, c.Path)
+		default:
+			if res.Path == "" {
+				res.Action, res.Path = api.ActionEdited, c.Path
+				if c.Status == "A" {
+					res.Action = api.ActionCreated
+				}
+			}
+			res.Files = append(res.Files, c.Path)
+		}
+	}
+	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
+	out := s.written(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
+		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
+	})
+	out.result = "ok (settled after a restart)"
+	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	if err := s.finish(ctx, k, op, out, rec.Key, answer); err != nil {
+		return nil, err
+	}
+	return out.resp, nil
+}
+
+// rebuiltAnswer is the answer of a settled write, as its operation answers.
+func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, at time.Time, files map[string]teamstore.File) *response {
+	switch rec.Operation {
+	case "create", "update":
+		p := res.Path
+		if rec.Operation == "update" {
+			if f, err := s.store.File(ctx, pr.meta.ID, rec.Target); err == nil {
+				p = f.Path
+			}
+		}
+		wf, err := s.fileAnswer(ctx, pr, at, files, p)
+		if err != nil {
+			return vaultError(err)
+		}
+		status := http.StatusOK
+		if rec.Operation == "create" {
+			status = http.StatusCreated
+		}
+		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
+	case "move":
+		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, Warnings: res.Warnings}
+		return jsonResponse(http.StatusOK, ans)
+	case "delete":
+		return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
+	}
+	return jsonResponse(http.StatusOK, res)
+}

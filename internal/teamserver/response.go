@@ -1,0 +1,139 @@
+package teamserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// response is an answer built before it is sent, so that a write's answer
+// can be stored in its idempotency record and replayed byte for byte.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) write(w http.ResponseWriter) {
+	for k, vs := range r.header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body)
+}
+
+func jsonResponse(status int, v any) *response {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return errResponse(http.StatusInternalServerError, teamapi.ErrorDetail{Code: teamapi.CodeInternal, Message: "encoding the answer: " + err.Error()})
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return &response{status: status, header: h, body: buf.Bytes()}
+}
+
+func errResponse(status int, d teamapi.ErrorDetail) *response {
+	r := jsonResponse(status, teamapi.ErrorBody{Error: d})
+	r.status = status
+	if status == http.StatusServiceUnavailable {
+		r.header.Set("Retry-After", "1")
+	}
+	return r
+}
+
+func errorf(status int, code, format string, args ...any) *response {
+	return errResponse(status, teamapi.ErrorDetail{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func withETag(r *response, hash string) *response {
+	if hash != "" {
+		r.header.Set("ETag", etag(hash))
+	}
+	return r
+}
+
+func etag(hash string) string { return `"` + hash + `"` }
+
+// statusOf is the HTTP status of a vault error code.
+var statusOf = map[string]int{
+	api.CodeInvalidArgument:              http.StatusBadRequest,
+	string(vaultfs.CodeInvalidPath):      http.StatusBadRequest,
+	string(vaultfs.CodePathEscape):       http.StatusBadRequest,
+	string(vaultfs.CodeHiddenSegment):    http.StatusBadRequest,
+	string(vaultfs.CodeProtectedPath):    http.StatusBadRequest,
+	string(vaultfs.CodeInvalidExtension): http.StatusBadRequest,
+	string(vaultfs.CodeSymlinkEscape):    http.StatusForbidden,
+	string(vaultfs.CodeNotANote):         http.StatusConflict,
+	string(vaultfs.CodeNotFound):         http.StatusNotFound,
+	string(vaultfs.CodeTooLarge):         http.StatusRequestEntityTooLarge,
+	string(vaultfs.CodePermissionDenied): http.StatusForbidden,
+	string(vaultfs.CodeIO):               http.StatusInternalServerError,
+	api.CodeAlreadyExists:                http.StatusConflict,
+	api.CodeConflict:                     http.StatusConflict,
+	api.CodeNoMatch:                      http.StatusUnprocessableEntity,
+	api.CodeNotUnique:                    http.StatusUnprocessableEntity,
+	api.CodeRefused:                      http.StatusConflict,
+	api.CodeNeedsConfirm:                 http.StatusConflict,
+	api.CodeReadOnly:                     http.StatusForbidden,
+	api.CodeBusy:                         http.StatusServiceUnavailable,
+	api.CodeUnavailable:                  http.StatusServiceUnavailable,
+	api.CodeInternal:                     http.StatusInternalServerError,
+}
+
+// vaultError is the answer for an error of the vault service: its stable
+// code in lower case, its field and its one-line message (vault-relative
+// paths only).
+func vaultError(err error) *response {
+	code := api.CodeOf(err)
+	d := teamapi.ErrorDetail{Code: strings.ToLower(code), Message: err.Error()}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		d.Field, d.Message = ae.Field, ae.Message
+		d.Uncertain = uncertain(ae)
+	} else if errors.Is(err, teamstore.ErrNotFound) {
+		d.Code = teamapi.CodeNotFound
+		code = string(vaultfs.CodeNotFound)
+	}
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status == http.StatusInternalServerError && ae == nil {
+		// Never show an unclassified error's text: it may hold a path.
+		d.Message = "internal error"
+	}
+	return errResponse(status, d)
+}
+
+// fieldErr names the request field in a gatekeeper error.
+func fieldErr(field string, err error) error {
+	var ve *vaultfs.Error
+	if errors.As(err, &ve) {
+		return &api.Error{Code: string(ve.Code), Field: field, Message: strings.TrimPrefix(ve.Error(), string(ve.Code)+": "), Err: err}
+	}
+	return err
+}
+
+// retryAfter is the Retry-After value for a wait: whole seconds, at least 1.
+func retryAfter(seconds float64) string {
+	n := int(seconds)
+	if float64(n) < seconds {
+		n++
+	}
+	if n < 1 {
+		n = 1
+	}
+	return strconv.Itoa(n)
+}

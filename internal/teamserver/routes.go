@@ -1,0 +1,152 @@
+package teamserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+type keyHandler func(w http.ResponseWriter, r *http.Request, k *teamstore.Key)
+type projectHandler func(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/auth/me", s.withKey(s.handleMe))
+	mux.HandleFunc("/api/projects", s.withKey(s.handleProjects))
+	mux.HandleFunc("/api/projects/{p}/files", s.withProject(s.handleFiles))
+	mux.HandleFunc("/api/projects/{p}/files/{id}", s.withProject(s.handleFile))
+	mux.HandleFunc("/api/projects/{p}/files/{id}/versions", s.withProject(s.handleVersions))
+	mux.HandleFunc("/api/projects/{p}/{op}", s.withProject(s.handleExt))
+	mux.HandleFunc("/api/", s.withKey(func(w http.ResponseWriter, r *http.Request, _ *teamstore.Key) {
+		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %s", r.URL.Path).write(w)
+	}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %s (the API is under /api/)", r.URL.Path).write(w)
+	})
+	return s.logged(mux)
+}
+
+// withKey authenticates the request and applies the key's rate limit.
+func (s *Server) withKey(h keyHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		k, fail := s.authenticate(r)
+		if fail != nil {
+			fail.write(w)
+			return
+		}
+		if ok, wait := s.limiter.take(k.ID); !ok {
+			resp := errorf(http.StatusTooManyRequests, teamapi.CodeRateLimited, "the key %q is over its rate limit; retry after the Retry-After seconds", k.Name)
+			resp.header.Set("Retry-After", retryAfter(wait))
+			resp.write(w)
+			return
+		}
+		setKeyName(r, k.Name)
+		h(w, r, k)
+	}
+}
+
+// withProject also resolves {p} (id or name) within the key's scope.
+func (s *Server) withProject(h projectHandler) http.HandlerFunc {
+	return s.withKey(func(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
+		ref := r.PathValue("p")
+		pr, err := s.project(r.Context(), ref)
+		if err != nil {
+			if errors.Is(err, teamstore.ErrNotFound) {
+				errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
+				return
+			}
+			s.log.Error("opening a project", "project", ref, "err", err)
+			errorf(http.StatusInternalServerError, teamapi.CodeInternal, "project %q cannot be opened", ref).write(w)
+			return
+		}
+		if !k.Allows(pr.meta.ID) {
+			errorf(http.StatusForbidden, teamapi.CodeForbidden, "the key %q may not use project %q", k.Name, ref).write(w)
+			return
+		}
+		h(w, r, k, pr)
+	})
+}
+
+func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
+	if r.Method != http.MethodGet {
+		methodNotAllowed(w, "GET")
+		return
+	}
+	projects := k.Projects
+	if projects == nil {
+		projects = []string{}
+	}
+	jsonResponse(http.StatusOK, teamapi.Me{Key: teamapi.KeyInfo{ID: k.ID, Name: k.Name, ReadOnly: k.ReadOnly, Projects: projects, CreatedAt: k.CreatedAt}}).write(w)
+}
+
+func (s *Server) handleProjects(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
+	if r.Method != http.MethodGet {
+		methodNotAllowed(w, "GET")
+		return
+	}
+	ps, err := s.store.Projects(r.Context())
+	if err != nil {
+		vaultError(err).write(w)
+		return
+	}
+	out := teamapi.ProjectList{Projects: []teamapi.Project{}}
+	for _, p := range ps {
+		if k.Allows(p.ID) {
+			out.Projects = append(out.Projects, teamapi.Project{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt})
+		}
+	}
+	jsonResponse(http.StatusOK, out).write(w)
+}
+
+// statusWriter remembers the status of an answer, for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	key    string
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+type keyNameSetter interface{ setKey(string) }
+
+func (w *statusWriter) setKey(name string) { w.key = name }
+
+// setKeyName tells the request log which key a request used.
+func setKeyName(r *http.Request, name string) {
+	if s, ok := r.Context().Value(logKey{}).(keyNameSetter); ok {
+		s.setKey(name)
+	}
+}
+
+type logKey struct{}
+
+// logged logs every request at debug level (never its query string, which
+// may hold a key someone put there by mistake).
+func (s *Server) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), logKey{}, sw))
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(sw, r)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "key", sw.key, "ms", float64(time.Since(start).Microseconds())/1000)
+	})
+}

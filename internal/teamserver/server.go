@@ -1,0 +1,209 @@
+package teamserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
+)
+
+// Defaults of the server.
+const (
+	DefaultRateLimit = 50  // requests per second per key
+	DefaultRateBurst = 100 // requests a key may send at once
+	// IdemTTL is how long an idempotency record is kept.
+	IdemTTL = 24 * time.Hour
+	// keyTouchEvery bounds how often a key's last use is written.
+	keyTouchEvery = time.Minute
+)
+
+// Crash points of the test hook (Config.CrashAt): the server kills itself
+// with SIGKILL there, to prove that a retry after a crash is applied once.
+const (
+	CrashBeforeApply = "before-apply" // after the idempotency record, before the write
+	CrashAfterApply  = "after-apply"  // after the write, before its answer is recorded
+)
+
+// Config configures a Server.
+type Config struct {
+	Data   *Data
+	Lang   string // profile language of the vaults: en or pt
+	Logger *slog.Logger
+	// Now is the clock (tests set it); nil means time.Now.
+	Now func() time.Time
+	// RateLimit is the sustained requests per second allowed per key (0:
+	// no limit) and RateBurst how many may come at once.
+	RateLimit float64
+	RateBurst int
+	// NoSnapshots turns the index snapshots of the vaults off.
+	NoSnapshots bool
+	// CrashAt is a test hook (see the Crash* constants); "" in production.
+	CrashAt string
+}
+
+// Server is the team server: the REST API over the projects of a data
+// directory.
+type Server struct {
+	cfg      Config
+	store    teamstore.Store
+	log      *slog.Logger
+	now      func() time.Time
+	instance string // this process, as the owner of idempotency records
+	lock     *flock.Flock
+	limiter  *limiter
+
+	mu       sync.Mutex
+	projects map[string]*project // by id
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // key id -> last TouchKey
+
+	// writes counts the writes in flight, so that Close waits for them.
+	writes sync.WaitGroup
+}
+
+// project is one open project: its vault service and the lock that keeps
+// the API's bookkeeping of a write next to the write itself.
+type project struct {
+	meta teamstore.Project
+	svc  *vault.Service
+	dir  string
+	// mu serialises the API's writes to this project, so that a check of
+	// If-Match, the write and its bookkeeping happen as one step.
+	mu     sync.Mutex
+	hashes hashCache
+	git    *repo
+}
+
+// New opens every project of the data directory, takes the directory's
+// server lock, and settles the idempotency records a crashed server left
+// running.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Data == nil {
+		return nil, errors.New("teamserver: no data directory")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Lang == "" {
+		cfg.Lang = "en"
+	}
+	l, err := cfg.Data.lock()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		store:    cfg.Data.Store,
+		log:      cfg.Logger,
+		now:      cfg.Now,
+		instance: teamstore.NewID(),
+		lock:     l,
+		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		projects: make(map[string]*project),
+		touched:  make(map[string]time.Time),
+	}
+	ps, err := s.store.Projects(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, p := range ps {
+		if _, err := s.open(ctx, p); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if err := s.recover(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("settling the writes a previous server left unanswered: %w", err)
+	}
+	if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
+		s.log.Info("expired idempotency records removed", "count", n)
+	}
+	return s, nil
+}
+
+// open starts the vault service of a project (once).
+func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pr, ok := s.projects[p.ID]; ok {
+		return pr, nil
+	}
+	dir := s.cfg.Data.VaultDir(p.ID)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("project %s: its vault folder %s is missing", p.Name, dir)
+	}
+	opts := vault.Options{Dir: dir, Lang: s.cfg.Lang, Logger: s.log.With("project", p.Name), Watch: true, Now: s.now}
+	if !s.cfg.NoSnapshots {
+		opts.CacheDir = s.cfg.Data.CacheDir()
+	}
+	svc, err := vault.Open(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", p.Name, err)
+	}
+	g, err := openRepo(ctx, dir)
+	if err != nil {
+		svc.Close()
+		return nil, fmt.Errorf("project %s: %w", p.Name, err)
+	}
+	pr := &project{meta: p, svc: svc, dir: dir, git: g}
+	s.projects[p.ID] = pr
+	s.log.Info("project open", "project", p.Name, "id", p.ID)
+	return pr, nil
+}
+
+// project finds an open project by id or name, opening one added since the
+// server started.
+func (s *Server) project(ctx context.Context, ref string) (*project, error) {
+	s.mu.Lock()
+	for _, pr := range s.projects {
+		if pr.meta.ID == ref || pr.meta.Name == ref {
+			s.mu.Unlock()
+			return pr, nil
+		}
+	}
+	s.mu.Unlock()
+	p, err := s.store.Project(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.open(ctx, p)
+}
+
+// Close waits for the writes in flight, then closes every vault and lets
+// the data directory go.
+func (s *Server) Close() error {
+	s.writes.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for id, pr := range s.projects {
+		if err := pr.svc.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(s.projects, id)
+	}
+	if s.lock != nil {
+		s.lock.Unlock()
+	}
+	return first
+}
+
+// Handler is the HTTP API.
+func (s *Server) Handler() http.Handler {
+	return s.routes()
+}

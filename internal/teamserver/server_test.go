@@ -1,0 +1,527 @@
+package teamserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// The per-key token bucket refuses the request past the burst with 429 and
+// a Retry-After, and refills with the (injected) clock.
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, envOpts{rate: 2, burst: 2})
+	for i := range 2 {
+		wantStatus(t, fmt.Sprintf("request %d", i+1), e.do("GET", "/api/auth/me", e.rw, nil), 200, "")
+	}
+	a := e.do("GET", "/api/auth/me", e.rw, nil)
+	wantStatus(t, "third request at once", a, 429, teamapi.CodeRateLimited)
+	if a.header.Get("Retry-After") != "1" {
+		t.Errorf("Retry-After = %q, want 1", a.header.Get("Retry-After"))
+	}
+	// Another key has its own bucket.
+	wantStatus(t, "another key", e.do("GET", "/api/auth/me", e.ro, nil), 200, "")
+	e.clock.Advance(500 * time.Millisecond)
+	wantStatus(t, "after half a second (one token back)", e.do("GET", "/api/auth/me", e.rw, nil), 200, "")
+	wantStatus(t, "and then at once again", e.do("GET", "/api/auth/me", e.rw, nil), 429, teamapi.CodeRateLimited)
+}
+
+// Every way of failing authentication.
+func TestAuthFailures(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	a := e.do("GET", "/api/projects", "", nil)
+	wantStatus(t, "no key", a, 401, teamapi.CodeUnauthorized)
+	if !strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Bearer ") {
+		t.Errorf("401 without WWW-Authenticate: %v", a.header)
+	}
+	wantStatus(t, "a wrong key", e.do("GET", "/api/projects", "tv_"+strings.Repeat("0", 64), nil), 401, teamapi.CodeUnauthorized)
+	wantStatus(t, "a key in the query string", e.do("GET", "/api/projects?api_key="+e.rw, "", nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key in the query string next to a valid header", e.do("GET", "/api/projects?token=x", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "Authorization: Bearer", e.do("GET", "/api/projects", "", nil, "Authorization", "Bearer "+e.rw), 200, "")
+	wantStatus(t, "an unknown path still needs a key", e.do("GET", "/api/nothing", "", nil), 401, teamapi.CodeUnauthorized)
+	if err := e.data.RevokeKey(context.Background(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "a revoked key", e.do("GET", "/api/projects", e.rw, nil), 401, teamapi.CodeUnauthorized)
+}
+
+// Read-only keys read but never write; a scoped key sees only its projects.
+func TestKeyScopes(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, ok := e.fileAt("ex", "02-wiki/go/context.md")
+	if !ok {
+		t.Fatal("context.md not listed")
+	}
+	wantStatus(t, "read-only key reads", e.do("GET", "/api/projects/ex/files/"+f.ID, e.ro, nil), 200, "")
+	wantStatus(t, "read-only key searches", e.do("POST", "/api/projects/ex/search", e.ro, []byte(`{"query":"context"}`)), 200, "")
+	wantStatus(t, "read-only key PUT", e.do("PUT", "/api/projects/ex/files/"+f.ID, e.ro, []byte("x")), 403, teamapi.CodeReadOnlyKey)
+	wantStatus(t, "read-only key create", e.create(e.ro, "ex", "n.md", "x"), 403, teamapi.CodeReadOnlyKey)
+	wantStatus(t, "read-only key learn", e.do("POST", "/api/projects/ex/learn", e.ro, []byte(`{"title":"t","insight":"i","context":"","domain":"go"}`)), 403, teamapi.CodeReadOnlyKey)
+	wantStatus(t, "read-only key DELETE", e.do("DELETE", "/api/projects/ex/files/"+f.ID, e.ro, nil), 403, teamapi.CodeReadOnlyKey)
+	wantStatus(t, "scoped key on another project", e.do("GET", "/api/projects/ex/files", e.scoped, nil), 403, teamapi.CodeForbidden)
+	wantStatus(t, "scoped key on another project by id", e.do("GET", "/api/projects/"+e.ex.ID+"/files", e.scoped, nil), 403, teamapi.CodeForbidden)
+	wantStatus(t, "scoped key on its project", e.create(e.scoped, "other", "mine.md", "# Mine\n"), 201, "")
+	var pl teamapi.ProjectList
+	e.do("GET", "/api/projects", e.scoped, nil).json(t, &pl)
+	if len(pl.Projects) != 1 || pl.Projects[0].Name != "other" {
+		t.Errorf("the scoped key lists %+v, want only other", pl.Projects)
+	}
+	e.do("GET", "/api/projects", e.rw, nil).json(t, &pl)
+	if len(pl.Projects) != 2 {
+		t.Errorf("the unscoped key lists %+v, want both", pl.Projects)
+	}
+	wantStatus(t, "unknown project", e.do("GET", "/api/projects/nope/files", e.rw, nil), 404, teamapi.CodeNotFound)
+}
+
+// Idempotency: a repeat gets the stored answer (Idempotent-Replayed), the
+// key reused on another request gets 422, a repeat while the first runs
+// gets 409, records are per API key, and expire after 24 hours.
+func TestIdempotency(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	commits := len(e.gitLog(e.ex, "%H"))
+	first := e.create(e.rw, "ex", "notes/once.md", "# Once\n", "Idempotency-Key", "k-1")
+	wantStatus(t, "first create", first, 201, "")
+	again := e.create(e.rw, "ex", "notes/once.md", "# Once\n", "Idempotency-Key", "k-1")
+	wantStatus(t, "the repeat", again, 201, "")
+	if again.header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(first.body) || again.header.Get("ETag") != first.header.Get("ETag") {
+		t.Errorf("the repeat was not the stored answer: %v\n%s\nvs\n%s", again.header, again.body, first.body)
+	}
+	if first.header.Get("Idempotent-Replayed") != "" {
+		t.Error("the first answer says it was replayed")
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
+		t.Errorf("%d commits for one idempotent create, want 1", n-commits)
+	}
+	wantStatus(t, "same key, another request", e.create(e.rw, "ex", "notes/other.md", "# Other\n", "Idempotency-Key", "k-1"), 422, teamapi.CodeIdempotencyMisuse)
+	wantStatus(t, "a bad key", e.create(e.rw, "ex", "notes/x.md", "x", "Idempotency-Key", "has space"), 400, teamapi.CodeInvalidIdemKey)
+
+	// While the first request runs (held here by the project's lock).
+	pr, err := e.srv.project(context.Background(), "ex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.mu.Lock()
+	done := make(chan answer)
+	go func() { done <- e.create(e.rw, "ex", "notes/slow.md", "# Slow\n", "Idempotency-Key", "k-2") }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		recs, err := e.data.Store.RunningIdem(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	inUse := e.create(e.rw, "ex", "notes/slow.md", "# Slow\n", "Idempotency-Key", "k-2")
+	pr.mu.Unlock()
+	wantStatus(t, "a repeat while the first runs", inUse, 409, teamapi.CodeIdempotencyInUse)
+	if inUse.header.Get("Retry-After") == "" {
+		t.Error("409 in use without Retry-After")
+	}
+	wantStatus(t, "the slow first request", <-done, 201, "")
+
+	// Scoped to the API key: another key's identical request is its own.
+	other := e.create(e.scoped, "other", "notes/once.md", "# Once\n", "Idempotency-Key", "k-1")
+	wantStatus(t, "the same Idempotency-Key from another API key", other, 201, "")
+	if other.header.Get("Idempotent-Replayed") != "" {
+		t.Error("another key got alice's stored answer")
+	}
+
+	// After 24 hours the record is gone: the request runs again (and now
+	// finds the note there).
+	e.clock.Advance(IdemTTL + time.Second)
+	late := e.create(e.rw, "ex", "notes/once.md", "# Once\n", "Idempotency-Key", "k-1")
+	wantStatus(t, "the repeat a day later", late, 409, teamapi.CodePathExists)
+	if late.header.Get("Idempotent-Replayed") != "" {
+		t.Error("a record older than 24 h was replayed")
+	}
+}
+
+// Two clients replace the same note from the same ETag at once: one wins,
+// the other gets 412 with the winner's hash, and after re-reading it
+// writes too. Nothing is lost: both contents are in the history.
+func TestIfMatchRace(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	var wg sync.WaitGroup
+	answers := make([]answer, 2)
+	contents := []string{"# Context\n\nversion A\n", "# Context\n\nversion B\n"}
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, []byte(contents[i]), "If-Match", etag(f.ContentHash), "Content-Type", "application/octet-stream")
+		}()
+	}
+	wg.Wait()
+	win, lose := 0, 1
+	if answers[0].status != 200 {
+		win, lose = 1, 0
+	}
+	wantStatus(t, "the winner", answers[win], 200, "")
+	wantStatus(t, "the loser", answers[lose], 412, teamapi.CodePreconditionFailed)
+	var fa teamapi.FileAnswer
+	answers[win].json(t, &fa)
+	var eb teamapi.ErrorBody
+	answers[lose].json(t, &eb)
+	if eb.Error.CurrentHash != fa.File.ContentHash || answers[lose].header.Get("ETag") != etag(fa.File.ContentHash) {
+		t.Errorf("412 names %s (ETag %s), the winner wrote %s", eb.Error.CurrentHash, answers[lose].header.Get("ETag"), fa.File.ContentHash)
+	}
+	raw := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil)
+	if string(raw.body) != contents[win] {
+		t.Errorf("content after the race = %q, want the winner's", raw.body)
+	}
+	retry := e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, []byte(contents[lose]), "If-Match", raw.header.Get("ETag"))
+	wantStatus(t, "the loser after re-reading", retry, 200, "")
+	var vl teamapi.VersionList
+	e.do("GET", "/api/projects/ex/files/"+f.ID+"/versions", e.rw, nil).json(t, &vl)
+	if len(vl.Versions) != 3 || vl.Versions[0].VersionNumber != 3 {
+		t.Fatalf("versions = %+v, want import + 2 writes, newest first", vl.Versions)
+	}
+	for i, c := range []string{contents[lose], contents[win]} {
+		if vl.Versions[i].ContentHash != sha256Hex([]byte(c)) {
+			t.Errorf("version %d hash %s is not of %q", vl.Versions[i].VersionNumber, vl.Versions[i].ContentHash, c)
+		}
+		out, err := gitShow(e.vaultDir(e.ex), vl.Versions[i].ID, "02-wiki/go/context.md")
+		if err != nil || out != c {
+			t.Errorf("git has %q (%v) at version %s, want %q", out, err, vl.Versions[i].ID, c)
+		}
+	}
+	// A stale If-Match on PATCH and DELETE is refused too.
+	wantStatus(t, "PATCH with a stale ETag", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/ctx.md"}`), "If-Match", etag(f.ContentHash)), 412, teamapi.CodePreconditionFailed)
+	wantStatus(t, "DELETE with a stale ETag", e.do("DELETE", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-Match", etag(f.ContentHash)), 412, teamapi.CodePreconditionFailed)
+}
+
+func gitShow(dir, commit, path string) (string, error) {
+	out, err := execGit(dir, "show", commit+":"+path)
+	return out, err
+}
+
+// Paths from clients are hostile: every attack is refused with the
+// gatekeeper's code, on create, move and lookup, and nothing is written.
+func TestPathAttacks(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(e.vaultDir(e.ex), "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	commits := len(e.gitLog(e.ex, "%H"))
+	cases := []struct{ path, code string }{
+		{"../x.md", "path_escape"},
+		{"a/../../x.md", "path_escape"},
+		{`dir\..\..\x.md`, "path_escape"},
+		{"/etc/x.md", "path_escape"},
+		{`C:\x.md`, "path_escape"},
+		{"C:x.md", "path_escape"},
+		{`\\server\share\x.md`, "path_escape"},
+		{"notes/x.md:stream", "path_escape"},
+		{".git/config.md", "hidden_segment"},
+		{".obsidian/app.md", "hidden_segment"},
+		{".trash/x.md", "hidden_segment"},
+		{"notes/.hidden.md", "hidden_segment"},
+		{"_templates/x.md", "protected_path"},
+		{"99-archive/x.md", "protected_path"},
+		{"node_modules/x.md", "protected_path"},
+		{"a\x00b.md", "invalid_path"},
+		{"evil\u202etxt.md", "invalid_path"},
+		{"notes/x.sh", "invalid_extension"},
+		{"", "invalid_path"},
+	}
+	for _, c := range cases {
+		a := e.create(e.rw, "ex", c.path, "# pwned\n")
+		wantStatus(t, fmt.Sprintf("create %q", c.path), a, 400, c.code)
+	}
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	for _, c := range cases[:12] {
+		body, _ := json.Marshal(teamapi.MoveRequest{NewPath: c.path})
+		a := e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, body)
+		wantStatus(t, fmt.Sprintf("move to %q", c.path), a, 400, c.code)
+	}
+	wantStatus(t, "lookup ../x.md", e.do("GET", "/api/projects/ex/files?path=../x.md", e.rw, nil), 400, "path_escape")
+	wantStatus(t, "lookup through a symlink out of the vault", e.do("GET", "/api/projects/ex/files?path=link.md", e.rw, nil), 403, "symlink_escape")
+	wantStatus(t, "create over a symlink out of the vault", e.create(e.rw, "ex", "link.md", "# pwned\n"), 409, "not_a_note")
+	wantStatus(t, "extension write through the symlink", e.do("POST", "/api/projects/ex/write", e.rw, []byte(`{"path":"link.md","content":"x"}`)), 409, "not_a_note")
+	var l teamapi.FileList
+	e.do("GET", "/api/projects/ex/files", e.rw, nil).json(t, &l)
+	for _, f := range l.Files {
+		if f.Path == "link.md" {
+			t.Error("the listing shows a symlink that leaves the vault")
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(b) != "secret" {
+		t.Errorf("the file outside the vault changed: %q", b)
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits {
+		t.Errorf("%d commit(s) made by refused writes", n-commits)
+	}
+}
+
+// A delete leaves a tombstone; a create on the path revives the same id,
+// and its versions go on from where they were.
+func TestTombstoneRevive(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	c := e.create(e.rw, "ex", "notes/phoenix.md", "# Phoenix\n")
+	wantStatus(t, "create", c, 201, "")
+	var fa teamapi.FileAnswer
+	c.json(t, &fa)
+	id := fa.File.ID
+	wantStatus(t, "delete", e.do("DELETE", "/api/projects/ex/files/"+id, e.rw, nil), 200, "")
+	wantStatus(t, "GET of the tombstone", e.do("GET", "/api/projects/ex/files/"+id, e.rw, nil), 404, teamapi.CodeNotFound)
+	wantStatus(t, "versions of the tombstone", e.do("GET", "/api/projects/ex/files/"+id+"/versions", e.rw, nil), 404, teamapi.CodeNotFound)
+	wantStatus(t, "PUT on the tombstone", e.do("PUT", "/api/projects/ex/files/"+id, e.rw, []byte("x")), 404, teamapi.CodeNotFound)
+	if _, ok := e.fileAt("ex", "notes/phoenix.md"); ok {
+		t.Error("a deleted file is still listed")
+	}
+	r := e.create(e.rw, "ex", "notes/phoenix.md", "# Phoenix\n\nrisen\n")
+	wantStatus(t, "create again", r, 201, "")
+	var again teamapi.FileAnswer
+	r.json(t, &again)
+	if again.File.ID != id {
+		t.Errorf("the revived file has id %s, want %s", again.File.ID, id)
+	}
+	var vl teamapi.VersionList
+	e.do("GET", "/api/projects/ex/files/"+id+"/versions", e.rw, nil).json(t, &vl)
+	if len(vl.Versions) != 2 || vl.Versions[0].VersionNumber != 2 || vl.Versions[0].ContentHash != again.File.ContentHash {
+		t.Errorf("versions after the revive = %+v", vl.Versions)
+	}
+}
+
+// PATCH moves through the vault's move: the id stays, every link to the
+// note is rewritten (a new version of each linking note), and the MOC line
+// follows.
+func TestMoveRewritesLinks(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, _ := e.fileAt("ex", "02-wiki/go/retry-backoff.md")
+	var bl api.BacklinksResult
+	e.do("POST", "/api/projects/ex/backlinks", e.rw, []byte(`{"path":"02-wiki/go/retry-backoff.md"}`)).json(t, &bl)
+	if len(bl.Backlinks) == 0 {
+		t.Fatal("retry-backoff.md has no backlinks to rewrite")
+	}
+	a := e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/retries.md"}`), "If-Match", etag(f.ContentHash))
+	wantStatus(t, "move", a, 200, "")
+	var ma teamapi.MoveAnswer
+	a.json(t, &ma)
+	if ma.File.ID != f.ID || ma.File.Path != "02-wiki/go/retries.md" || ma.LinksRewritten == 0 {
+		t.Errorf("move answer = %+v", ma)
+	}
+	if _, ok := e.fileAt("ex", "02-wiki/go/retry-backoff.md"); ok {
+		t.Error("the old path is still listed")
+	}
+	moved, ok := e.fileAt("ex", "02-wiki/go/retries.md")
+	if !ok || moved.ID != f.ID {
+		t.Errorf("new path listed as %+v, want id %s", moved, f.ID)
+	}
+	var after api.BacklinksResult
+	e.do("POST", "/api/projects/ex/backlinks", e.rw, []byte(`{"path":"02-wiki/go/retries.md"}`)).json(t, &after)
+	if len(after.Backlinks) != len(bl.Backlinks) {
+		t.Errorf("%d backlinks after the move, %d before", len(after.Backlinks), len(bl.Backlinks))
+	}
+	src := bl.Backlinks[0].Path
+	sf, _ := e.fileAt("ex", src)
+	var vl teamapi.VersionList
+	e.do("GET", "/api/projects/ex/files/"+sf.ID+"/versions", e.rw, nil).json(t, &vl)
+	if len(vl.Versions) < 2 || !strings.Contains(vl.Versions[0].Message, "02-wiki/go/retries.md") {
+		t.Errorf("the linking note %s has versions %+v, want a new one for the rewrite", src, vl.Versions)
+	}
+	wantStatus(t, "move onto an existing note", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/context.md"}`)), 409, teamapi.CodePathExists)
+	wantStatus(t, "move body with an unknown field", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"new_path":"x.md"}`)), 400, teamapi.CodeBadRequest)
+}
+
+// Every write is one commit authored by the key's name and one audit row.
+func TestAttributionAndAudit(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	wantStatus(t, "create", e.create(e.rw, "ex", "notes/who.md", "# Who\n", "Idempotency-Key", "audit-1"), 201, "")
+	authors := e.gitLog(e.ex, "%an <%ae>|%s")
+	if authors[0] != "alice <alice@vaultmcp.invalid>|docs(vault): create notes/who.md" {
+		t.Errorf("last commit = %q, want authored by alice", authors[0])
+	}
+	learn := e.do("POST", "/api/projects/ex/learn", e.rw, []byte(`{"title":"Connection pool sizing under load","insight":"Size the pool from measured concurrency, not from CPU count.","context":"load test","domain":"postgres","tags":["pattern"]}`))
+	wantStatus(t, "learn", learn, 200, "")
+	var lr api.LearnResult
+	learn.json(t, &lr)
+	if !lr.Committed || lr.Version == "" || len(lr.Files) < 2 {
+		t.Errorf("learn = %+v", lr)
+	}
+	rows, err := e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 3 || rows[0].Operation != "learn" || rows[0].KeyName != "alice" || rows[0].Version != lr.Version || rows[0].Result != "ok" || len(rows[0].Paths) != len(lr.Files) {
+		t.Errorf("newest audit row = %+v, want the learn", rows[0])
+	}
+	if rows[1].Operation != "create" || rows[1].IdempotencyKey != "audit-1" || rows[1].Paths[0] != "notes/who.md" || rows[1].Version == "" {
+		t.Errorf("second audit row = %+v, want the create", rows[1])
+	}
+	// A refused write is audited with its code.
+	e.create(e.rw, "ex", "notes/who.md", "# Again\n")
+	rows, _ = e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
+	if rows[0].Result != teamapi.CodePathExists {
+		t.Errorf("refused create audited as %+v", rows[0])
+	}
+}
+
+// The extension endpoints take and answer the internal/api types.
+func TestExtensionEndpoints(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	post := func(op, body string) answer { return e.do("POST", "/api/projects/ex/"+op, e.rw, []byte(body)) }
+	var sr api.SearchResult
+	a := post("search", `{"query":"retry backoff jitter","limit":3}`)
+	wantStatus(t, "search", a, 200, "")
+	a.json(t, &sr)
+	if len(sr.Results) == 0 || sr.Results[0].Path != "02-wiki/go/retry-backoff.md" {
+		t.Errorf("search = %+v", sr.Results)
+	}
+	var n api.Note
+	post("note", `{"path":"02-wiki/go/context.md"}`).json(t, &n)
+	if n.Title == "" || n.SHA256 == "" {
+		t.Errorf("note = %+v", n)
+	}
+	var l api.ListResult
+	post("list", `{"folder":"02-wiki/go"}`).json(t, &l)
+	if len(l.Notes) < 5 {
+		t.Errorf("list = %d notes", len(l.Notes))
+	}
+	var g api.GraphResult
+	post("graph", `{"folder":"02-wiki"}`).json(t, &g)
+	if g.NodeCount == 0 || g.EdgeCount == 0 {
+		t.Errorf("graph = %+v", g)
+	}
+	edit := post("edit", `{"path":"02-wiki/go/context.md","old_text":"`+firstLineAfterTitle(t, e)+`","new_text":"EDITED LINE"}`)
+	wantStatus(t, "edit", edit, 200, "")
+	var er api.WriteResult
+	edit.json(t, &er)
+	var h api.HistoryResult
+	post("history", `{"path":"02-wiki/go/context.md"}`).json(t, &h)
+	if len(h.Versions) < 2 || h.Versions[0].ID != er.Version {
+		t.Errorf("history = %+v, want the edit first (%s)", h.Versions, er.Version)
+	}
+	undo := post("undo", `{"version":"`+er.Version+`"}`)
+	wantStatus(t, "undo", undo, 200, "")
+	cf, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	if cf.ContentHash != n.SHA256 {
+		t.Errorf("after the undo the hash is %s, want the original %s", cf.ContentHash, n.SHA256)
+	}
+	wantStatus(t, "write", post("write", `{"path":"notes/ext.md","content":"# Ext\n"}`), 200, "")
+	if f, ok := e.fileAt("ex", "notes/ext.md"); !ok || f.ID == "" {
+		t.Error("a note written by the extension has no id")
+	}
+	wantStatus(t, "move", post("move", `{"from":"notes/ext.md","to":"notes/ext2.md"}`), 200, "")
+	wantStatus(t, "delete", post("delete", `{"path":"notes/ext2.md"}`), 200, "")
+	wantStatus(t, "learn in a new domain", post("learn", `{"title":"T","insight":"I","context":"","domain":"brand-new"}`), 409, "needs_confirmation")
+	wantStatus(t, "edit with no match", post("edit", `{"path":"02-wiki/go/context.md","old_text":"no such text anywhere","new_text":"x"}`), 422, "no_match")
+	wantStatus(t, "unknown field", post("search", `{"query":"x","limitt":3}`), 400, teamapi.CodeBadRequest)
+	wantStatus(t, "bad limit", post("search", `{"query":"x","limit":500}`), 400, "invalid_argument")
+	wantStatus(t, "unknown endpoint", post("frobnicate", `{}`), 404, teamapi.CodeNotFound)
+	wantStatus(t, "GET on an endpoint", e.do("GET", "/api/projects/ex/search", e.rw, nil), 405, teamapi.CodeMethodNotAllowed)
+}
+
+func firstLineAfterTitle(t *testing.T, e *env) string {
+	t.Helper()
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	raw := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil)
+	for _, line := range strings.Split(string(raw.body), "\n") {
+		if len(line) > 20 && !strings.HasPrefix(line, "#") && !strings.Contains(line, `"`) && !strings.Contains(line, `\`) && !strings.Contains(line, ":") {
+			return line
+		}
+	}
+	t.Fatal("no plain line in context.md")
+	return ""
+}
+
+// A write applied before a crash, whose answer was never recorded, is
+// settled at the next start from the token in its commit: the retry gets
+// the answer and nothing is applied twice. (The real kill -9 of the binary
+// is in cmd/vaultmcp.)
+func TestRecoverSettlesFromGit(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	pr, err := e.srv.project(ctx, "ex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := e.data.Store.Keys(ctx)
+	var alice teamstore.Key
+	for _, k := range keys {
+		if k.Name == "alice" {
+			alice = k
+		}
+	}
+	now := e.clock.Now()
+	applied := teamstore.Idem{KeyID: alice.ID, Key: "applied", Fingerprint: fingerprint("create", e.ex.ID, "notes/crash.md", "# Crash\n"), Project: e.ex.ID,
+		Operation: "create", Target: "notes/crash.md", Token: teamstore.NewID(), Owner: "dead", CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	notApplied := applied
+	notApplied.Key, notApplied.Token, notApplied.Target = "not-applied", teamstore.NewID(), "notes/later.md"
+	notApplied.Fingerprint = fingerprint("create", e.ex.ID, "notes/later.md", "# Later\n")
+	for _, r := range []teamstore.Idem{applied, notApplied} {
+		if _, _, err := e.data.Store.BeginIdem(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The write of "applied" happened (its commit carries the token); the
+	// process died before recording its answer.
+	if _, err := pr.svc.WriteNote(withWriteMeta(ctx, "alice", authorEmail("alice"), applied.Token), api.WriteRequest{Path: "notes/crash.md", Content: "# Crash\n"}); err != nil {
+		t.Fatal(err)
+	}
+	commits := len(e.gitLog(e.ex, "%H"))
+	e.stop()
+	e.start(envOpts{})
+	running, _ := e.data.Store.RunningIdem(ctx)
+	if len(running) != 0 {
+		t.Errorf("records still running after the start: %+v", running)
+	}
+	retry := e.create(e.rw, "ex", "notes/crash.md", "# Crash\n", "Idempotency-Key", "applied")
+	wantStatus(t, "retry of the applied write", retry, 201, "")
+	if retry.header.Get("Idempotent-Replayed") != "true" {
+		t.Error("the retry was not answered from the record")
+	}
+	var fa teamapi.FileAnswer
+	retry.json(t, &fa)
+	if fa.File.Path != "notes/crash.md" || fa.File.ID == "" || len(fa.Warnings) == 0 {
+		t.Errorf("rebuilt answer = %+v", fa)
+	}
+	later := e.create(e.rw, "ex", "notes/later.md", "# Later\n", "Idempotency-Key", "not-applied")
+	wantStatus(t, "retry of the write never applied", later, 201, "")
+	if later.header.Get("Idempotent-Replayed") != "" {
+		t.Error("a write never applied was answered from a record")
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
+		t.Errorf("%d commits after the retries, want %d (only the write never applied)", n, commits+1)
+	}
+}
+
+// Bodies over the limit are refused with 413, a create that is not
+// multipart with 415, an unknown method with 405.
+func TestLimits(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	big := make([]byte, MaxNote+1)
+	for i := range big {
+		big[i] = 'a'
+	}
+	wantStatus(t, "PUT over 10 MiB", e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, big), 413, teamapi.CodeTooLarge)
+	wantStatus(t, "create over 10 MiB", e.create(e.rw, "ex", "big.md", string(big)), 413, teamapi.CodeTooLarge)
+	wantStatus(t, "create as JSON", e.do("POST", "/api/projects/ex/files", e.rw, []byte(`{"path":"a.md"}`), "Content-Type", "application/json"), 415, teamapi.CodeUnsupportedMedia)
+	body, ct := multipartBody(t, "a.md", "x")
+	noFile := strings.Replace(string(body), `name="file"`, `name="other"`, 1)
+	wantStatus(t, "create without a file part", e.do("POST", "/api/projects/ex/files", e.rw, []byte(noFile), "Content-Type", ct), 400, teamapi.CodeInvalidArgument)
+	wantStatus(t, "POST on a file", e.do("POST", "/api/projects/ex/files/"+f.ID, e.rw, nil), 405, teamapi.CodeMethodNotAllowed)
+	a := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
+	if a.status != http.StatusNotModified {
+		t.Errorf("GET with a matching If-None-Match: %d", a.status)
+	}
+}

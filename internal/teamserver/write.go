@@ -1,0 +1,569 @@
+package teamserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+)
+
+// MaxNote is the largest note a write takes (the vault's own cap).
+const MaxNote = vaultfs.MaxNoteSize
+
+// maxBody caps a request body: a note plus room for the multipart or JSON
+// around it.
+const maxBody = MaxNote + 256<<10
+
+// writeOp is one write request, parsed and checked, ready to run.
+type writeOp struct {
+	pr *project
+	// op names the operation (create, update, move, delete, and the
+	// extension writes); target is the file id or path it is about.
+	op, target string
+	// fingerprint identifies the request for its idempotency record.
+	fingerprint string
+	// apply runs the write under the project's lock and returns its answer
+	// and bookkeeping.
+	apply func(ctx context.Context) *outcome
+}
+
+// outcome is what a write did.
+type outcome struct {
+	resp *response
+	rec  teamstore.Record // moves, tombstones, versions (no audit, no answer)
+	// paths and version go to the audit row; result is "ok" or the code.
+	paths   []string
+	version string
+	result  string
+	// applied says the write was applied (its answer is definite);
+	// uncertain says a failed write may or may not have been.
+	applied, uncertain bool
+	// at is the time of the write's bookkeeping (and of its answer).
+	at time.Time
+}
+
+func failed(resp *response) *outcome {
+	code := "error"
+	var body teamapi.ErrorBody
+	if err := jsonUnmarshal(resp.body, &body); err == nil && body.Error.Code != "" {
+		code = body.Error.Code
+	}
+	return &outcome{resp: resp, result: code, uncertain: body.Error.Uncertain}
+}
+
+// fingerprint hashes the parts of a request that decide what it does.
+func fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// validIdemKey: 1-255 printable ASCII characters, no spaces.
+func validIdemKey(k string) bool {
+	if k == "" || len(k) > teamapi.MaxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// runWrite runs a write once: with an Idempotency-Key, the first request
+// is applied and its answer stored with its bookkeeping in one transaction;
+// a repeat gets the stored answer; a repeat while the first runs gets 409;
+// the same key on another request gets 422. A started write is finished
+// even when the client goes away.
+func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.Key, op writeOp) {
+	s.writes.Add(1)
+	defer s.writes.Done()
+	ctx := context.WithoutCancel(r.Context())
+	idemKey := r.Header.Get(teamapi.HeaderIdempotencyKey)
+	if idemKey == "" {
+		out := s.applyOp(ctx, k, op, "")
+		s.finish(ctx, k, op, out, "", nil)
+		out.resp.write(w)
+		return
+	}
+	if !validIdemKey(idemKey) {
+		errorf(http.StatusBadRequest, teamapi.CodeInvalidIdemKey, "Idempotency-Key: use 1-%d printable ASCII characters without spaces (a UUID is best)", teamapi.MaxIdempotencyKey).write(w)
+		return
+	}
+	now := s.now()
+	rec := teamstore.Idem{KeyID: k.ID, Key: idemKey, Fingerprint: op.fingerprint, Project: op.pr.meta.ID, Operation: op.op, Target: op.target,
+		Token: teamstore.NewID(), Owner: s.instance, CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	held, created, err := s.store.BeginIdem(ctx, rec)
+	if err != nil {
+		s.log.Error("beginning an idempotency record", "err", err)
+		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error").write(w)
+		return
+	}
+	if !created {
+		switch {
+		case held.Fingerprint != rec.Fingerprint:
+			errorf(http.StatusUnprocessableEntity, teamapi.CodeIdempotencyMisuse, "Idempotency-Key %q was used for a different request; use a new key for each new request", idemKey).write(w)
+		case held.State != teamstore.IdemDone || held.Response == nil:
+			resp := errorf(http.StatusConflict, teamapi.CodeIdempotencyInUse, "a request with Idempotency-Key %q is still being applied; retry in a moment", idemKey)
+			resp.header.Set("Retry-After", "1")
+			resp.write(w)
+		default:
+			replay(w, held.Response)
+		}
+		return
+	}
+	s.crash(CrashBeforeApply)
+	out := s.applyOp(ctx, k, op, rec.Token)
+	s.crash(CrashAfterApply)
+	if (out.resp.status >= 500 || out.uncertain) && !out.applied {
+		// No definite answer: settle it from git (the token is in the commit
+		// when the write was applied), else let a retry run it again.
+		if sha, err := op.pr.git.commitWithToken(ctx, rec.Token); err == nil && sha != "" {
+			settled, err := s.settle(ctx, k, rec, sha)
+			if err == nil {
+				settled.write(w)
+				return
+			}
+			s.log.Error("settling a write from its commit", "err", err)
+		} else if err == nil {
+			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey)
+		}
+		s.finish(ctx, k, op, out, idemKey, nil)
+		out.resp.write(w)
+		return
+	}
+	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: idemKey, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	if err := s.finish(ctx, k, op, out, idemKey, answer); err != nil {
+		// The write happened but its record could not be stored: the
+		// record stays running, and the next start settles it from git.
+		s.log.Error("recording a write", "err", err)
+	}
+	out.resp.write(w)
+}
+
+func replay(w http.ResponseWriter, stored *teamstore.Response) {
+	for k, vs := range stored.Header {
+		w.Header()[k] = vs
+	}
+	w.Header().Set(teamapi.HeaderReplayed, "true")
+	w.WriteHeader(stored.Status)
+	_, _ = w.Write(stored.Body)
+}
+
+// applyOp runs the write under the project's lock, as the key's author.
+func (s *Server) applyOp(ctx context.Context, k *teamstore.Key, op writeOp, token string) *outcome {
+	op.pr.mu.Lock()
+	defer op.pr.mu.Unlock()
+	ctx = withWriteMeta(ctx, k.Name, authorEmail(k.Name), token)
+	out := op.apply(ctx)
+	if out.result == "" {
+		out.result = "ok"
+	}
+	return out
+}
+
+// authorEmail is the address of a key's commits (keys have no mailbox).
+func authorEmail(name string) string { return name + "@vaultmcp.invalid" }
+
+// finish stores the bookkeeping, the audit row and the answer of a write in
+// one transaction.
+func (s *Server) finish(ctx context.Context, k *teamstore.Key, op writeOp, out *outcome, idemKey string, answer *teamstore.IdemAnswer) error {
+	rec := out.rec
+	rec.Project, rec.At = op.pr.meta.ID, out.at
+	if rec.At.IsZero() {
+		rec.At = s.now()
+	}
+	paths := out.paths
+	if paths == nil {
+		paths = []string{}
+		if op.target != "" {
+			paths = []string{op.target}
+		}
+	}
+	rec.Audit = &teamstore.AuditEntry{At: rec.At, KeyID: k.ID, KeyName: k.Name, Project: op.pr.meta.ID, Operation: op.op,
+		Paths: paths, Version: out.version, IdempotencyKey: idemKey, Result: out.result}
+	rec.Answer = answer
+	s.log.Info("write", "project", op.pr.meta.Name, "key", k.Name, "op", op.op, "paths", strings.Join(paths, ","), "version", out.version, "result", out.result, "status", out.resp.status)
+	return s.store.Record(ctx, rec)
+}
+
+// crash is the test hook: SIGKILL this process at a named point.
+func (s *Server) crash(at string) {
+	if s.cfg.CrashAt == at {
+		s.log.Warn("test hook: killing the server", "at", at)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+}
+
+// reconcile turns what a vault write reports into the server's
+// bookkeeping: the moved file keeps its id, every other changed note gets a
+// new version (and an id if it had none), and a removed one becomes a
+// tombstone.
+func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResult, message string, at time.Time) (teamstore.Record, map[string]teamstore.File, error) {
+	version := versionOf(res)
+	rec := teamstore.Record{}
+	files := make(map[string]teamstore.File)
+	pr.hashes.forget(res.Files...)
+	if res.From != "" {
+		pr.hashes.forget(res.From)
+	}
+	movedTo := ""
+	if res.Action == api.ActionMoved && res.From != "" {
+		if f, err := s.store.FileByPath(ctx, pr.meta.ID, res.From); err == nil {
+			rec.Moves = append(rec.Moves, teamstore.Move{FileID: f.ID, To: res.Path})
+			f.Path = res.Path
+			files[res.Path] = f
+			movedTo = res.Path
+		} else if !errors.Is(err, teamstore.ErrNotFound) {
+			return rec, nil, err
+		}
+	}
+	var present, hashes []string
+	for _, p := range res.Files {
+		if p == res.From && movedTo != "" {
+			continue
+		}
+		data, _, err := pr.svc.FS().ReadNote(p)
+		switch {
+		case err == nil:
+			if p == movedTo {
+				rec.Versions = append(rec.Versions, teamstore.Version{FileID: files[p].ID, Path: p, Hash: sha256Hex(data), VersionID: version, Message: message})
+				continue
+			}
+			present, hashes = append(present, p), append(hashes, sha256Hex(data))
+		case vaultfs.CodeOf(err) == vaultfs.CodeNotFound:
+			if f, err := s.store.FileByPath(ctx, pr.meta.ID, p); err == nil && f.Live() {
+				rec.Deletes = append(rec.Deletes, f.ID)
+			}
+		}
+	}
+	if len(present) > 0 {
+		fs, err := s.store.EnsureFiles(ctx, pr.meta.ID, present, at)
+		if err != nil {
+			return rec, nil, err
+		}
+		for i, f := range fs {
+			files[f.Path] = f
+			msg := message
+			if f.Path != res.Path && res.Path != "" {
+				msg = message + " (" + res.Path + ")"
+			}
+			rec.Versions = append(rec.Versions, teamstore.Version{FileID: f.ID, Path: f.Path, Hash: hashes[i], VersionID: version, Message: msg})
+		}
+	}
+	return rec, files, nil
+}
+
+// written is the outcome of a vault write that succeeded: the answer built
+// by answer from the reconciled files.
+func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
+	// One time for the bookkeeping and the answer, at the store's precision.
+	at := s.now().UTC().Truncate(time.Microsecond)
+	rec, files, err := s.reconcile(ctx, pr, res, message, at)
+	if err != nil {
+		s.log.Error("recording the files of a write", "err", err)
+		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
+			paths: res.Files, version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
+	}
+	return &outcome{resp: answer(at, files), rec: rec, paths: res.Files, version: versionOf(res), applied: true, at: at}
+}
+
+// fileAnswer is the wire file of path right after a write.
+func (s *Server) fileAnswer(ctx context.Context, pr *project, at time.Time, files map[string]teamstore.File, path string) (teamapi.File, error) {
+	fi, err := pr.svc.FS().Stat(path)
+	if err != nil {
+		return teamapi.File{}, err
+	}
+	h, got, err := pr.noteHash(fi)
+	if err != nil {
+		return teamapi.File{}, err
+	}
+	f, ok := files[path]
+	if !ok {
+		if f, err = s.store.FileByPath(ctx, pr.meta.ID, path); err != nil {
+			return teamapi.File{}, err
+		}
+	}
+	wf := wireFile(f, got, h)
+	wf.UpdatedAt = at
+	return wf, nil
+}
+
+// readBody reads a request body up to maxBody, or the 413 answer.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *response) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the request body is over %d bytes", limit)
+		}
+		return nil, errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "reading the request body: %v", err)
+	}
+	return b, nil
+}
+
+// preconditionFailed is the 412 answer naming the current hash.
+func preconditionFailed(path, current string) *response {
+	resp := errResponse(http.StatusPreconditionFailed, teamapi.ErrorDetail{Code: teamapi.CodePreconditionFailed,
+		Message: fmt.Sprintf("%s changed: its current content hash is %s; read it again before writing", path, current), CurrentHash: current})
+	return withETag(resp, current)
+}
+
+// createFile: POST .../files, multipart with "path" and "file".
+func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
+	if fail := writable(k); fail != nil {
+		fail.write(w)
+		return
+	}
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		errorf(http.StatusUnsupportedMediaType, teamapi.CodeUnsupportedMedia, "a create is multipart/form-data with the fields \"path\" and \"file\"").write(w)
+		return
+	}
+	body, fail := readBody(w, r, maxBody)
+	if fail != nil {
+		fail.write(w)
+		return
+	}
+	path, content, fail := parseCreate(body, params["boundary"])
+	if fail != nil {
+		fail.write(w)
+		return
+	}
+	rel, err := pr.svc.FS().Resolve(path, vaultfs.Write)
+	if err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
+		vaultError(fieldErr("path", err)).write(w)
+		return
+	}
+	if err != nil {
+		rel = path
+	}
+	s.runWrite(w, r, k, writeOp{pr: pr, op: "create", target: rel, fingerprint: fingerprint("create", pr.meta.ID, rel, string(content)),
+		apply: func(ctx context.Context) *outcome {
+			res, err := pr.svc.WriteNote(ctx, api.WriteRequest{Path: path, Content: string(content)})
+			if err != nil {
+				code := api.CodeOf(err)
+				if code == api.CodeConflict || code == api.CodeAlreadyExists {
+					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel))
+				}
+				return failed(vaultError(err))
+			}
+			return s.written(ctx, pr, res, "create "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
+				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
+				if err != nil {
+					return vaultError(err)
+				}
+				return withETag(jsonResponse(http.StatusCreated, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
+			})
+		}})
+}
+
+// parseCreate reads the "path" and "file" parts of a create.
+func parseCreate(body []byte, boundary string) (string, []byte, *response) {
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	var path string
+	var content []byte
+	havePath, haveFile := false, false
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", nil, errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "reading the multipart body: %v", err)
+		}
+		switch part.FormName() {
+		case "path":
+			b, err := io.ReadAll(io.LimitReader(part, vaultfs.MaxPathBytes+1))
+			if err != nil || len(b) > vaultfs.MaxPathBytes {
+				return "", nil, errorf(http.StatusBadRequest, teamapi.CodeInvalidArgument, "path: over %d bytes", vaultfs.MaxPathBytes)
+			}
+			path, havePath = string(b), true
+		case "file":
+			b, err := io.ReadAll(io.LimitReader(part, MaxNote+1))
+			if err != nil {
+				return "", nil, errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "reading the file part: %v", err)
+			}
+			if len(b) > MaxNote {
+				return "", nil, errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "file: over the %d-byte limit of a note", MaxNote)
+			}
+			content, haveFile = b, true
+		}
+		part.Close()
+	}
+	switch {
+	case !havePath:
+		return "", nil, errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "path", Message: "path: missing (the note's vault path, e.g. notes/idea.md)"})
+	case !haveFile:
+		return "", nil, errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "file", Message: "file: missing (the note's content)"})
+	}
+	return path, content, nil
+}
+
+// writable refuses a write with a read-only key.
+func writable(k *teamstore.Key) *response {
+	if k.ReadOnly {
+		return errorf(http.StatusForbidden, teamapi.CodeReadOnlyKey, "the key %q is read-only", k.Name)
+	}
+	return nil
+}
+
+// updateFile: PUT .../files/{id}, the raw new content.
+func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
+	if fail := writable(k); fail != nil {
+		fail.write(w)
+		return
+	}
+	content, fail := readBody(w, r, maxBody)
+	if fail != nil {
+		fail.write(w)
+		return
+	}
+	if len(content) > MaxNote {
+		errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the content is over the %d-byte limit of a note", MaxNote).write(w)
+		return
+	}
+	ifMatch := r.Header.Get("If-Match")
+	s.runWrite(w, r, k, writeOp{pr: pr, op: "update", target: id, fingerprint: fingerprint("update", pr.meta.ID, id, ifMatch, string(content)),
+		apply: func(ctx context.Context) *outcome {
+			f, data, _, fail := s.liveFile(ctx, pr, id)
+			if fail != nil {
+				return failed(fail)
+			}
+			current := sha256Hex(data)
+			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
+				return failed(preconditionFailed(f.Path, current))
+			}
+			res, err := pr.svc.WriteNote(ctx, api.WriteRequest{Path: f.Path, Content: string(content), ExpectedSHA256: current})
+			if err != nil {
+				if api.CodeOf(err) == api.CodeConflict {
+					now, _, rerr := pr.svc.FS().ReadNote(f.Path)
+					if rerr == nil {
+						return failed(preconditionFailed(f.Path, sha256Hex(now)))
+					}
+				}
+				return failed(vaultError(err))
+			}
+			return s.written(ctx, pr, res, "update "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
+				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
+				if err != nil {
+					return vaultError(err)
+				}
+				return withETag(jsonResponse(http.StatusOK, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
+			})
+		}})
+}
+
+// moveFile: PATCH .../files/{id} {"newPath"}, through the vault's move, so
+// every link to the note is rewritten and its MOC line follows it.
+func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
+	if fail := writable(k); fail != nil {
+		fail.write(w)
+		return
+	}
+	body, fail := readBody(w, r, 64<<10)
+	if fail != nil {
+		fail.write(w)
+		return
+	}
+	var req teamapi.MoveRequest
+	if err := decodeStrict(body, &req); err != nil {
+		errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be {\"newPath\": \"...\"}: %v", err).write(w)
+		return
+	}
+	if req.NewPath == "" {
+		errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "newPath", Message: "newPath: missing"}).write(w)
+		return
+	}
+	ifMatch := r.Header.Get("If-Match")
+	s.runWrite(w, r, k, writeOp{pr: pr, op: "move", target: id, fingerprint: fingerprint("move", pr.meta.ID, id, ifMatch, req.NewPath),
+		apply: func(ctx context.Context) *outcome {
+			f, data, _, fail := s.liveFile(ctx, pr, id)
+			if fail != nil {
+				return failed(fail)
+			}
+			current := sha256Hex(data)
+			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
+				return failed(preconditionFailed(f.Path, current))
+			}
+			res, err := pr.svc.Move(ctx, api.MoveRequest{From: f.Path, To: req.NewPath, ConfirmNewDomain: true})
+			if err != nil {
+				if api.CodeOf(err) == api.CodeAlreadyExists {
+					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; a move never overwrites a note", req.NewPath))
+				}
+				return failed(renameField(vaultError(err), "to", "newPath"))
+			}
+			return s.written(ctx, pr, res, "move "+res.From+" -> "+res.Path, func(_ time.Time, files map[string]teamstore.File) *response {
+				fid := id
+				if mf, ok := files[res.Path]; ok {
+					fid = mf.ID
+				}
+				ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: fid, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}
+				return withETag(jsonResponse(http.StatusOK, ans), res.SHA256)
+			})
+		}})
+}
+
+// deleteFile: DELETE .../files/{id}: the note is removed from the vault (a
+// commit, so it can be brought back) and its id becomes a tombstone.
+func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
+	if fail := writable(k); fail != nil {
+		fail.write(w)
+		return
+	}
+	ifMatch := r.Header.Get("If-Match")
+	s.runWrite(w, r, k, writeOp{pr: pr, op: "delete", target: id, fingerprint: fingerprint("delete", pr.meta.ID, id, ifMatch),
+		apply: func(ctx context.Context) *outcome {
+			f, data, _, fail := s.liveFile(ctx, pr, id)
+			if fail != nil {
+				return failed(fail)
+			}
+			current := sha256Hex(data)
+			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
+				return failed(preconditionFailed(f.Path, current))
+			}
+			res, err := pr.svc.Delete(ctx, api.DeleteRequest{Path: f.Path, Confirm: true})
+			if err != nil {
+				return failed(vaultError(err))
+			}
+			return s.written(ctx, pr, res, "delete "+res.Path, func(time.Time, map[string]teamstore.File) *response {
+				return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
+			})
+		}})
+}
+
+// renameField renames the field of an error answer (the vault's names are
+// not the REST API's).
+func renameField(r *response, from, to string) *response {
+	var body teamapi.ErrorBody
+	if err := jsonUnmarshal(r.body, &body); err != nil || body.Error.Field != from {
+		return r
+	}
+	body.Error.Field = to
+	out := errResponse(r.status, body.Error)
+	for k, vs := range r.header {
+		if k != "Content-Type" {
+			out.header[k] = vs
+		}
+	}
+	return out
+}

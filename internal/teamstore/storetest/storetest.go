@@ -1,0 +1,581 @@
+// Package storetest is the test suite every teamstore.Store passes: the
+// SQLite store today, a PostgreSQL store later. Each test names the
+// guarantee of the teamstore package documentation it checks.
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// t0 is the suite's clock origin, at a whole microsecond so that stored and
+// returned times compare equal.
+var t0 = time.Date(2026, 11, 20, 9, 30, 0, 123456000, time.UTC)
+
+// Run runs the suite; newStore returns a fresh, empty store (closed by the
+// suite).
+func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s teamstore.Store)
+	}{
+		{"Projects", testProjects},
+		{"Keys", testKeys},
+		{"KeyNameFreedByRevoke", testKeyNameFreedByRevoke},
+		{"FileIDs", testFileIDs},
+		{"TombstoneRevive", testTombstoneRevive},
+		{"EnsureFilesInBulk", testEnsureFiles},
+		{"MoveOntoTombstone", testMoveOntoTombstone},
+		{"Versions", testVersions},
+		{"RecordIsAtomic", testRecordAtomic},
+		{"Idempotency", testIdempotency},
+		{"IdempotencyScopedToKey", testIdempotencyScoped},
+		{"IdempotencyExpiry", testIdempotencyExpiry},
+		{"Audit", testAudit},
+		{"ConcurrentEnsureFile", testConcurrentEnsure},
+		{"ConcurrentBeginIdem", testConcurrentBegin},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantErr(t *testing.T, err, target error, what string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("%s: got error %v, want %v", what, err, target)
+	}
+}
+
+func addProject(t *testing.T, s teamstore.Store, name string) teamstore.Project {
+	t.Helper()
+	p := teamstore.Project{ID: teamstore.NewID(), Name: name, CreatedAt: t0}
+	must(t, s.AddProject(ctx(t), p))
+	return p
+}
+
+func hashOf(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// Projects: created once per name, found by id or by name, listed by name.
+func testProjects(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	b := addProject(t, s, "beta")
+	a := addProject(t, s, "alpha")
+	wantErr(t, s.AddProject(c, teamstore.Project{ID: teamstore.NewID(), Name: "beta", CreatedAt: t0}), teamstore.ErrExists, "second project named beta")
+	for _, ref := range []string{b.ID, "beta"} {
+		got, err := s.Project(c, ref)
+		must(t, err)
+		if got != b {
+			t.Errorf("Project(%q) = %+v, want %+v", ref, got, b)
+		}
+	}
+	_, err := s.Project(c, "gamma")
+	wantErr(t, err, teamstore.ErrNotFound, "Project(gamma)")
+	list, err := s.Projects(c)
+	must(t, err)
+	if !reflect.DeepEqual(list, []teamstore.Project{a, b}) {
+		t.Errorf("Projects = %+v, want alpha then beta", list)
+	}
+}
+
+// Keys: found by hash only while active, with their scope; revoked keys are
+// still listed; last use recorded.
+func testKeys(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p1, p2 := addProject(t, s, "one"), addProject(t, s, "two")
+	k := teamstore.Key{ID: teamstore.NewID(), Name: "alice", Hash: hashOf("tv_alice"), ReadOnly: true, Projects: []string{p2.ID, p1.ID}, CreatedAt: t0}
+	must(t, s.AddKey(c, k))
+	all := teamstore.Key{ID: teamstore.NewID(), Name: "bob", Hash: hashOf("tv_bob"), CreatedAt: t0.Add(time.Second)}
+	must(t, s.AddKey(c, all))
+	wantErr(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "alice", Hash: hashOf("tv_other"), CreatedAt: t0}), teamstore.ErrExists, "second active key named alice")
+
+	got, err := s.KeyByHash(c, hashOf("tv_alice"))
+	must(t, err)
+	if got.ID != k.ID || got.Name != "alice" || !got.ReadOnly || !got.CreatedAt.Equal(t0) || !got.LastUsedAt.IsZero() || !got.RevokedAt.IsZero() {
+		t.Errorf("KeyByHash = %+v", got)
+	}
+	if len(got.Projects) != 2 || !got.Allows(p1.ID) || !got.Allows(p2.ID) || got.Allows("elsewhere") {
+		t.Errorf("scope of alice = %v", got.Projects)
+	}
+	gotAll, err := s.KeyByHash(c, hashOf("tv_bob"))
+	must(t, err)
+	if len(gotAll.Projects) != 0 || !gotAll.Allows("anything") || gotAll.ReadOnly {
+		t.Errorf("bob = %+v, want every project, read-write", gotAll)
+	}
+	_, err = s.KeyByHash(c, hashOf("tv_nobody"))
+	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(unknown)")
+
+	used := t0.Add(time.Hour)
+	must(t, s.TouchKey(c, k.ID, used))
+	must(t, s.TouchKey(c, k.ID, used.Add(-time.Minute))) // an older use never moves it back
+	got, err = s.KeyByHash(c, hashOf("tv_alice"))
+	must(t, err)
+	if !got.LastUsedAt.Equal(used) {
+		t.Errorf("LastUsedAt = %v, want %v", got.LastUsedAt, used)
+	}
+
+	revoked := t0.Add(2 * time.Hour)
+	must(t, s.RevokeKey(c, "alice", revoked))
+	_, err = s.KeyByHash(c, hashOf("tv_alice"))
+	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(revoked)")
+	wantErr(t, s.RevokeKey(c, "alice", revoked), teamstore.ErrNotFound, "revoking alice twice")
+	wantErr(t, s.RevokeKey(c, "carol", revoked), teamstore.ErrNotFound, "revoking an unknown key")
+	keys, err := s.Keys(c)
+	must(t, err)
+	if len(keys) != 2 || keys[0].Name != "alice" || !keys[0].RevokedAt.Equal(revoked) || keys[1].Name != "bob" || !keys[1].RevokedAt.IsZero() {
+		t.Errorf("Keys = %+v", keys)
+	}
+	if len(keys[0].Projects) != 2 {
+		t.Errorf("Keys lost alice's scope: %v", keys[0].Projects)
+	}
+}
+
+// A revoked key frees its name for a new key; both stay listed.
+func testKeyNameFreedByRevoke(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "ci", Hash: hashOf("tv_1"), CreatedAt: t0}))
+	must(t, s.RevokeKey(c, "ci", t0.Add(time.Minute)))
+	must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "ci", Hash: hashOf("tv_2"), CreatedAt: t0.Add(2 * time.Minute)}))
+	keys, err := s.Keys(c)
+	must(t, err)
+	if len(keys) != 2 || keys[0].RevokedAt.IsZero() || !keys[1].RevokedAt.IsZero() {
+		t.Errorf("Keys = %+v, want the revoked ci then the active one", keys)
+	}
+	if _, err := s.KeyByHash(c, hashOf("tv_2")); err != nil {
+		t.Errorf("the new ci key: %v", err)
+	}
+}
+
+// File ids: EnsureFile gives one id per path, stable across calls; a move
+// keeps it; ids are per project.
+func testFileIDs(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p, q := addProject(t, s, "p"), addProject(t, s, "q")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	if f.ID == "" || f.Path != "a.md" || !f.Live() || !f.CreatedAt.Equal(t0) || !f.UpdatedAt.Equal(t0) || f.Project != p.ID {
+		t.Fatalf("EnsureFile = %+v", f)
+	}
+	again, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0.Add(time.Minute))
+	must(t, err)
+	if again != f {
+		t.Errorf("EnsureFile twice: %+v then %+v", f, again)
+	}
+	other, err := teamstore.EnsureFile(c, s, q.ID, "a.md", t0)
+	must(t, err)
+	if other.ID == f.ID {
+		t.Errorf("two projects share file id %s", f.ID)
+	}
+	moved := t0.Add(time.Hour)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: moved, Moves: []teamstore.Move{{FileID: f.ID, To: "dir/b.md"}}}))
+	got, err := s.File(c, p.ID, f.ID)
+	must(t, err)
+	if got.Path != "dir/b.md" || !got.UpdatedAt.Equal(moved) || !got.CreatedAt.Equal(t0) {
+		t.Errorf("after the move: %+v", got)
+	}
+	byPath, err := s.FileByPath(c, p.ID, "dir/b.md")
+	must(t, err)
+	if byPath.ID != f.ID {
+		t.Errorf("FileByPath(dir/b.md) = %s, want %s", byPath.ID, f.ID)
+	}
+	_, err = s.FileByPath(c, p.ID, "a.md")
+	wantErr(t, err, teamstore.ErrNotFound, "old path after the move")
+	_, err = s.File(c, p.ID, "no-such-id")
+	wantErr(t, err, teamstore.ErrNotFound, "File(unknown)")
+	_, err = s.File(c, q.ID, f.ID)
+	wantErr(t, err, teamstore.ErrNotFound, "a file id of another project")
+	wantErr(t, s.Record(c, teamstore.Record{Project: p.ID, At: moved, Moves: []teamstore.Move{{FileID: "no-such-id", To: "x.md"}}}), teamstore.ErrNotFound, "moving an unknown id")
+}
+
+// Tombstones: a delete keeps the row; the live list drops it; EnsureFile on
+// the path revives the same id.
+func testTombstoneRevive(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	a, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	b, err := teamstore.EnsureFile(c, s, p.ID, "b.md", t0)
+	must(t, err)
+	del := t0.Add(time.Minute)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: del, Deletes: []string{a.ID}}))
+	got, err := s.File(c, p.ID, a.ID)
+	must(t, err)
+	if got.Live() || !got.DeletedAt.Equal(del) {
+		t.Errorf("deleted file = %+v, want a tombstone at %v", got, del)
+	}
+	live, err := s.LiveFiles(c, p.ID)
+	must(t, err)
+	if len(live) != 1 || live[0].ID != b.ID {
+		t.Errorf("LiveFiles = %+v, want only b.md", live)
+	}
+	revive := t0.Add(2 * time.Minute)
+	again, err := teamstore.EnsureFile(c, s, p.ID, "a.md", revive)
+	must(t, err)
+	if again.ID != a.ID || !again.Live() || !again.UpdatedAt.Equal(revive) || !again.CreatedAt.Equal(t0) {
+		t.Errorf("revived = %+v, want id %s live", again, a.ID)
+	}
+	live, err = s.LiveFiles(c, p.ID)
+	must(t, err)
+	if len(live) != 2 || live[0].Path != "a.md" || live[1].Path != "b.md" {
+		t.Errorf("LiveFiles after the revive = %+v", live)
+	}
+}
+
+// EnsureFiles in bulk answers in the order asked, mixing existing, revived
+// and new files.
+func testEnsureFiles(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	old, err := teamstore.EnsureFile(c, s, p.ID, "old.md", t0)
+	must(t, err)
+	gone, err := teamstore.EnsureFile(c, s, p.ID, "gone.md", t0)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Deletes: []string{gone.ID}}))
+	fs, err := s.EnsureFiles(c, p.ID, []string{"new.md", "old.md", "gone.md"}, t0.Add(time.Hour))
+	must(t, err)
+	if len(fs) != 3 || fs[0].Path != "new.md" || fs[0].ID == old.ID || fs[0].ID == gone.ID || fs[1].ID != old.ID || fs[2].ID != gone.ID || !fs[2].Live() {
+		t.Fatalf("EnsureFiles = %+v", fs)
+	}
+	live, err := s.LiveFiles(c, p.ID)
+	must(t, err)
+	if len(live) != 3 {
+		t.Errorf("LiveFiles = %+v", live)
+	}
+	none, err := s.EnsureFiles(c, p.ID, nil, t0)
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("EnsureFiles(nil) = %+v", none)
+	}
+}
+
+// A move onto a tombstoned path takes the path; the tombstone gives way.
+func testMoveOntoTombstone(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	old, err := teamstore.EnsureFile(c, s, p.ID, "x.md", t0)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Versions: []teamstore.Version{{FileID: old.ID, Path: "x.md", Hash: "h0", VersionID: "v0", Message: "create"}}}))
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Deletes: []string{old.ID}}))
+	f, err := teamstore.EnsureFile(c, s, p.ID, "y.md", t0)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0.Add(time.Second), Moves: []teamstore.Move{{FileID: f.ID, To: "x.md"}}}))
+	got, err := s.FileByPath(c, p.ID, "x.md")
+	must(t, err)
+	if got.ID != f.ID || !got.Live() {
+		t.Errorf("x.md is held by %+v, want %s", got, f.ID)
+	}
+	_, err = s.File(c, p.ID, old.ID)
+	wantErr(t, err, teamstore.ErrNotFound, "the tombstone that gave way")
+}
+
+// Versions: numbered from 1 per file, newest first, with the path of the
+// time; a version moves the file's UpdatedAt.
+func testVersions(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	g, err := teamstore.EnsureFile(c, s, p.ID, "g.md", t0)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t0, Versions: []teamstore.Version{
+		{FileID: f.ID, Path: "a.md", Hash: "h1", VersionID: "c1", Message: "create a"},
+		{FileID: g.ID, Path: "g.md", Hash: "g1", VersionID: "c1", Message: "create g"},
+	}}))
+	t1 := t0.Add(time.Minute)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: t1,
+		Moves:    []teamstore.Move{{FileID: f.ID, To: "b.md"}},
+		Versions: []teamstore.Version{{FileID: f.ID, Path: "b.md", Hash: "h2", VersionID: "c2", Message: "move"}}}))
+	vs, err := s.Versions(c, p.ID, f.ID)
+	must(t, err)
+	want := []teamstore.Version{
+		{FileID: f.ID, Number: 2, Path: "b.md", Hash: "h2", VersionID: "c2", Message: "move", CreatedAt: t1},
+		{FileID: f.ID, Number: 1, Path: "a.md", Hash: "h1", VersionID: "c1", Message: "create a", CreatedAt: t0},
+	}
+	if !reflect.DeepEqual(vs, want) {
+		t.Errorf("Versions =\n%+v\nwant\n%+v", vs, want)
+	}
+	got, err := s.File(c, p.ID, f.ID)
+	must(t, err)
+	if !got.UpdatedAt.Equal(t1) {
+		t.Errorf("UpdatedAt = %v, want %v", got.UpdatedAt, t1)
+	}
+	gv, err := s.Versions(c, p.ID, g.ID)
+	must(t, err)
+	if len(gv) != 1 || gv[0].Number != 1 {
+		t.Errorf("g.md versions = %+v", gv)
+	}
+	none, err := s.Versions(c, p.ID, "no-such-id")
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("versions of an unknown id: %+v", none)
+	}
+}
+
+// Record is all or nothing: when one part fails (here the answer of a record
+// that does not exist), no move, version or audit row of it remains.
+func testRecordAtomic(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	err = s.Record(c, teamstore.Record{Project: p.ID, At: t0.Add(time.Minute),
+		Moves:    []teamstore.Move{{FileID: f.ID, To: "b.md"}},
+		Versions: []teamstore.Version{{FileID: f.ID, Path: "b.md", Hash: "h", VersionID: "c", Message: "m"}},
+		Audit:    &teamstore.AuditEntry{At: t0, KeyID: "k", KeyName: "alice", Project: p.ID, Operation: "move", Result: "ok"},
+		Answer:   &teamstore.IdemAnswer{KeyID: "k", Key: "never-begun", Response: teamstore.Response{Status: 200}},
+	})
+	wantErr(t, err, teamstore.ErrNotFound, "answering a record never begun")
+	got, err := s.File(c, p.ID, f.ID)
+	must(t, err)
+	if got.Path != "a.md" {
+		t.Errorf("the failed Record moved the file to %s", got.Path)
+	}
+	vs, err := s.Versions(c, p.ID, f.ID)
+	must(t, err)
+	audit, err := s.Audit(c, teamstore.AuditQuery{})
+	must(t, err)
+	if len(vs) != 0 || len(audit) != 0 {
+		t.Errorf("the failed Record left %d version(s) and %d audit row(s)", len(vs), len(audit))
+	}
+}
+
+func newIdem(keyID, key, fp string, at time.Time) teamstore.Idem {
+	return teamstore.Idem{KeyID: keyID, Key: key, Fingerprint: fp, Project: "p", Operation: "create", Target: "a.md", Token: teamstore.NewID(),
+		Owner: "instance-1", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
+}
+
+// Idempotency: the first Begin holds the record (running); later ones get it
+// back, then with its stored answer once Record answers it; Release frees a
+// running record only.
+func testIdempotency(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	rec := newIdem("key-1", "idem-1", "fp-1", t0)
+	held, created, err := s.BeginIdem(c, rec)
+	must(t, err)
+	if !created || held.State != teamstore.IdemRunning || held.Token != rec.Token || held.Response != nil {
+		t.Fatalf("first Begin: created=%v %+v", created, held)
+	}
+	second := newIdem("key-1", "idem-1", "fp-other", t0.Add(time.Second))
+	held, created, err = s.BeginIdem(c, second)
+	must(t, err)
+	if created || held.Fingerprint != "fp-1" || held.Token != rec.Token || held.State != teamstore.IdemRunning || !held.CreatedAt.Equal(t0) || held.Owner != "instance-1" || held.Operation != "create" || held.Target != "a.md" || held.Project != "p" {
+		t.Fatalf("second Begin: created=%v %+v, want the first record", created, held)
+	}
+	running, err := s.RunningIdem(c)
+	must(t, err)
+	if len(running) != 1 || running[0].Key != "idem-1" {
+		t.Errorf("RunningIdem = %+v", running)
+	}
+	resp := teamstore.Response{Status: 201, Header: map[string][]string{"Etag": {`"abc"`}, "Content-Type": {"application/json"}}, Body: []byte(`{"file":{}}`)}
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-1", Response: resp}}))
+	held, created, err = s.BeginIdem(c, second)
+	must(t, err)
+	if created || held.State != teamstore.IdemDone || held.Response == nil || !reflect.DeepEqual(*held.Response, resp) {
+		t.Fatalf("Begin after the answer: created=%v %+v", created, held)
+	}
+	running, err = s.RunningIdem(c)
+	must(t, err)
+	if len(running) != 0 {
+		t.Errorf("RunningIdem after the answer = %+v", running)
+	}
+	must(t, s.ReleaseIdem(c, "key-1", "idem-1"))
+	if held, _, _ = s.BeginIdem(c, second); held.State != teamstore.IdemDone {
+		t.Errorf("Release dropped an answered record")
+	}
+	// A running record released can begin again.
+	r2 := newIdem("key-1", "idem-2", "fp-2", t0)
+	_, created, err = s.BeginIdem(c, r2)
+	must(t, err)
+	must(t, s.ReleaseIdem(c, "key-1", "idem-2"))
+	r2b := newIdem("key-1", "idem-2", "fp-2b", t0.Add(time.Second))
+	held, created, err = s.BeginIdem(c, r2b)
+	must(t, err)
+	if !created || held.Fingerprint != "fp-2b" {
+		t.Errorf("Begin after Release: created=%v %+v", created, held)
+	}
+	// An answer with no headers and an empty body round-trips.
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-2", Response: teamstore.Response{Status: 204}}}))
+	held, _, err = s.BeginIdem(c, r2b)
+	must(t, err)
+	if held.Response == nil || held.Response.Status != 204 || len(held.Response.Body) != 0 || len(held.Response.Header) != 0 {
+		t.Errorf("empty answer = %+v", held.Response)
+	}
+}
+
+// Records are scoped to the API key: the same Idempotency-Key from two keys
+// makes two records.
+func testIdempotencyScoped(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	_, created1, err := s.BeginIdem(c, newIdem("alice", "same", "fp-a", t0))
+	must(t, err)
+	held, created2, err := s.BeginIdem(c, newIdem("bob", "same", "fp-b", t0))
+	must(t, err)
+	if !created1 || !created2 || held.Fingerprint != "fp-b" {
+		t.Errorf("second key's record: created=%v %+v", created2, held)
+	}
+}
+
+// A record expires at ExpiresAt: a Begin then replaces it, and PurgeIdem
+// deletes expired records only.
+func testIdempotencyExpiry(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	rec := newIdem("k", "old", "fp", t0)
+	_, _, err := s.BeginIdem(c, rec)
+	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "k", Key: "old", Response: teamstore.Response{Status: 200, Body: []byte("x")}}}))
+	justBefore := newIdem("k", "old", "fp2", rec.ExpiresAt.Add(-time.Microsecond))
+	held, created, err := s.BeginIdem(c, justBefore)
+	must(t, err)
+	if created || held.State != teamstore.IdemDone {
+		t.Fatalf("a microsecond before expiry: created=%v %+v", created, held)
+	}
+	later := newIdem("k", "old", "fp2", rec.ExpiresAt)
+	held, created, err = s.BeginIdem(c, later)
+	must(t, err)
+	if !created || held.Fingerprint != "fp2" || held.State != teamstore.IdemRunning {
+		t.Fatalf("at expiry: created=%v %+v, want a new record", created, held)
+	}
+	_, _, err = s.BeginIdem(c, newIdem("k", "young", "fp", t0.Add(12*time.Hour)))
+	must(t, err)
+	n, err := s.PurgeIdem(c, t0.Add(24*time.Hour+time.Hour))
+	must(t, err)
+	if n != 0 {
+		t.Errorf("PurgeIdem removed %d record(s) not yet expired", n)
+	}
+	n, err = s.PurgeIdem(c, t0.Add(36*time.Hour))
+	must(t, err)
+	if n != 1 {
+		t.Errorf("PurgeIdem at +36h removed %d, want 1 (young)", n)
+	}
+	running, err := s.RunningIdem(c)
+	must(t, err)
+	if len(running) != 1 || running[0].Key != "old" {
+		t.Errorf("left: %+v, want the renewed old", running)
+	}
+}
+
+// The audit log: rows come back newest first, whole, filtered by project
+// and limited.
+func testAudit(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	for i := range 5 {
+		project := "p1"
+		if i%2 == 1 {
+			project = "p2"
+		}
+		e := teamstore.AuditEntry{At: t0.Add(time.Duration(i) * time.Second), KeyID: "k", KeyName: "alice", Project: project,
+			Operation: fmt.Sprintf("op%d", i), Paths: []string{"a.md", fmt.Sprintf("b%d.md", i)}, Version: "c", IdempotencyKey: "i", Result: "ok"}
+		if i == 4 {
+			must(t, s.AppendAudit(c, e))
+		} else {
+			must(t, s.Record(c, teamstore.Record{Project: project, At: e.At, Audit: &e}))
+		}
+	}
+	all, err := s.Audit(c, teamstore.AuditQuery{})
+	must(t, err)
+	if len(all) != 5 || all[0].Operation != "op4" || all[4].Operation != "op0" {
+		t.Fatalf("Audit = %+v", all)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID >= all[i-1].ID {
+			t.Errorf("ids not decreasing: %d then %d", all[i-1].ID, all[i].ID)
+		}
+	}
+	e := all[4]
+	if !e.At.Equal(t0) || e.KeyName != "alice" || !reflect.DeepEqual(e.Paths, []string{"a.md", "b0.md"}) || e.Version != "c" || e.IdempotencyKey != "i" || e.Result != "ok" {
+		t.Errorf("oldest row = %+v", e)
+	}
+	p2, err := s.Audit(c, teamstore.AuditQuery{Project: "p2", Limit: 1})
+	must(t, err)
+	if len(p2) != 1 || p2[0].Operation != "op3" {
+		t.Errorf("Audit(p2, 1) = %+v", p2)
+	}
+	must(t, s.AppendAudit(c, teamstore.AuditEntry{At: t0, Operation: "key add", Result: "ok"}))
+	top, err := s.Audit(c, teamstore.AuditQuery{Limit: 1})
+	must(t, err)
+	if len(top) != 1 || top[0].Paths == nil || len(top[0].Paths) != 0 {
+		t.Errorf("a row without paths = %+v, want an empty list", top)
+	}
+}
+
+// Concurrent EnsureFile calls on one path agree on one id.
+func testConcurrentEnsure(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	var wg sync.WaitGroup
+	ids := make([]string, 8)
+	errs := make([]error, 8)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := teamstore.EnsureFile(c, s, p.ID, "same.md", t0)
+			ids[i], errs[i] = f.ID, err
+		}()
+	}
+	wg.Wait()
+	for i := range ids {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if ids[i] != ids[0] {
+			t.Fatalf("ids differ: %v", ids)
+		}
+	}
+}
+
+// Concurrent Begins of one record: exactly one creates it.
+func testConcurrentBegin(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	creators := 0
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, created, err := s.BeginIdem(c, newIdem("k", "race", fmt.Sprint("fp", i), t0))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if created {
+				mu.Lock()
+				creators++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if creators != 1 {
+		t.Errorf("%d Begins created the record, want 1", creators)
+	}
+}
