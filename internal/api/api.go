@@ -32,6 +32,13 @@ const (
 	MaxHistory         = 200
 	DefaultGraphNodes  = 500
 	MaxGraphNodes      = 5000
+	// The link lists of an answer are bounded, whatever the vault holds: a
+	// note with a million links, or linked to by millions, still gets an
+	// answer of a few hundred kilobytes. Each list comes with its total.
+	MaxNoteLinks     = 200   // Note.Links and Note.BrokenLinks, each
+	MaxBacklinkNotes = 200   // BacklinksResult.Backlinks
+	MaxBacklinkLines = 20    // Backlink.Lines
+	MaxGraphEdges    = 10000 // GraphResult.Edges
 )
 
 // SearchRequest is the input of vault_search.
@@ -95,8 +102,13 @@ type Note struct {
 	// in all; FrontmatterTruncated says when something was cut.
 	Frontmatter          map[string]string `json:"frontmatter,omitempty"`
 	FrontmatterTruncated bool              `json:"frontmatter_truncated,omitempty"`
-	Links                []NoteLink        `json:"links,omitempty"`
-	BrokenLinks          []NoteLink        `json:"broken_links,omitempty"`
+	// Links are the first MaxNoteLinks links that resolve, in document
+	// order, of LinksTotal; BrokenLinks the first MaxNoteLinks that do not,
+	// of BrokenLinksTotal.
+	Links            []NoteLink `json:"links,omitempty"`
+	LinksTotal       int        `json:"links_total"`
+	BrokenLinks      []NoteLink `json:"broken_links,omitempty"`
+	BrokenLinksTotal int        `json:"broken_links_total"`
 	// Content is the raw file text from Offset (in characters), at most
 	// NotePageChars of it. NextOffset is 0 when this page reaches the end.
 	Content    string `json:"content"`
@@ -135,16 +147,22 @@ type BacklinksRequest struct {
 }
 
 // Backlink is one note linking to the requested one (counted once however
-// many links it has; Lines lists where they are).
+// many links it has). Lines are the first MaxBacklinkLines of the LineCount
+// distinct lines holding its links, ascending.
 type Backlink struct {
-	Path  string `json:"path"`
-	Title string `json:"title"`
-	Lines []int  `json:"lines"`
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Lines     []int  `json:"lines"`
+	LineCount int    `json:"line_count"`
 }
 
-// BacklinksResult is the output of vault_backlinks, sorted by path.
+// BacklinksResult is the output of vault_backlinks: Total notes link to
+// Path, with Links links in all; Backlinks are the first MaxBacklinkNotes of
+// those notes, sorted by path.
 type BacklinksResult struct {
 	Path      string     `json:"path"`
+	Total     int        `json:"total"`
+	Links     int        `json:"links"`
 	Backlinks []Backlink `json:"backlinks"`
 }
 
@@ -177,14 +195,21 @@ type GraphEdge struct {
 	Broken bool   `json:"broken,omitempty"`
 }
 
-// GraphResult is the output of vault_graph.
+// GraphResult is the output of vault_graph. NodeCount, EdgeCount and
+// BrokenCount count the whole graph of the notes that pass the filters;
+// Truncated says Nodes keeps only the best connected of them (MaxNodes).
+// Edges are the first MaxGraphEdges (by source path, then link order) of
+// the KeptEdgeCount edges between the nodes kept; EdgesTruncated says some
+// were left out.
 type GraphResult struct {
-	NodeCount   int         `json:"node_count"`
-	EdgeCount   int         `json:"edge_count"`
-	BrokenCount int         `json:"broken_count"`
-	Truncated   bool        `json:"truncated,omitempty"`
-	Nodes       []GraphNode `json:"nodes"`
-	Edges       []GraphEdge `json:"edges"`
+	NodeCount      int         `json:"node_count"`
+	EdgeCount      int         `json:"edge_count"`
+	BrokenCount    int         `json:"broken_count"`
+	Truncated      bool        `json:"truncated,omitempty"`
+	KeptEdgeCount  int         `json:"kept_edge_count"`
+	EdgesTruncated bool        `json:"edges_truncated,omitempty"`
+	Nodes          []GraphNode `json:"nodes"`
+	Edges          []GraphEdge `json:"edges"`
 }
 
 // HistoryRequest is the input of vault_history.

@@ -64,6 +64,8 @@ const (
 	msgNoteLink          msgID = "note.link"
 	msgNoteBrokenLinks   msgID = "note.broken_links"
 	msgNoteBrokenLink    msgID = "note.broken_link"
+	msgNoteMoreLinks     msgID = "note.more_links"
+	msgNoteMoreBroken    msgID = "note.more_broken_links"
 	msgNoteSHA           msgID = "note.sha256"
 	msgNotePaging        msgID = "note.paging"
 	msgListHeader        msgID = "list.header"
@@ -74,6 +76,7 @@ const (
 	msgListTags          msgID = "list.tags"
 	msgBacklinksHeader   msgID = "backlinks.header"
 	msgBacklinksNone     msgID = "backlinks.none"
+	msgBacklinksMore     msgID = "backlinks.more"
 	msgLineOne           msgID = "common.line"
 	msgLinesMany         msgID = "common.lines"
 	msgGraphHeader       msgID = "graph.header"
@@ -168,6 +171,8 @@ var catalogue = map[string]map[msgID]string{
 		msgNoteLink:        "- %s -> %s (line %d)",
 		msgNoteBrokenLinks: "Broken links:",
 		msgNoteBrokenLink:  "- %s (line %d)",
+		msgNoteMoreLinks:   "… and %d more links",
+		msgNoteMoreBroken:  "… and %d more broken links",
 		msgNoteSHA:         "SHA-256: %s",
 		msgNotePaging:      "[Showing characters %d-%d of %d. Call vault_get_note with offset=%d to read on.]",
 
@@ -180,6 +185,7 @@ var catalogue = map[string]map[msgID]string{
 
 		msgBacklinksHeader: "%d note(s) link to %s:",
 		msgBacklinksNone:   "No notes link to %s.",
+		msgBacklinksMore:   "… and %d more notes",
 		msgLineOne:         "line %d",
 		msgLinesMany:       "lines %s",
 
@@ -274,6 +280,8 @@ var catalogue = map[string]map[msgID]string{
 		msgNoteLink:        "- %s -> %s (linha %d)",
 		msgNoteBrokenLinks: "Links quebrados:",
 		msgNoteBrokenLink:  "- %s (linha %d)",
+		msgNoteMoreLinks:   "… e mais %d links",
+		msgNoteMoreBroken:  "… e mais %d links quebrados",
 		msgNoteSHA:         "SHA-256: %s",
 		msgNotePaging:      "[Mostrando os caracteres %d-%d de %d. Chame vault_get_note com offset=%d para continuar a leitura.]",
 
@@ -286,6 +294,7 @@ var catalogue = map[string]map[msgID]string{
 
 		msgBacklinksHeader: "%d nota(s) apontam para %s:",
 		msgBacklinksNone:   "Nenhuma nota aponta para %s.",
+		msgBacklinksMore:   "… e mais %d notas",
 		msgLineOne:         "linha %d",
 		msgLinesMany:       "linhas %s",
 

@@ -107,21 +107,23 @@ func renderNote(m *messages, n *api.Note) string {
 			b.WriteByte('\n')
 		}
 	}
-	if len(n.Links) > 0 {
+	if len(n.Links) > 0 || n.LinksTotal > 0 {
 		b.WriteString(m.get(msgNoteLinks))
 		b.WriteByte('\n')
 		for _, l := range n.Links {
 			b.WriteString(m.get(msgNoteLink, escape(l.Target), escape(l.Path), l.Line))
 			b.WriteByte('\n')
 		}
+		writeMore(&b, m, msgNoteMoreLinks, n.LinksTotal-len(n.Links))
 	}
-	if len(n.BrokenLinks) > 0 {
+	if len(n.BrokenLinks) > 0 || n.BrokenLinksTotal > 0 {
 		b.WriteString(m.get(msgNoteBrokenLinks))
 		b.WriteByte('\n')
 		for _, l := range n.BrokenLinks {
 			b.WriteString(m.get(msgNoteBrokenLink, escape(l.Target), l.Line))
 			b.WriteByte('\n')
 		}
+		writeMore(&b, m, msgNoteMoreBroken, n.BrokenLinksTotal-len(n.BrokenLinks))
 	}
 	b.WriteString(m.get(msgNoteSHA, escape(n.SHA256)))
 	b.WriteString("\n---\n")
@@ -175,27 +177,34 @@ func renderBacklinks(m *messages, req api.BacklinksRequest, res *api.BacklinksRe
 	if p == "" {
 		p = req.Path
 	}
-	if len(res.Backlinks) == 0 {
+	total := max(res.Total, len(res.Backlinks)) // a backend that does not count sends none
+	if total == 0 {
 		return m.get(msgBacklinksNone, escape(p)) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(m.get(msgBacklinksHeader, len(res.Backlinks), escape(p)))
+	b.WriteString(m.get(msgBacklinksHeader, total, escape(p)))
 	b.WriteByte('\n')
 	for _, l := range res.Backlinks {
 		fmt.Fprintf(&b, "- %s — %s", escape(l.Path), escape(l.Title))
-		switch len(l.Lines) {
-		case 0:
-		case 1:
+		more := l.LineCount - len(l.Lines)
+		switch {
+		case len(l.Lines) == 0:
+		case len(l.Lines) == 1 && more <= 0:
 			fmt.Fprintf(&b, " (%s)", m.get(msgLineOne, l.Lines[0]))
 		default:
 			nums := make([]string, len(l.Lines))
 			for i, n := range l.Lines {
 				nums[i] = strconv.Itoa(n)
 			}
-			fmt.Fprintf(&b, " (%s)", m.get(msgLinesMany, strings.Join(nums, ", ")))
+			lines := m.get(msgLinesMany, strings.Join(nums, ", "))
+			if more > 0 {
+				lines += " " + m.get(msgAndMore, more)
+			}
+			fmt.Fprintf(&b, " (%s)", lines)
 		}
 		b.WriteByte('\n')
 	}
+	writeMore(&b, m, msgBacklinksMore, total-len(res.Backlinks))
 	return b.String()
 }
 
@@ -219,11 +228,19 @@ func renderGraph(m *messages, req api.GraphRequest, res *api.GraphResult) string
 		}
 		b.WriteByte('\n')
 	}
-	if more := len(res.Edges) - len(shown); more > 0 {
-		b.WriteString(m.get(msgGraphMoreEdges, more))
+	// KeptEdgeCount counts the edges between the nodes kept, of which the
+	// backend sent the first api.MaxGraphEdges.
+	writeMore(&b, m, msgGraphMoreEdges, max(res.KeptEdgeCount, len(res.Edges))-len(shown))
+	return b.String()
+}
+
+// writeMore writes the line of id saying how many more items there are
+// than were shown, when there are any.
+func writeMore(b *strings.Builder, m *messages, id msgID, more int) {
+	if more > 0 {
+		b.WriteString(m.get(id, more))
 		b.WriteByte('\n')
 	}
-	return b.String()
 }
 
 func renderHistory(m *messages, req api.HistoryRequest, res *api.HistoryResult) string {

@@ -50,9 +50,33 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			}
 			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: fmt.Sprintf("%s already exists; a move never overwrites a note", to)}
 		}
-		// Plan every link edit against the vault as it is now.
+		// Plan every link edit against the vault as it is now. The linking
+		// notes are read (and parsed) on every core first: a hub note has
+		// thousands.
+		s.mu.RLock()
+		sources := s.graph.BacklinkSources(from)
+		s.mu.RUnlock()
+		type read struct {
+			data  []byte
+			links []markdown.Link
+			err   error
+		}
+		pre := make([]read, len(sources))
+		parallel(len(sources), func(i int) {
+			r := &pre[i]
+			if r.data, r.err = t.current(sources[i]); r.err == nil && r.data != nil {
+				r.links = markdown.Parse(path.Base(sources[i]), r.data).Links
+			}
+		})
+		byPath := make(map[string]*read, len(sources))
+		for i := range sources {
+			byPath[sources[i]] = &pre[i]
+		}
 		s.mu.RLock()
 		plan, err := links.PlanMove(s.graph.Resolver(), s.graph, from, to, func(p string) ([]byte, []markdown.Link, error) {
+			if r, ok := byPath[p]; ok && r.err == nil && r.data != nil {
+				return r.data, r.links, nil
+			}
 			data, err := t.current(p)
 			if err != nil {
 				return nil, nil, err
@@ -111,10 +135,12 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		if err := t.rename(from, to, before, moved, mode); err != nil {
 			return nil, "", fieldErr("to", err)
 		}
-		for _, u := range updates {
-			if err := t.writeFile(u.path, u.before, u.after, vaultfs.Move); err != nil {
-				return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: fmt.Sprintf("the links in %s to %s cannot be updated, so nothing was moved: %s", u.path, from, s.fs.Redact(err.Error())), Err: err}
-			}
+		files := make([]planned, len(updates))
+		for i, u := range updates {
+			files[i] = planned{u.path, u.before, u.after}
+		}
+		if err := t.writeFiles(files, vaultfs.Move); err != nil {
+			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: fmt.Sprintf("the links to %s cannot all be updated, so nothing was moved: %s", from, s.fs.Redact(err.Error())), Err: err}
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}

@@ -40,20 +40,25 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	out := &api.Note{Path: rel, Title: n.Title, SHA256: sha256Hex(data)}
 	out.Frontmatter, out.FrontmatterTruncated = boundFrontmatter(n.Frontmatter)
 
+	// Every link is resolved to count it, only the first of each kind is
+	// kept (api.MaxNoteLinks): a note of a million links is answered in a
+	// few kilobytes.
 	s.mu.RLock()
 	res := s.graph.Resolver()
 	for _, l := range n.Links {
+		to, ok := res.ResolveLink(rel, l)
+		list, total := &out.BrokenLinks, &out.BrokenLinksTotal
+		if ok {
+			list, total = &out.Links, &out.LinksTotal
+		}
+		if *total++; len(*list) == api.MaxNoteLinks {
+			continue
+		}
 		target := l.Target
 		if target == "" {
 			target = "#" + l.Anchor
 		}
-		nl := api.NoteLink{Target: target, Line: l.Line}
-		if to, ok := res.ResolveLink(rel, l); ok {
-			nl.Path = to
-			out.Links = append(out.Links, nl)
-		} else {
-			out.BrokenLinks = append(out.BrokenLinks, nl)
-		}
+		*list = append(*list, api.NoteLink{Target: target, Path: to, Line: l.Line})
 	}
 	s.mu.RUnlock()
 
@@ -163,7 +168,10 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	return out, nil
 }
 
-// Backlinks returns the notes linking to a note, each once.
+// Backlinks returns the notes linking to a note, each once: how many, and
+// the first api.MaxBacklinkNotes by path with the first api.MaxBacklinkLines
+// lines of each. Its work and answer stay bounded however many links the
+// note receives (links.Graph.BacklinkPage).
 func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
 	rel, err := s.resolveNote("path", req.Path)
 	if err != nil {
@@ -177,29 +185,23 @@ func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api
 	if _, ok := s.notes[rel]; !ok {
 		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: fmt.Sprintf("%q is not an indexed note", rel)}
 	}
-	out := &api.BacklinksResult{Path: rel, Backlinks: []api.Backlink{}}
-	idx := make(map[string]int)
-	for _, e := range s.graph.Backlinks(rel) {
-		i, ok := idx[e.From]
-		if !ok {
-			i = len(out.Backlinks)
-			idx[e.From] = i
-			title := path.Base(e.From)
-			if ni := s.notes[e.From]; ni != nil {
-				title = ni.title
-			}
-			out.Backlinks = append(out.Backlinks, api.Backlink{Path: e.From, Title: title})
+	page := s.graph.BacklinkPage(rel, api.MaxBacklinkNotes, api.MaxBacklinkLines)
+	out := &api.BacklinksResult{Path: rel, Total: page.Notes, Links: page.Links, Backlinks: make([]api.Backlink, len(page.Sources))}
+	for i, src := range page.Sources {
+		title := path.Base(src.Path)
+		if ni := s.notes[src.Path]; ni != nil {
+			title = ni.title
 		}
-		bl := &out.Backlinks[i]
-		if len(bl.Lines) == 0 || bl.Lines[len(bl.Lines)-1] != e.Link.Line {
-			bl.Lines = append(bl.Lines, e.Link.Line)
-		}
+		out.Backlinks[i] = api.Backlink{Path: src.Path, Title: title, Lines: src.Lines, LineCount: src.LineCount}
 	}
-	sort.Slice(out.Backlinks, func(i, j int) bool { return out.Backlinks[i].Path < out.Backlinks[j].Path })
 	return out, nil
 }
 
-// Graph returns the link graph of the notes that pass the filters.
+// Graph returns the link graph of the notes that pass the filters: the
+// counts of the whole graph, the req.MaxNodes best connected nodes and the
+// first api.MaxGraphEdges edges between them. The graph is walked twice
+// (degrees, then the edges of the nodes kept) without keeping an edge of
+// the whole graph, so memory stays with the answer's size.
 func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphResult, error) {
 	if req.MaxNodes == 0 {
 		req.MaxNodes = api.DefaultGraphNodes
@@ -216,83 +218,102 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	nodes := make(map[string]*api.GraphNode)
+	nodes := make(map[string]*api.GraphNode) // notes by path, broken targets by "\x00"+target
 	for p, ni := range s.notes {
 		if s.ix.Matches(p, f) {
 			nodes[p] = &api.GraphNode{Path: p, Title: ni.title, Type: ni.typ}
 		}
 	}
-	type pair struct{ from, to string }
-	seen := make(map[pair]bool)
-	var edges []api.GraphEdge
-	broken := 0
-	for _, from := range sortedKeys(nodes) {
-		for _, e := range s.graph.Out(from) {
-			if e.To == "" {
-				if e.Link.Target == "" {
-					continue
+	sources := sortedKeys(nodes)
+	// eachEdge calls fn with every edge of from, once per ordered pair:
+	// to is a node's key, target the path shown.
+	seenTo, seenBroken := make(map[string]struct{}), make(map[string]struct{})
+	eachEdge := func(from string, fn func(to, target string, broken bool)) {
+		clear(seenTo)
+		clear(seenBroken)
+		s.graph.EachOutTarget(from, func(to, target string) {
+			if to == "" {
+				if target == "" {
+					return
 				}
-				target := e.Link.Target
-				k := pair{from, "\x00" + target}
-				if seen[k] {
-					continue
+				if _, ok := seenBroken[target]; !ok {
+					seenBroken[target] = struct{}{}
+					fn("\x00"+target, target, true)
 				}
-				seen[k] = true
-				broken++
+				return
+			}
+			if to == from || nodes[to] == nil {
+				return
+			}
+			if _, ok := seenTo[to]; !ok {
+				seenTo[to] = struct{}{}
+				fn(to, to, false)
+			}
+		})
+	}
+	out := &api.GraphResult{}
+	for _, from := range sources {
+		eachEdge(from, func(to, target string, broken bool) {
+			if broken {
+				out.BrokenCount++
 				if !req.IncludeBroken {
-					continue
+					return
 				}
-				bn := nodes["\x00"+target]
-				if bn == nil {
-					bn = &api.GraphNode{Path: target, Broken: true}
-					nodes["\x00"+target] = bn
+				if nodes[to] == nil {
+					nodes[to] = &api.GraphNode{Path: target, Broken: true}
 				}
-				bn.InDegree++
-				nodes[from].OutDegree++
-				edges = append(edges, api.GraphEdge{From: from, To: target, Broken: true})
-				continue
 			}
-			if e.To == from || nodes[e.To] == nil || seen[pair{from, e.To}] {
-				continue
-			}
-			seen[pair{from, e.To}] = true
+			out.EdgeCount++
 			nodes[from].OutDegree++
-			nodes[e.To].InDegree++
-			edges = append(edges, api.GraphEdge{From: from, To: e.To})
-		}
+			nodes[to].InDegree++
+		})
 	}
-	all := make([]*api.GraphNode, 0, len(nodes))
-	for _, n := range nodes {
-		all = append(all, n)
+	type keyed struct {
+		key  string
+		node *api.GraphNode
 	}
-	out := &api.GraphResult{NodeCount: len(all), EdgeCount: len(edges), BrokenCount: broken}
-	keep := make(map[string]bool, len(all))
+	all := make([]keyed, 0, len(nodes))
+	for k, n := range nodes {
+		all = append(all, keyed{k, n})
+	}
+	out.NodeCount = len(all)
 	if len(all) > req.MaxNodes {
 		// Keep the best connected nodes.
 		sort.Slice(all, func(i, j int) bool {
-			di, dj := all[i].InDegree+all[i].OutDegree, all[j].InDegree+all[j].OutDegree
-			if di != dj {
-				return di > dj
+			a, b := all[i].node, all[j].node
+			if da, db := a.InDegree+a.OutDegree, b.InDegree+b.OutDegree; da != db {
+				return da > db
 			}
-			return all[i].Path < all[j].Path
+			return a.Path < b.Path
 		})
 		all = all[:req.MaxNodes]
 		out.Truncated = true
 	}
+	keep := make(map[string]bool, len(all))
 	for _, n := range all {
-		keep[n.Path] = true
+		keep[n.key] = true
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].Path < all[j].Path })
+	sort.Slice(all, func(i, j int) bool { return all[i].node.Path < all[j].node.Path })
 	out.Nodes = make([]api.GraphNode, len(all))
 	for i, n := range all {
-		out.Nodes[i] = *n
+		out.Nodes[i] = *n.node
 	}
 	out.Edges = []api.GraphEdge{}
-	for _, e := range edges {
-		if keep[e.From] && keep[e.To] {
-			out.Edges = append(out.Edges, e)
+	for _, from := range sources {
+		if !keep[from] {
+			continue
 		}
+		eachEdge(from, func(to, target string, broken bool) {
+			if !keep[to] || broken && !req.IncludeBroken {
+				return
+			}
+			out.KeptEdgeCount++
+			if len(out.Edges) < api.MaxGraphEdges {
+				out.Edges = append(out.Edges, api.GraphEdge{From: from, To: target, Broken: broken})
+			}
+		})
 	}
+	out.EdgesTruncated = out.KeptEdgeCount > len(out.Edges)
 	return out, nil
 }
 

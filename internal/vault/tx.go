@@ -93,6 +93,59 @@ func (t *tx) writeFile(path string, before, after []byte, acc vaultfs.Access) er
 	return t.put(path, before, after, acc, false)
 }
 
+// planned is one file of writeFiles.
+type planned struct {
+	path          string
+	before, after []byte
+}
+
+// writeFiles is writeFile for many new files or replacements at once (a
+// move's link rewrites): they are staged on every core. On an error nothing
+// of the batch is kept, and the error names its file.
+func (t *tx) writeFiles(files []planned, acc vaultfs.Access) error {
+	var fresh []planned
+	for _, f := range files {
+		if _, ok := t.byPath[f.path]; ok || len(files) < refreshBatchMin {
+			if err := t.writeFile(f.path, f.before, f.after, acc); err != nil {
+				return err
+			}
+			continue
+		}
+		if f.before != nil && string(f.before) == string(f.after) {
+			continue
+		}
+		fresh = append(fresh, f)
+	}
+	staged := make([]*vaultfs.Staged, len(fresh))
+	errs := make([]error, len(fresh))
+	parallel(len(fresh), func(i int) {
+		staged[i], errs[i] = t.s.fs.Stage(fresh[i].path, fresh[i].after, acc, fresh[i].before == nil, 0)
+	})
+	if err := errors.Join(errs...); err != nil {
+		for _, st := range staged {
+			if st != nil {
+				t.s.fs.Discard(st)
+			}
+		}
+		for _, e := range errs {
+			if e != nil {
+				return e
+			}
+		}
+	}
+	for i, f := range fresh {
+		c := &change{path: f.path, before: f.before, after: f.after, acc: acc, staged: staged[i]}
+		t.byPath[f.path] = c
+		t.changes = append(t.changes, c)
+		t.staged = true
+		t.nstaged++
+		if testHookStaged != nil {
+			testHookStaged(t.nstaged)
+		}
+	}
+	return nil
+}
+
 // replaceExact is writeFile for a replacement that must not be merged with
 // a change made meanwhile.
 func (t *tx) replaceExact(path string, before, after []byte) error {
@@ -261,12 +314,9 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 // verify compares every planned file with the disk and re-plans the ones
 // someone changed: merged when possible, else errReplan.
 func (t *tx) verify() error {
-	for _, c := range t.changes {
-		if err := t.check(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	errs := make([]error, len(t.changes))
+	parallel(len(t.changes), func(i int) { errs[i] = t.check(t.changes[i]) })
+	return errors.Join(errs...)
 }
 
 // check re-plans c if its file is no longer what the write read.
@@ -424,58 +474,64 @@ func (t *tx) paths() []string {
 }
 
 // refresh brings the index in line with the files as they are now.
-func (t *tx) refresh() {
-	for _, p := range t.paths() {
-		t.s.Refresh(p)
-	}
-}
+func (t *tx) refresh() { t.s.refreshMany(t.paths()) }
 
 // publish puts every staged file in place and removes what the write
-// removes, each only if it is still what was verified.
+// removes, each only if it is still what was verified. The files are
+// independent of one another, so they are published on every core.
 func (t *tx) publish() error {
+	errs := make([]error, len(t.changes))
+	parallel(len(t.changes), func(i int) { errs[i] = t.publishOne(t.changes[i]) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) publishOne(c *change) error {
 	fsys := t.s.fs
-	for _, c := range t.changes {
-		if c.staged != nil {
-			err := fsys.Publish(c.staged, t.expectAt(c))
-			if vaultfs.CodeOf(err) == vaultfs.CodeChanged && !c.create() {
-				// Changed in the last instant: merge again if possible.
-				if cerr := t.check(c); cerr != nil {
-					return cerr
-				}
-				if err2 := fsys.SyncStaged(context.Background(), []*vaultfs.Staged{c.staged}); err2 != nil {
-					return fieldErr("path", err2)
-				}
-				err = fsys.Publish(c.staged, t.expectAt(c))
+	if c.staged != nil {
+		err := fsys.Publish(c.staged, t.expectAt(c))
+		if vaultfs.CodeOf(err) == vaultfs.CodeChanged && !c.create() {
+			// Changed in the last instant: merge again if possible.
+			if cerr := t.check(c); cerr != nil {
+				return cerr
 			}
-			if err != nil {
-				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
-					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
-				}
-				return fieldErr("path", err)
+			if err2 := fsys.SyncStaged(context.Background(), []*vaultfs.Staged{c.staged}); err2 != nil {
+				return fieldErr("path", err2)
 			}
-			c.staged = nil
+			err = fsys.Publish(c.staged, t.expectAt(c))
 		}
-		switch {
-		case c.from != "":
-			if err := fsys.RemoveIf(c.from, sha256Hex(c.before)); err != nil {
-				c.done = true // the new name is published: undo takes it back
-				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
-					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
-				}
-				return fieldErr("from", err)
+		if err != nil {
+			if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+				return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
 			}
-		case c.after == nil:
-			if err := fsys.RemoveIf(c.path, sha256Hex(c.before)); err != nil {
-				if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
-					return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
-				}
-				return fieldErr("path", err)
+			return fieldErr("path", err)
+		}
+		c.staged = nil
+	}
+	switch {
+	case c.from != "":
+		if err := fsys.RemoveIf(c.from, sha256Hex(c.before)); err != nil {
+			c.done = true // the new name is published: undo takes it back
+			if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+				return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
 			}
+			return fieldErr("from", err)
 		}
-		c.done = true
-		if testHookTx != nil {
-			testHookTx("published-one")
+	case c.after == nil:
+		if err := fsys.RemoveIf(c.path, sha256Hex(c.before)); err != nil {
+			if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
+				return fmt.Errorf("%w: %s", errReplan, fsys.Redact(err.Error()))
+			}
+			return fieldErr("path", err)
 		}
+	}
+	c.done = true
+	if testHookTx != nil {
+		testHookTx("published-one")
 	}
 	return nil
 }

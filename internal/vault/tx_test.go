@@ -346,13 +346,7 @@ func TestCrashAtAnyStep(t *testing.T) {
 			const n = 30
 			dir := linkedVault(t, n)
 			broken := brokenLinks(t, dir)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step)
-			out, err := cmd.CombinedOutput()
-			var ee *exec.ExitError
-			if err == nil || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("the child was not killed (err %v):\n%s", err, out)
-			}
+			runChild(t, dir, step)
 			s := openAt(t, dir) // recovery runs at start
 			s.Close()
 			gitClean(t, dir)
@@ -382,6 +376,19 @@ func TestCrashAtAnyStep(t *testing.T) {
 	}
 }
 
+// runChild runs TestCrashChild in a new process that kills itself with
+// SIGKILL at step of a move in dir.
+func runChild(t *testing.T, dir, step string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err == nil || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed (err %v):\n%s", err, out)
+	}
+}
+
 // TestCrashChild is the child process of TestCrashAtAnyStep.
 func TestCrashChild(t *testing.T) {
 	dir, step := os.Getenv("VAULTMCP_CRASH_DIR"), os.Getenv("VAULTMCP_CRASH_STEP")
@@ -396,16 +403,16 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	kill := func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-	published := 0
-	want := -1
+	var published atomic.Int64
+	want := int64(-1)
 	if k, ok := strings.CutPrefix(step, "published-"); ok {
-		want, _ = strconv.Atoi(k)
+		n, _ := strconv.Atoi(k)
+		want = int64(n)
 	}
 	testHookTx = func(got string) {
 		switch {
 		case got == "published-one":
-			published++
-			if published == want {
+			if published.Add(1) == want {
 				kill()
 			}
 		case got == step:

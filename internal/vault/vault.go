@@ -117,7 +117,7 @@ var _ api.Backend = (*Service)(nil)
 // Open opens the vault folder and starts indexing it in the background; it
 // returns at once. Use Ready or any operation (which waits) to use the index.
 func Open(ctx context.Context, opts Options) (*Service, error) {
-	fsys, err := vaultfs.Open(opts.Dir)
+	fsys, err := vaultfs.Open(opts.Dir, vaultfs.ReadOnly(opts.ReadOnly))
 	if err != nil {
 		return nil, err
 	}
@@ -722,4 +722,79 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 func (s *Service) errorf(format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	return &api.Error{Code: api.CodeInternal, Message: s.fs.Redact(err.Error()), Err: err}
+}
+
+// refreshMany is Refresh for the many paths of one write (a large move
+// rewrites thousands): the notes are read and parsed on every core and
+// put in the index as one batch. Keep in step with put.
+func (s *Service) refreshMany(rels []string) {
+	if len(rels) < refreshBatchMin {
+		for _, rel := range rels {
+			s.Refresh(rel)
+		}
+		return
+	}
+	type item struct {
+		rel  string
+		fi   vaultfs.FileInfo
+		err  error
+		note parsed
+	}
+	items := make([]item, len(rels))
+	parallel(len(rels), func(i int) {
+		it := &items[i]
+		it.rel = rels[i]
+		it.fi, it.err = s.fs.Stat(it.rel)
+		if it.err == nil && it.fi.IsNote {
+			it.note = s.readParse(it.rel)
+		}
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var batch []index.Item
+	for _, it := range items {
+		switch {
+		case it.err != nil:
+			s.dropTreeLocked(it.rel)
+		case !it.fi.IsNote:
+			s.graph.AddFile(it.rel)
+		case it.note.err != nil:
+			s.put(it.note)
+		default:
+			batch = append(batch, index.Item{Path: it.rel, Note: it.note.note})
+		}
+	}
+	s.ix.AddBatch(batch)
+	for _, it := range items {
+		if it.err == nil && it.fi.IsNote && it.note.err == nil {
+			r := it.note
+			delete(s.unindexed, r.path)
+			s.notes[r.path] = infoOf(r.note, r.info)
+			s.graph.SetNote(r.path, r.note.Links)
+		}
+	}
+}
+
+// refreshBatchMin is the number of paths from which refreshMany batches.
+const refreshBatchMin = 16
+
+// parallel runs f(0..n-1) on every core.
+func parallel(n int, f func(i int)) {
+	workers := min(n, max(2, runtime.GOMAXPROCS(0)))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

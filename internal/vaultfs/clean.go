@@ -9,13 +9,25 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on a client path, checked before any other work so that a hostile
-// input costs little.
+// Limits on a path, checked by Clean before any file system work so that a
+// hostile input costs little: a path of thousands of folders would otherwise
+// make a write create every one of them (and leave them behind when git then
+// refuses the path). They hold for every access, reads included, so that
+// every path the gatekeeper gives back (Walk) can also be written and moved;
+// a file on disk beyond them is reported by Walk instead of indexed. Real
+// vaults are far inside them: the Obsidian help vault and the 6,570-note
+// community hub are at most 5 segments deep, 137 bytes long, with names of at
+// most 99 bytes.
 const (
-	// MaxPathBytes is the longest path Clean accepts.
-	MaxPathBytes = 4096
-	// MaxSegmentBytes is the longest single file or folder name.
+	// MaxPathBytes is the longest path Clean accepts, in bytes as given
+	// (before "." and ".." are removed).
+	MaxPathBytes = 1024
+	// MaxSegmentBytes is the longest single file or folder name, the limit
+	// of common file systems (ext4, APFS, NTFS in UTF-16 units).
 	MaxSegmentBytes = 255
+	// MaxPathSegments is the deepest path Clean accepts: folders plus the
+	// file name ("a/b/c.md" has 3).
+	MaxPathSegments = 64
 )
 
 // Folder names with a policy of their own (DESIGN.md section 2).
@@ -58,7 +70,7 @@ func Clean(p string) (string, error) {
 		return "", newErr(CodeInvalidPath, p, "empty path")
 	}
 	if len(p) > MaxPathBytes {
-		return "", newErr(CodeInvalidPath, p, "longer than %d bytes", MaxPathBytes)
+		return "", newErr(CodeInvalidPath, p, "%d bytes long; a path may be at most %d bytes", len(p), MaxPathBytes)
 	}
 	if !utf8.ValidString(p) {
 		return "", newErr(CodeInvalidPath, p, "not valid UTF-8")
@@ -78,7 +90,7 @@ func Clean(p string) (string, error) {
 		return "", newErr(CodePathEscape, p, "':' is not allowed in a path (drive letters, alternate data streams)")
 	}
 	p = strings.ReplaceAll(p, `\`, "/")
-	segs := make([]string, 0, strings.Count(p, "/")+1)
+	segs := make([]string, 0, min(strings.Count(p, "/")+1, MaxPathSegments))
 	for seg := range strings.SplitSeq(p, "/") {
 		switch {
 		case seg == "" || seg == ".":
@@ -92,9 +104,12 @@ func Clean(p string) (string, error) {
 		case seg[0] == '.':
 			return "", newErr(CodeHiddenSegment, p, "%s starts with '.': hidden files and folders are off limits", QuotePath(seg))
 		case len(seg) > MaxSegmentBytes:
-			return "", newErr(CodeInvalidPath, p, "a file or folder name is longer than %d bytes", MaxSegmentBytes)
+			return "", newErr(CodeInvalidPath, p, "a file or folder name is %d bytes long; a name may be at most %d bytes", len(seg), MaxSegmentBytes)
 		case onlyDotLike(seg):
 			return "", newErr(CodeInvalidPath, p, "%s is made of characters that look like '.' and would read as . or ..", QuotePath(seg))
+		}
+		if len(segs) == MaxPathSegments {
+			return "", newErr(CodeInvalidPath, p, "nested too deep; a path may have at most %d segments (folders and the file name)", MaxPathSegments)
 		}
 		segs = append(segs, seg)
 	}

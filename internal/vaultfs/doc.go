@@ -8,7 +8,11 @@
 //
 // Clean works on the text alone:
 //
-//  1. empty, longer than MaxPathBytes, invalid UTF-8 -> INVALID_PATH;
+//  1. empty, longer than MaxPathBytes (1,024 bytes), invalid UTF-8 ->
+//     INVALID_PATH. The limits of steps 1 and 7 hold for every access, reads
+//     included, so everything Walk gives can be written and moved too; Walk
+//     reports a file beyond them and does not enter a folder that could
+//     only hold such files;
 //  2. NUL, C0/C1 control characters, and invisible or bidirectional
 //     characters -> INVALID_PATH. "Invisible" is Unicode category Cf (bidi
 //     embeddings and overrides U+202A-202E, isolates U+2066-2069, marks
@@ -32,7 +36,8 @@
 //  6. a segment starting with '.' -> HIDDEN_SEGMENT. That includes "...",
 //     "...." and ".x": "....//x.md" is not a traversal but a folder named
 //     "...." and is refused as hidden;
-//  7. a segment longer than MaxSegmentBytes, or made only of dot look-alikes
+//  7. a segment longer than MaxSegmentBytes (255 bytes), more than
+//     MaxPathSegments (64) segments, or a segment made only of dot look-alikes
 //     (U+2024 one dot leader, U+2025 "‥", U+FF0E fullwidth full stop, U+2026,
 //     ...) -> INVALID_PATH: "‥/x.md" reads as "../x.md" to a person and to
 //     anything that applies NFKC. Dot look-alikes inside a name are literal
@@ -67,7 +72,11 @@
 //   - Read: missing -> NOT_FOUND; a folder, FIFO, socket or device ->
 //     NOT_A_NOTE (decided from Lstat: nothing is opened, so a FIFO cannot
 //     block). Hard links are readable: a hard link is a file, not a path, and
-//     whoever made one could already read the file;
+//     whoever made one could already read the file. Except in read-only mode
+//     (Open with ReadOnly(true), the zero-trust mode): there a note with more
+//     than one hard link is NOT_A_NOTE, because its other name may be outside
+//     the vault, and the count is checked again on the opened file; Walk
+//     reports such a note instead of giving it, and every write is READ_ONLY;
 //   - Write and Move: a missing file is fine (it will be created); a symbolic
 //     link, a file with more than one hard link, a folder, FIFO, socket or
 //     device at the target -> NOT_A_NOTE. A symbolic link to a folder inside

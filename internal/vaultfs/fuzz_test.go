@@ -12,10 +12,14 @@ import (
 //   - an error is an *Error with a known code and a one-line, escaped message;
 //   - a result has no ".." or "." or empty segment, no leading '/', no '\',
 //     no ':', no hidden segment, no control or invisible character, is
+//     within the limits (MaxPathBytes, MaxSegmentBytes, MaxPathSegments), is
 //     idempotent (Clean(result) == result), and joined to a vault folder stays
 //     under it.
 func FuzzClean(f *testing.F) {
 	for _, tt := range hostileClean {
+		f.Add(tt.in)
+	}
+	for _, tt := range boundCases {
 		f.Add(tt.in)
 	}
 	for _, s := range []string{
@@ -45,8 +49,12 @@ func FuzzClean(f *testing.F) {
 		if got == "" || strings.HasPrefix(got, "/") || strings.ContainsAny(got, `\:`) || !utf8.ValidString(got) {
 			t.Fatalf("Clean(%q) = %q", in, got)
 		}
-		for _, seg := range strings.Split(got, "/") {
-			if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, ".") || onlyDotLike(seg) {
+		segs := strings.Split(got, "/")
+		if len(got) > MaxPathBytes || len(segs) > MaxPathSegments {
+			t.Fatalf("Clean(%q) = %q: past the limits (%d bytes, %d segments)", in, got, len(got), len(segs))
+		}
+		for _, seg := range segs {
+			if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, ".") || onlyDotLike(seg) || len(seg) > MaxSegmentBytes {
 				t.Fatalf("Clean(%q) = %q: bad segment %q", in, got, seg)
 			}
 		}

@@ -45,14 +45,35 @@ type FileInfo struct {
 // path, however it was checked, can reach outside the folder at the moment of
 // use. A Vault is safe for concurrent use.
 type Vault struct {
-	root    *os.Root
-	dir     string   // absolute, symlinks evaluated
-	redacts []string // spellings of the vault directory, longest first
+	root     *os.Root
+	dir      string   // absolute, symlinks evaluated
+	redacts  []string // spellings of the vault directory, longest first
+	readOnly bool
 }
+
+// CodeReadOnly refuses a write to a vault opened with ReadOnly(true).
+const CodeReadOnly Code = "READ_ONLY"
+
+// An Option configures a Vault at Open.
+type Option func(*Vault)
+
+// ReadOnly(true) opens the vault read-only, the zero-trust mode of
+// VAULT_READ_ONLY: every write (Resolve for Write or Move included) is
+// refused with READ_ONLY, and a note with more than one hard link is not
+// read: ReadNote, ReadWalked and Resolve refuse it with NOT_A_NOTE and Walk
+// reports it instead of giving it. Its other names may be anywhere on the
+// same file system, so its contents may be a file from outside the vault
+// that someone linked in. Stat still describes such a note (it reads no
+// content), so that a caller refreshing it learns why it cannot be read.
+// Attachments are never read, so their links do not matter.
+func ReadOnly(on bool) Option { return func(v *Vault) { v.readOnly = on } }
+
+// IsReadOnly reports whether the vault was opened with ReadOnly(true).
+func (v *Vault) IsReadOnly() bool { return v.readOnly }
 
 // Open opens the vault folder dir, which must exist and be a directory. Its
 // errors are for the operator (stderr at start-up) and name dir as given.
-func Open(dir string) (*Vault, error) {
+func Open(dir string, opts ...Option) (*Vault, error) {
 	if dir == "" {
 		return nil, errors.New("vaultfs: no vault directory given")
 	}
@@ -81,6 +102,9 @@ func Open(dir string) (*Vault, error) {
 		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
 	}
 	v := &Vault{root: root, dir: real}
+	for _, o := range opts {
+		o(v)
+	}
 	seen := map[string]bool{}
 	for _, d := range []string{real, abs, filepath.ToSlash(real), filepath.ToSlash(abs)} {
 		if !seen[d] {
@@ -135,6 +159,7 @@ type walkOpts struct {
 	acc         Access
 	requireNote bool // the real path must have a note's extension too
 	allowDir    bool // a directory at the end is returned, not refused
+	statOnly    bool // the caller reads no content (Stat): hard links are not judged
 }
 
 // Resolve is the gatekeeper's one check: Clean, CheckPolicy, then a walk of
@@ -158,6 +183,9 @@ func (v *Vault) check(p string, acc Access) (*target, error) {
 	rel, err := Clean(p)
 	if err != nil {
 		return nil, err
+	}
+	if v.readOnly && acc != Read {
+		return nil, newErr(CodeReadOnly, rel, "the vault is open read-only; a %v is refused", acc)
 	}
 	if err := CheckPolicy(rel, acc); err != nil {
 		return nil, err
@@ -287,7 +315,8 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 	default:
 		return nil, newErr(CodeNotANote, rel, "is %s, not a regular file", describeMode(mode))
 	}
-	if o.acc != Read {
+	switch {
+	case o.acc != Read:
 		n, err := linkCount(v.root, t.real, t.info)
 		if err != nil {
 			return nil, &Error{Code: CodeNotANote, Path: rel, Reason: "cannot tell whether it has other hard links", Err: bareCause(err)}
@@ -295,8 +324,26 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 		if n > 1 {
 			return nil, newErr(CodeNotANote, rel, "has %d hard links; writing it would change the other names too", n)
 		}
+	case v.readOnly && !o.statOnly && IsNoteName(t.real):
+		if err := v.checkSingleLink(rel, t.real, t.info); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
+}
+
+// checkSingleLink is the read-only mode's rule for reading a note: the file
+// (fi, the Lstat or fstat of real) must have exactly one name, or its
+// contents may be a file from outside the vault hard-linked in.
+func (v *Vault) checkSingleLink(rel, real string, fi fs.FileInfo) error {
+	n, err := linkCount(v.root, real, fi)
+	if err != nil {
+		return &Error{Code: CodeNotANote, Path: rel, Reason: "cannot tell whether it has other hard links, which a read-only vault does not read", Err: bareCause(err)}
+	}
+	if n > 1 {
+		return newErr(CodeNotANote, rel, "has %d hard links; a read-only vault does not read a note with other names, which may be a file from outside the vault", n)
+	}
+	return nil
 }
 
 func describeMode(m fs.FileMode) string {
@@ -356,6 +403,12 @@ func (v *Vault) readNote(p string) ([]byte, FileInfo, error) {
 	if !os.SameFile(fi, t.info) {
 		return nil, FileInfo{}, newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
 	}
+	if v.readOnly {
+		// Again on the opened file: a name may have been added since the check.
+		if err := v.checkSingleLink(t.rel, t.real, fi); err != nil {
+			return nil, FileInfo{}, err
+		}
+	}
 	if fi.Size() > MaxNoteSize {
 		return nil, FileInfo{}, tooLarge(t.rel, fi.Size())
 	}
@@ -394,6 +447,11 @@ func (v *Vault) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
 	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.walked) || fi.Size() > MaxNoteSize {
 		return v.ReadNote(w.Path)
 	}
+	if v.readOnly {
+		if n, err := linkCount(v.root, w.Path, fi); err != nil || n > 1 {
+			return v.ReadNote(w.Path) // which refuses it, saying why
+		}
+	}
 	buf := make([]byte, 0, fi.Size()+1)
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
@@ -422,7 +480,7 @@ func (v *Vault) Stat(rel string) (FileInfo, error) {
 	if err := checkPolicy(rel, Read, false); err != nil {
 		return FileInfo{}, v.fail(err)
 	}
-	t, err := v.walkPath(rel, walkOpts{acc: Read, requireNote: IsNoteName(rel)})
+	t, err := v.walkPath(rel, walkOpts{acc: Read, requireNote: IsNoteName(rel), statOnly: true})
 	if err != nil {
 		return FileInfo{}, v.fail(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"sort"
 )
 
-// maxWalkDepth bounds how deep Walk descends (a path of MaxPathBytes cannot
-// be deeper than this anyway).
-const maxWalkDepth = MaxPathBytes / 2
+// maxWalkDepth is the deepest folder Walk enters: a file in a folder of
+// MaxPathSegments segments would be one segment too deep for Clean.
+const maxWalkDepth = MaxPathSegments - 1
 
 // Walk calls fn for every regular file of the vault that is not ignored
 // (IsIgnored: hidden, node_modules, _templates), notes and attachments alike
@@ -98,7 +98,11 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 		switch {
 		case mode.IsDir():
 			if depth+1 > maxWalkDepth {
-				report(rel, newErr(CodeInvalidPath, rel, "folders nested deeper than %d levels are not walked", maxWalkDepth))
+				report(rel, newErr(CodeInvalidPath, rel, "not walked: a note inside would be deeper than %d segments, the limit of a path", MaxPathSegments))
+				continue
+			}
+			if len(rel)+len("/x.md") > MaxPathBytes {
+				report(rel, newErr(CodeInvalidPath, rel, "not walked: a note inside would be longer than %d bytes, the limit of a path", MaxPathBytes))
 				continue
 			}
 			if err := v.walkSub(ctx, r, name, rel, fi, depth+1, fn, report); err != nil {
@@ -117,6 +121,12 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 				return err
 			}
 		case mode.IsRegular():
+			if v.readOnly && IsNoteName(rel) {
+				if err := v.checkSingleLink(rel, rel, fi); err != nil {
+					report(rel, err)
+					continue
+				}
+			}
 			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel), walked: fi}); err != nil {
 				return err
 			}
