@@ -46,6 +46,10 @@ type Config struct {
 	RateBurst int
 	// NoSnapshots turns the index snapshots of the vaults off.
 	NoSnapshots bool
+	// PublicURL is the server's address as clients reach it (behind a
+	// proxy), for the protected-resource metadata; "" derives it from each
+	// request.
+	PublicURL string
 	// CrashAt is a test hook (see the Crash* constants); "" in production.
 	CrashAt string
 }
@@ -69,6 +73,8 @@ type Server struct {
 
 	// writes counts the writes in flight, so that Close waits for them.
 	writes sync.WaitGroup
+
+	mcp mcpHandlers
 }
 
 // project is one open project: its vault service and the lock that keeps
