@@ -100,6 +100,22 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		}
 	}
 	ep.mu.Unlock()
+	if r.Method == http.MethodGet {
+		// A standalone event stream never ends by itself: it is exempt from
+		// the server's write timeout, and ended when the server shuts down so
+		// that the shutdown does not wait for it.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		r = r.WithContext(ctx)
+	}
 	sw := &sessionWriter{ResponseWriter: w}
 	ep.h.ServeHTTP(sw, r)
 	ep.mu.Lock()
@@ -133,9 +149,10 @@ func (w *sessionWriter) Write(b []byte) (int, error) {
 }
 
 func (w *sessionWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+	if w.session == "" {
+		w.session = w.Header().Get("Mcp-Session-Id")
 	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

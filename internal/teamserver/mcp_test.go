@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func (e *env) mcpSession(t *testing.T, path, key string) *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.http.URL + path, HTTPClient: &http.Client{Transport: keyTransport{key}}, DisableStandaloneSSE: true}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.http.URL + path, HTTPClient: &http.Client{Transport: keyTransport{key}}}, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", path, err)
 	}
@@ -152,4 +153,39 @@ func TestMCPSessionIsolationAndOrigin(t *testing.T) {
 		t.Fatalf("closing a session: %d %s", del.status, del.body)
 	}
 	wantStatus(t, "a session after one was closed", e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"), 200, "")
+}
+
+// A shutdown finishes although an MCP client holds a standalone event
+// stream open: the stream is ended, and Serve returns without error.
+func TestShutdownEndsMCPStreams(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.http.Close()
+	e.http = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- e.srv.Serve(ctx, Listen{Addr: "127.0.0.1:0", OnListen: func(a net.Addr) { addr <- a }})
+	}()
+	base := "http://" + (<-addr).String()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer ccancel()
+	s, err := client.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: base + "/projects/ex/mcp", HTTPClient: &http.Client{Transport: keyTransport{e.rw}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.ListTools(cctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve after the shutdown: %v", err)
+		}
+	case <-time.After(ShutdownGrace + 10*time.Second):
+		t.Fatal("Serve did not return")
+	}
 }

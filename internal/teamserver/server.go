@@ -75,7 +75,12 @@ type Server struct {
 	writes sync.WaitGroup
 
 	mcp mcpHandlers
+	// stopping is closed when a shutdown starts.
+	stopping chan struct{}
+	stopped  sync.Once
 }
+
+func (s *Server) stopOnce() { s.stopped.Do(func() { close(s.stopping) }) }
 
 // project is one open project: its vault service and the lock that keeps
 // the API's bookkeeping of a write next to the write itself.
@@ -120,6 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		projects: make(map[string]*project),
 		touched:  make(map[string]time.Time),
+		stopping: make(chan struct{}),
 	}
 	ps, err := s.store.Projects(ctx)
 	if err != nil {
