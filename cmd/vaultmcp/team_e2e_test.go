@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -28,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // teamProc is a running `vaultmcp team-server`.
@@ -698,5 +701,49 @@ func TestTeamVaultClientCompat(t *testing.T) {
 	}
 	if _, ok := find("03-projects/team/PLAN.md"); ok {
 		t.Error("the exact-path lookup matched another letter case")
+	}
+}
+
+// headerTransport adds the API key to every request of an MCP client.
+type headerTransport struct{ key string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+h.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// MCP over Streamable HTTP on the real binary: the go-sdk client connects
+// to a project's endpoint with a key, searches, writes (authored by the
+// key), and the server still stops cleanly on SIGTERM with the client's
+// event stream open.
+func TestTeamServerMCP(t *testing.T) {
+	data, key, vault := teamData(t)
+	srv := startTeam(t, data, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url + "/projects/ex/mcp", HTTPClient: &http.Client{Transport: headerTransport{key}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, srv.stderr.String())
+	}
+	defer s.Close()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "vault_search", Arguments: map[string]any{"query": "retry backoff"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "retry-backoff.md") {
+		t.Fatalf("vault_search: %v %+v", err, res)
+	}
+	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "vault_learn", Arguments: map[string]any{
+		"title": "Jitter spreads retries", "insight": "Add random jitter to every backoff so clients do not retry in lockstep.",
+		"context": "e2e", "domain": "go", "tags": []string{"pattern"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("vault_learn: %v %+v", err, res)
+	}
+	out, _ := exec.Command("git", "-C", vault, "log", "-1", "--format=%an|%s").Output()
+	if strings.TrimSpace(string(out)) != "alice|docs(vault): Jitter spreads retries" {
+		t.Errorf("last commit %q", out)
+	}
+	srv.stop(t)
+	if strings.Contains(srv.stderr.String(), "shutdown:") {
+		t.Errorf("the shutdown did not finish cleanly:\n%s", srv.stderr.String())
 	}
 }
