@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
@@ -43,7 +44,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: c.ReadOnly, Version: version, Logger: log}
 	if *httpAddr == "" {
 		server := mcpserver.New(svc, opts)
-		t := &mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}
+		// Our framing, not mcp.IOTransport: the SDK's ends the session on
+		// the first malformed frame.
+		t := &jsonrpcio.Transport{Reader: stdin, Writer: stdout, Logger: log}
 		err := server.Run(ctx, t)
 		if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
 			return nil
@@ -52,14 +55,6 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	return serveHTTP(ctx, *httpAddr, *apiKey, svc, opts, stderr)
 }
-
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // serveHTTP serves MCP over Streamable HTTP at /mcp. Off loopback a key is
 // required; the SDK's DNS-rebinding protection stays on.
