@@ -207,6 +207,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
 
+	if rebound(r) {
+		// The SDK refuses it too; refused here before any session is
+		// counted or evicted for it.
+		writeError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not a loopback name on a loopback address (DNS rebinding?)")
+		return
+	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
 		h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
 		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed (see --allow-origin)")
@@ -230,14 +236,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveAuthed serves a request whose origin and key are good.
 func (h *Handler) serveAuthed(w http.ResponseWriter, r *http.Request) {
-	if !h.readBody(w, r) {
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" && r.Method == http.MethodPost {
-		h.serveNew(w, r)
+		h.serveNew(w, r, body)
 		return
 	}
 	h.serveSession(w, r, sid)
@@ -245,9 +252,9 @@ func (h *Handler) serveAuthed(w http.ResponseWriter, r *http.Request) {
 
 // readBody reads the whole body within the deadline already set and gives
 // the SDK a copy; false when the request was answered.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) bool {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return true
+		return nil, true
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
 	switch {
@@ -255,56 +262,52 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) bool {
 		h.log.Warn("MCP request body too slow: cut off", "timeout", h.opts.BodyTimeout, "received", len(body))
 		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusRequestTimeout, "the request body did not arrive within "+h.opts.BodyTimeout.String())
-		return false
+		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
-		return false
+		return nil, false
 	case int64(len(body)) > h.opts.MaxBodyBytes:
 		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusRequestEntityTooLarge, "the request body is over "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
-		return false
+		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	return true
+	return body, true
 }
 
-// serveNew serves a POST without session id, which makes a session.
-func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request) {
-	now := h.opts.Now()
-	h.mu.Lock()
-	h.expireLocked(now)
-	if len(h.sessions)+h.pending >= h.opts.MaxSessions {
-		victim := h.idle.Back()
-		if victim == nil {
-			h.mu.Unlock()
-			h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
-			w.Header().Set("Retry-After", "5")
-			writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions: all %d are busy; retry later", h.opts.MaxSessions))
-			return
-		}
-		s := victim.Value.(*session)
-		h.forgetLocked(s)
-		h.log.Info("MCP session evicted to make room (the cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions", h.opts.MaxSessions)
-		go s.ss.Close()
+// serveNew serves a POST without session id: an initialize makes a
+// session.
+func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) {
+	// Room is made only for what may be an initialize (the loose test
+	// errs towards making room); anything else makes no session the SDK
+	// keeps, and must not evict one.
+	mayInit := bytes.Contains(body, []byte(`"initialize"`))
+	if mayInit && !h.reserve(w) {
+		return
 	}
-	h.pending++
-	h.mu.Unlock()
-
 	sw := &statusWriter{ResponseWriter: w}
-	h.sdk.ServeHTTP(sw, r)
+	func() {
+		defer func() {
+			if mayInit {
+				h.mu.Lock()
+				h.pending--
+				h.mu.Unlock()
+			}
+		}()
+		h.sdk.ServeHTTP(sw, r)
+	}()
 
 	id := sw.Header().Get("Mcp-Session-Id")
-	var ss *mcp.ServerSession
-	if id != "" && sw.status/100 == 2 {
-		ss = h.findSession(r, id)
+	if id == "" || sw.status/100 != 2 {
+		return
+	}
+	ss := h.findSession(r, id)
+	if ss == nil {
+		return // the SDK closed it: its initialize failed
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.pending--
-	if ss == nil {
-		return // no session, or one the SDK closed (its initialize failed)
-	}
 	if h.closed {
 		go ss.Close()
 		return
@@ -312,6 +315,43 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request) {
 	s := &session{id: id, ss: ss}
 	h.sessions[id] = s
 	h.idleLocked(s, h.opts.Now())
+	// A session made without room reserved (the SDK read as initialize
+	// what the test above did not) still counts: the cap holds.
+	for len(h.sessions) > h.opts.MaxSessions {
+		if !h.evictLocked(h.opts.Now()) {
+			break
+		}
+	}
+}
+
+// reserve makes room for one new session, evicting the session idle the
+// longest at the cap; false when it answered 503 (every session busy).
+func (h *Handler) reserve(w http.ResponseWriter) bool {
+	now := h.opts.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked(now)
+	if len(h.sessions)+h.pending >= h.opts.MaxSessions && !h.evictLocked(now) {
+		h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions: all %d are busy; retry later", h.opts.MaxSessions))
+		return false
+	}
+	h.pending++
+	return true
+}
+
+// evictLocked closes the session idle the longest; false when none is idle.
+func (h *Handler) evictLocked(now time.Time) bool {
+	e := h.idle.Back()
+	if e == nil {
+		return false
+	}
+	s := e.Value.(*session)
+	h.forgetLocked(s)
+	h.log.Info("MCP session evicted to make room (the cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions", h.opts.MaxSessions)
+	go s.ss.Close()
+	return true
 }
 
 // findSession is the SDK's session with id, if it is open and initialized.

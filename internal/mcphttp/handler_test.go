@@ -250,6 +250,11 @@ func TestSessionCap(t *testing.T) {
 	if n := sdkSessions(t, ts.server, max); n > max {
 		t.Fatalf("the SDK holds %d sessions, cap %d", n, max)
 	}
+	// Requests without a session that are no initialize evict nothing.
+	for range 2 * max {
+		post(t, ts.url, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil)
+		post(t, ts.url, `not json`, nil)
+	}
 	for i, id := range ids {
 		want := http.StatusNotFound
 		if i >= len(ids)-max {

@@ -64,3 +64,26 @@ func (h *Handler) originAllowed(r *http.Request, origin string) bool {
 	}
 	return host == "localhost" && la.Addr().Unmap().IsLoopback()
 }
+
+// rebound reports a request that reached a loopback address under a Host
+// that is not loopback: the mark of DNS rebinding (the SDK's rule).
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	la, err := netip.ParseAddrPort(local.String())
+	if err != nil || !la.Addr().Unmap().IsLoopback() {
+		return false
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err != nil || !ip.IsLoopback()
+}
