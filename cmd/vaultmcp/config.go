@@ -88,10 +88,10 @@ type httpConfig struct {
 }
 
 func (h *httpConfig) flags(fs *flag.FlagSet) {
-	fs.StringVar(&h.sessionTimeout, "session-timeout", envOr("VAULTMCP_SESSION_TIMEOUT", "30m"), "HTTP: close an MCP session idle this long (a duration, or off) (default $VAULTMCP_SESSION_TIMEOUT or 30m)")
-	fs.StringVar(&h.maxSessions, "max-sessions", envOr("VAULTMCP_MAX_SESSIONS", strconv.Itoa(mcphttp.DefaultMaxSessions)), "HTTP: most MCP sessions open at once; a new one evicts the longest idle (default $VAULTMCP_MAX_SESSIONS or 1000)")
-	fs.StringVar(&h.bodyTimeout, "body-timeout", envOr("VAULTMCP_BODY_TIMEOUT", "10s"), "HTTP: a request body must arrive within this (default $VAULTMCP_BODY_TIMEOUT or 10s)")
-	fs.StringVar(&h.origins, "allow-origin", os.Getenv("VAULTMCP_ALLOWED_ORIGINS"), "HTTP: origins allowed besides the listen address, comma-separated, e.g. https://app.example.com (default $VAULTMCP_ALLOWED_ORIGINS)")
+	fs.StringVar(&h.sessionTimeout, "session-timeout", envOr("VAULTMCP_SESSION_TIMEOUT", "30m"), "HTTP: close an MCP session idle this long, a duration or off ($VAULTMCP_SESSION_TIMEOUT)")
+	fs.StringVar(&h.maxSessions, "max-sessions", envOr("VAULTMCP_MAX_SESSIONS", strconv.Itoa(mcphttp.DefaultMaxSessions)), "HTTP: most MCP sessions open at once; a new one evicts the one idle the longest ($VAULTMCP_MAX_SESSIONS)")
+	fs.StringVar(&h.bodyTimeout, "body-timeout", envOr("VAULTMCP_BODY_TIMEOUT", "10s"), "HTTP: a request body must arrive within this, or 408 ($VAULTMCP_BODY_TIMEOUT)")
+	fs.StringVar(&h.origins, "allow-origin", os.Getenv("VAULTMCP_ALLOWED_ORIGINS"), "HTTP: origins allowed besides the listen address's own, comma-separated, e.g. https://app.example.com; any other Origin gets 403 (default $VAULTMCP_ALLOWED_ORIGINS)")
 }
 
 // options checks the limits; an error names the flag and the value.
