@@ -279,6 +279,22 @@ func TestFrameBound(t *testing.T) {
 	}
 }
 
+// A valid frame larger than the read buffer (here 5 MiB) arrives whole.
+func TestLargeValidFrame(t *testing.T) {
+	q := strings.Repeat("é", 5<<19) // 5 MiB of two-byte runes
+	frame := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"q":"` + q + `"}}`
+	in := strings.NewReader(frame + "\r\n")
+	c, _ := (&jsonrpcio.Transport{Reader: in, Writer: io.Discard}).Connect(context.Background())
+	msg, err := c.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok || r.Method != "tools/call" || string(r.Params) != `{"q":"`+q+`"}` {
+		t.Fatalf("the frame did not arrive whole (%d bytes of params)", len(r.Params))
+	}
+}
+
 // recorder is an output that fails the test when two writes overlap or a
 // write is not exactly one frame.
 type recorder struct {
