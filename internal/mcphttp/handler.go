@@ -215,7 +215,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
 		h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
-		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed (see --allow-origin)")
+		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
 		return
 	}
 	if h.opts.Verify != nil {
