@@ -90,13 +90,6 @@ func dataFlag(fs *flag.FlagSet) *string {
 	return fs.String("data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func openData(ctx context.Context, dir string) (*teamserver.Data, error) {
 	if dir == "" {
 		return nil, &exitError{2, errors.New("team-server: no data directory: pass --data DIR or set VAULTMCP_DATA")}
