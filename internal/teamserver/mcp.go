@@ -2,13 +2,17 @@ package teamserver
 
 import (
 	"context"
+	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
@@ -16,32 +20,27 @@ import (
 
 // MCP over Streamable HTTP, one endpoint per project: /projects/{p}/mcp
 // (and /mcp?project=P; /mcp alone when the key may use exactly one
-// project). The same API keys authenticate it; a read-only key gets only
+// project). The same API keys authenticate it (withKey: 401 naming the
+// protected-resource metadata, rate limit, scope); a read-only key gets only
 // the read tools. Every write a tool makes goes through the same
 // bookkeeping as the REST API (author, ids, versions, audit).
 //
-// This is a minimal handler over the go-sdk's: its DNS-rebinding
-// protection stays on, cross-origin requests from browsers are refused
-// (http.CrossOriginProtection), idle sessions are closed after
-// MCPSessionIdle, and a key holds at most MCPMaxSessions sessions per
-// project. Each (project, key) pair has its own handler, so a session id
-// is worthless with another key.
-const (
-	MCPSessionIdle = 30 * time.Minute
-	MCPMaxSessions = 32
-)
+// Each project's endpoint is an internal/mcphttp handler: Origin checked,
+// the SDK's DNS-rebinding protection on, bodies bounded in size and time,
+// idle sessions closed after mcphttp's idle timeout and sessions capped
+// (the idle one evicted first). A session belongs to the key that opened it:
+// the key is the session's user, so another key presenting its id is
+// refused by the SDK.
 
-// mcpHandlers caches one handler per (project, key).
+// mcpKeyCtx carries the authenticated key to the MCP handler.
+type mcpKeyCtx struct{}
+
+// mcpHandlers holds each project's MCP handler and each (project, key)'s
+// MCP server.
 type mcpHandlers struct {
-	mu sync.Mutex
-	m  map[string]*mcpEndpoint
-}
-
-type mcpEndpoint struct {
-	h http.Handler
-	// sessions seen in answers, with their last request, to cap them.
 	mu       sync.Mutex
-	sessions map[string]time.Time
+	handlers map[string]*mcphttp.Handler // by project id
+	servers  map[string]*mcp.Server      // by project id + key id
 }
 
 // mcpVersion is reported in the MCP handshake.
@@ -78,34 +77,20 @@ func (s *Server) onlyProject(ctx context.Context, k *teamstore.Key) string {
 }
 
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
-	ep := s.mcpEndpoint(k, pr)
-	sid := r.Header.Get("Mcp-Session-Id")
-	now := time.Now()
-	ep.mu.Lock()
-	for id, seen := range ep.sessions {
-		if now.Sub(seen) > MCPSessionIdle {
-			delete(ep.sessions, id)
-		}
-	}
-	if sid == "" && r.Method == http.MethodPost && len(ep.sessions) >= MCPMaxSessions {
-		ep.mu.Unlock()
-		resp := errorf(http.StatusTooManyRequests, teamapi.CodeRateLimited, "the key %q has %d open MCP sessions on %s; close one (DELETE) or wait for idle ones to expire", k.Name, MCPMaxSessions, pr.meta.Name)
-		resp.header.Set("Retry-After", "60")
-		resp.write(w)
+	h, err := s.mcpHandler(pr)
+	if err != nil {
+		s.log.Error("MCP handler", "err", err)
+		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error").write(w)
 		return
 	}
-	if sid != "" {
-		if _, ok := ep.sessions[sid]; ok {
-			ep.sessions[sid] = now
-		}
-	}
-	ep.mu.Unlock()
+	ctx := context.WithValue(r.Context(), mcpKeyCtx{}, k)
 	if r.Method == http.MethodGet {
 		// A standalone event stream never ends by itself: it is exempt from
 		// the server's write timeout, and ended when the server shuts down so
 		// that the shutdown does not wait for it.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		ctx, cancel := context.WithCancel(r.Context())
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			select {
@@ -114,69 +99,75 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			case <-ctx.Done():
 			}
 		}()
-		r = r.WithContext(ctx)
 	}
-	sw := &sessionWriter{ResponseWriter: w}
-	ep.h.ServeHTTP(sw, r)
-	ep.mu.Lock()
-	switch {
-	case r.Method == http.MethodDelete && sid != "":
-		delete(ep.sessions, sid)
-	case sw.session != "":
-		ep.sessions[sw.session] = now
-	}
-	ep.mu.Unlock()
+	h.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// sessionWriter notes the session id an answer hands out.
-type sessionWriter struct {
-	http.ResponseWriter
-	session string
-}
-
-func (w *sessionWriter) WriteHeader(code int) {
-	if code < 300 {
-		w.session = w.Header().Get("Mcp-Session-Id")
+// mcpVerify gives mcphttp the key withKey already checked, as the
+// session's user (so a session is bound to its key).
+func mcpVerify(_ context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+	k, _ := r.Context().Value(mcpKeyCtx{}).(*teamstore.Key)
+	if k == nil || subtle.ConstantTimeCompare(HashKey(token), k.Hash) != 1 {
+		return nil, fmt.Errorf("%w: not the request's API key", auth.ErrInvalidToken)
 	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *sessionWriter) Write(b []byte) (int, error) {
-	if w.session == "" {
-		w.session = w.Header().Get("Mcp-Session-Id")
+	scopes := []string{"vault:read"}
+	if !k.ReadOnly {
+		scopes = append(scopes, "vault:write")
 	}
-	return w.ResponseWriter.Write(b)
+	return &auth.TokenInfo{UserID: k.ID, Scopes: scopes}, nil
 }
 
-func (w *sessionWriter) Flush() {
-	if w.session == "" {
-		w.session = w.Header().Get("Mcp-Session-Id")
+// mcpHandler is the project's MCP handler (made once).
+func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if h, ok := s.mcp.handlers[pr.meta.ID]; ok {
+		return h, nil
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	h, err := mcphttp.New(func(r *http.Request) *mcp.Server {
+		k, _ := r.Context().Value(mcpKeyCtx{}).(*teamstore.Key)
+		if k == nil {
+			return nil
+		}
+		return s.mcpServer(pr, k)
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, Logger: s.log.With("project", pr.meta.Name)})
+	if err != nil {
+		return nil, err
+	}
+	if s.mcp.handlers == nil {
+		s.mcp.handlers = make(map[string]*mcphttp.Handler)
+	}
+	s.mcp.handlers[pr.meta.ID] = h
+	return h, nil
 }
 
-func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (s *Server) mcpEndpoint(k *teamstore.Key, pr *project) *mcpEndpoint {
+// mcpServer is the MCP server of a (project, key): the project's vault
+// with the key's rights and authorship.
+func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
 	id := pr.meta.ID + "\x00" + k.ID
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
-	if s.mcp.m == nil {
-		s.mcp.m = make(map[string]*mcpEndpoint)
-	}
-	if ep, ok := s.mcp.m[id]; ok {
-		return ep
+	if srv, ok := s.mcp.servers[id]; ok {
+		return srv
 	}
 	key := *k
-	b := &projectBackend{s: s, pr: pr, key: &key}
-	var backend api.Backend = b
-	server := mcpserver.New(backend, mcpserver.Options{Lang: s.cfg.Lang, ReadOnly: k.ReadOnly, Version: mcpVersion, Logger: s.log.With("project", pr.meta.Name, "key", k.Name)})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Logger: s.log, SessionTimeout: MCPSessionIdle, MaxRequestBodyBytes: maxBody,
-	})
-	ep := &mcpEndpoint{h: http.NewCrossOriginProtection().Handler(h), sessions: make(map[string]time.Time)}
-	s.mcp.m[id] = ep
-	return ep
+	srv := mcpserver.New(&projectBackend{s: s, pr: pr, key: &key}, mcpserver.Options{Lang: s.cfg.Lang, ReadOnly: k.ReadOnly, Version: mcpVersion, Logger: s.log.With("project", pr.meta.Name, "key", k.Name)})
+	if s.mcp.servers == nil {
+		s.mcp.servers = make(map[string]*mcp.Server)
+	}
+	s.mcp.servers[id] = srv
+	return srv
+}
+
+// closeMCP closes every MCP session.
+func (s *Server) closeMCP() {
+	s.mcp.mu.Lock()
+	hs := s.mcp.handlers
+	s.mcp.handlers = nil
+	s.mcp.mu.Unlock()
+	for _, h := range hs {
+		h.Close()
+	}
 }
 
 // projectBackend is a project's vault as the MCP tools see it: reads go to

@@ -121,8 +121,7 @@ func TestMCPAuthAndResourceMetadata(t *testing.T) {
 }
 
 // A session belongs to the key that opened it: another key presenting its
-// session id reaches a handler that does not know it. A cross-site browser
-// request is refused.
+// session id is refused. A request from a foreign Origin is refused.
 func TestMCPSessionIsolationAndOrigin(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -133,26 +132,22 @@ func TestMCPSessionIsolationAndOrigin(t *testing.T) {
 	}
 	list := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	other := e.do("POST", "/projects/ex/mcp", e.ro, list, "Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")
-	if other.status != http.StatusNotFound {
+	if other.status < 400 || strings.Contains(string(other.body), "vault_search") {
 		t.Errorf("another key with alice's session id: %d %s", other.status, other.body)
 	}
-	cross := e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+	cross := e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Origin", "https://evil.example")
 	if cross.status != http.StatusForbidden {
 		t.Errorf("a cross-site request: %d %s", cross.status, cross.body)
 	}
-	// At most MCPMaxSessions sessions per key and project.
-	for i := 1; i < MCPMaxSessions; i++ {
-		if a := e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"); a.status != 200 {
-			t.Fatalf("session %d: %d %s", i+1, a.status, a.body)
-		}
-	}
-	over := e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
-	wantStatus(t, "one session too many", over, 429, "rate_limited")
+	// The session's own key may close it.
 	del := e.do("DELETE", "/projects/ex/mcp", e.rw, nil, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")
 	if del.status >= 300 {
-		t.Fatalf("closing a session: %d %s", del.status, del.body)
+		t.Fatalf("closing the session: %d %s", del.status, del.body)
 	}
-	wantStatus(t, "a session after one was closed", e.do("POST", "/projects/ex/mcp", e.rw, init, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"), 200, "")
+	gone := e.do("POST", "/projects/ex/mcp", e.rw, list, "Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")
+	if gone.status != http.StatusNotFound {
+		t.Errorf("a closed session: %d %s", gone.status, gone.body)
+	}
 }
 
 // A shutdown finishes although an MCP client holds a standalone event

@@ -199,6 +199,7 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 // Close waits for the writes in flight, then closes every vault and lets
 // the data directory go.
 func (s *Server) Close() error {
+	s.closeMCP()
 	s.writes.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
