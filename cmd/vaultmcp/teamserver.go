@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamserver"
 )
 
@@ -49,6 +51,8 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&l.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.BoolVar(&l.InsecureHTTP, "insecure-http", false, "allow plain HTTP on a non-loopback address (behind a TLS proxy)")
 	lang := fs.String("lang", envOr("VAULT_LANG", "en"), "language of the vaults' new notes: en or pt (default $VAULT_LANG)")
+	issuer := fs.String("oauth-issuer", os.Getenv("VAULTMCP_OAUTH_ISSUER"), "also accept JWT access tokens of this OAuth issuer (its JWKS from its metadata); needs --oauth-audience ($VAULTMCP_OAUTH_ISSUER)")
+	audience := fs.String("oauth-audience", os.Getenv("VAULTMCP_OAUTH_AUDIENCE"), "the audience (aud) the tokens must carry, usually this server's public URL ($VAULTMCP_OAUTH_AUDIENCE)")
 	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
 	burst := fs.Int("rate-burst", teamserver.DefaultRateBurst, "requests a key may send at once")
 	publicURL := fs.String("public-url", "", "the server's URL as clients reach it (behind a proxy), for the OAuth protected-resource metadata")
@@ -74,10 +78,23 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	log := logger(stderr, c.LogLevel)
+	var verifier *oauth.Verifier
+	switch {
+	case *issuer != "" && *audience != "":
+		if u, err := url.Parse(*issuer); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+			return &exitError{2, fmt.Errorf("--oauth-issuer %q: must be an https URL (http only on loopback)", *issuer)}
+		}
+		verifier = &oauth.Verifier{Issuer: *issuer, Audience: *audience}
+		if err := verifier.Refresh(ctx); err != nil {
+			log.Warn("the OAuth issuer's keys could not be fetched yet; tokens are refused until they can", "issuer", *issuer, "err", err)
+		}
+	case *issuer != "" || *audience != "":
+		return &exitError{2, errors.New("--oauth-issuer and --oauth-audience go together")}
+	}
 	teamserver.SetVersion(version)
 	srv, err := teamserver.New(ctx, teamserver.Config{
 		Data: d, Lang: c.Lang, Logger: log, RateLimit: *rate, RateBurst: *burst,
-		NoSnapshots: c.CacheDir == "", PublicURL: *publicURL, CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
+		NoSnapshots: c.CacheDir == "", PublicURL: *publicURL, OAuth: verifier, CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
 	})
 	if err != nil {
 		return err

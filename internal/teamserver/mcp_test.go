@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
 
@@ -106,7 +107,7 @@ func TestMCPAuthAndResourceMetadata(t *testing.T) {
 	}
 	m := e.do("GET", "/.well-known/oauth-protected-resource/projects/ex/mcp", "", nil)
 	wantStatus(t, "metadata", m, 200, "")
-	var md resourceMetadata
+	var md oauth.ProtectedResource
 	m.json(t, &md)
 	if md.Resource != e.http.URL+"/projects/ex/mcp" || len(md.BearerMethodsSupported) != 1 || md.BearerMethodsSupported[0] != "header" {
 		t.Errorf("metadata = %+v", md)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
@@ -50,6 +51,11 @@ type Config struct {
 	// proxy), for the protected-resource metadata; "" derives it from each
 	// request.
 	PublicURL string
+	// OAuth, when set, also accepts JWT access tokens of an external
+	// identity provider as Authorization: Bearer (resource-server mode):
+	// vault:read for reads, vault:write for writes (it implies read). The
+	// token's subject stands for a key with every project in scope.
+	OAuth *oauth.Verifier
 	// CrashAt is a test hook (see the Crash* constants); "" in production.
 	CrashAt string
 }

@@ -4,20 +4,12 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 )
 
 // wellKnown is the path of the protected-resource metadata (RFC 9728).
-const wellKnown = "/.well-known/oauth-protected-resource"
-
-// resourceMetadata is the protected-resource metadata of RFC 9728.
-type resourceMetadata struct {
-	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
-	BearerMethodsSupported []string `json:"bearer_methods_supported"`
-	ScopesSupported        []string `json:"scopes_supported"`
-	ResourceName           string   `json:"resource_name"`
-}
+const wellKnown = oauth.MetadataPath
 
 // handleResourceMetadata serves the metadata of the server (at the
 // well-known path) and of each MCP endpoint (the well-known path followed
@@ -33,13 +25,11 @@ func (s *Server) handleResourceMetadata(w http.ResponseWriter, r *http.Request) 
 		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no protected resource at %s", rest).write(w)
 		return
 	}
-	md := resourceMetadata{
-		Resource:               s.baseURL(r) + rest,
-		BearerMethodsSupported: []string{"header"},
-		ScopesSupported:        []string{"vault:read", "vault:write"},
-		ResourceName:           "vaultmcp team server",
+	issuer := ""
+	if s.cfg.OAuth != nil {
+		issuer = s.cfg.OAuth.Issuer
 	}
-	resp := jsonResponse(http.StatusOK, md)
+	resp := jsonResponse(http.StatusOK, oauth.Metadata(s.baseURL(r)+rest, issuer))
 	resp.header.Set("Access-Control-Allow-Origin", "*")
 	resp.write(w)
 }
