@@ -88,3 +88,29 @@ func TestOAuthTokens(t *testing.T) {
 		t.Fatalf("metadata = %s", m.body)
 	}
 }
+
+// TestFilesAreStoredByteForByte: the file API stores what a Team Vault
+// client sends, exactly: no frontmatter is added to a new note, and a
+// replacement keeps its own line endings; the hash is of those bytes.
+func TestFilesAreStoredByteForByte(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	sent := "no frontmatter here\r\njust lines\r\n"
+	body, ctype := multipartBody(t, "notes/raw.md", sent)
+	a := e.do("POST", "/api/projects/ex/files", e.rw, body, "Content-Type", ctype)
+	wantStatus(t, "create", a, 201, "")
+	var created struct {
+		File struct{ ID, ContentHash string } `json:"file"`
+	}
+	a.json(t, &created)
+	if created.File.ContentHash != sha256Hex([]byte(sent)) {
+		t.Fatalf("hash %s is not of the bytes sent", created.File.ContentHash)
+	}
+	if got := e.do("GET", "/api/projects/ex/files/"+created.File.ID, e.rw, nil); string(got.body) != sent {
+		t.Fatalf("stored %q, sent %q", got.body, sent)
+	}
+	lf := "now LF only\n"
+	wantStatus(t, "replace", e.do("PUT", "/api/projects/ex/files/"+created.File.ID, e.rw, []byte(lf), "Content-Type", "application/octet-stream", "If-Match", `"`+created.File.ContentHash+`"`), 200, "")
+	if got := e.do("GET", "/api/projects/ex/files/"+created.File.ID, e.rw, nil); string(got.body) != lf {
+		t.Fatalf("replaced with %q, sent %q", got.body, lf)
+	}
+}

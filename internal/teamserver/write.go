@@ -359,7 +359,7 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore
 	}
 	s.runWrite(w, r, k, writeOp{pr: pr, op: "create", target: rel, fingerprint: fingerprint("create", pr.meta.ID, rel, string(content)),
 		apply: func(ctx context.Context) *outcome {
-			res, err := pr.svc.WriteNote(ctx, api.WriteRequest{Path: path, Content: string(content)})
+			res, err := pr.svc.WriteNoteRaw(ctx, api.WriteRequest{Path: path, Content: string(content)})
 			if err != nil {
 				code := api.CodeOf(err)
 				if code == api.CodeConflict || code == api.CodeAlreadyExists {
@@ -453,7 +453,7 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
 				return failed(preconditionFailed(f.Path, current))
 			}
-			res, err := pr.svc.WriteNote(ctx, api.WriteRequest{Path: f.Path, Content: string(content), ExpectedSHA256: current})
+			res, err := pr.svc.WriteNoteRaw(ctx, api.WriteRequest{Path: f.Path, Content: string(content), ExpectedSHA256: current})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeConflict {
 					now, _, rerr := pr.svc.FS().ReadNote(f.Path)

@@ -33,6 +33,21 @@ func (s *Service) today() string { return s.opts.Now().Format("2006-01-02") }
 // WriteNote creates a note, or replaces one whose current hash the caller
 // gives (so an edit made meanwhile, in Obsidian say, is never clobbered).
 func (s *Service) WriteNote(ctx context.Context, req api.WriteRequest) (*api.WriteResult, error) {
+	return s.writeNote(ctx, req, false)
+}
+
+// WriteNoteRaw is WriteNote storing Content byte for byte: no frontmatter
+// is added to a new note and a replacement keeps no line endings of the
+// old one. It is the team server's file API (a Team Vault client stores
+// files, not notes to complete); Frontmatter must be empty.
+func (s *Service) WriteNoteRaw(ctx context.Context, req api.WriteRequest) (*api.WriteResult, error) {
+	if len(req.Frontmatter) > 0 {
+		return nil, api.Invalid("frontmatter", "a raw write takes the content as it is; put the frontmatter in it")
+	}
+	return s.writeNote(ctx, req, true)
+}
+
+func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool) (*api.WriteResult, error) {
 	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, fieldErr("path", err)
@@ -51,12 +66,15 @@ func (s *Service) WriteNote(ctx context.Context, req api.WriteRequest) (*api.Wri
 				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, current)}
 			}
 		}
-		content, err := s.composeNote(rel, req.Content, req.Frontmatter, before == nil)
-		if err != nil {
-			return nil, "", err
-		}
-		if before != nil {
-			content = matchEOL(content, before)
+		content := req.Content
+		if !raw {
+			content, err = s.composeNote(rel, req.Content, req.Frontmatter, before == nil)
+			if err != nil {
+				return nil, "", err
+			}
+			if before != nil {
+				content = matchEOL(content, before)
+			}
 		}
 		after := []byte(content)
 		put := t.writeFile
