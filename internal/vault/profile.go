@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"go.yaml.in/yaml/v3"
 )
 
 // profile is the language of what the server writes into notes: frontmatter
 // keys and section names. Reading accepts both spellings.
 type profile struct {
+	lang                             string // "en" or "pt"
 	typeKey, createdKey              string
 	noteType                         string
 	notesSection, capturesSection    string
@@ -21,10 +24,10 @@ type profile struct {
 }
 
 var profiles = map[string]profile{
-	"en": {typeKey: "type", createdKey: "created", noteType: "note",
+	"en": {lang: "en", typeKey: "type", createdKey: "created", noteType: "note",
 		notesSection: "Notes", capturesSection: "Captures", contextLabel: "Context", linksSection: "Links",
 		domainsSection: "Domains", knowledgeIndexTi: "Knowledge index"},
-	"pt": {typeKey: "tipo", createdKey: "criado", noteType: "nota",
+	"pt": {lang: "pt", typeKey: "tipo", createdKey: "criado", noteType: "nota",
 		notesSection: "Notas", capturesSection: "Capturas", contextLabel: "Contexto", linksSection: "Links",
 		domainsSection: "Domínios", knowledgeIndexTi: "Índice do conhecimento"},
 }
@@ -34,6 +37,197 @@ func profileFor(lang string) profile {
 		return p
 	}
 	return profiles["en"]
+}
+
+// The vault's own language. With Options.Lang set (VAULT_LANG, --lang) the
+// profile is that language's. Without, it is detected from the vault, so
+// that a Portuguese vault gets tipo/criado keys and its own Capturas
+// section, never type/created or a "## Captures" beside its "## Capturas":
+// a bounded sample of notes (the templates, the knowledge index, the maps of
+// content, the newest daily notes, then other notes, profileSample in all)
+// is read, and each sign of a language counts once per note: frontmatter
+// keys (tipo, criado, atualizado against type, created, updated), a
+// Portuguese type name (nota, projeto, diário), and "## " section names
+// (Capturas, Notas, Domínios, Contexto and the usual sections of daily
+// notes, against their English names). The language with more signs wins;
+// with none, or as many of each, the profile is English and detection is
+// tried again once notes have changed. Once decided, the profile stays for
+// the life of the service.
+
+// profileSample bounds the notes read to detect the profile.
+const profileSample = 64
+
+// Where the profile comes from.
+const (
+	profileFromOption   = "set by VAULT_LANG"
+	profileFromDetected = "detected from the vault"
+	profileFromDefault  = "the default: nothing in the vault tells its language"
+)
+
+// profileChoice is the profile in use and why.
+type profileChoice struct {
+	p    profile
+	from string // one of the profileFrom texts
+	why  string // the signs seen, when detected
+	gen  int64  // s.gen when it was decided
+}
+
+// templateNames are the templates whose keys and sections tell the
+// vault's language (read from _templates/, which is never indexed).
+var templateNames = []string{"wiki", "daily", "diario", "note", "nota", "moc", "project", "projeto"}
+
+// sectionSigns are "## " section names that tell a language: the profiles'
+// own, and those daily notes usually have.
+var sectionSigns = map[string]string{
+	"capturas": "pt", "notas": "pt", "domínios": "pt", "dominios": "pt", "contexto": "pt", "tarefas": "pt",
+	"reuniões": "pt", "reunioes": "pt", "diário": "pt", "aprendizados": "pt", "pendências": "pt", "resumo": "pt",
+	"ideias": "pt", "hoje": "pt", "solução": "pt", "objetivo": "pt",
+	"captures": "en", "notes": "en", "domains": "en", "context": "en", "tasks": "en", "meetings": "en",
+	"journal": "en", "learnings": "en", "summary": "en", "ideas": "en", "today": "en", "log": "en", "solution": "en", "goal": "en",
+}
+
+// keySigns are the frontmatter keys that tell a language.
+var keySigns = map[string]string{
+	"tipo": "pt", "criado": "pt", "atualizado": "pt",
+	"type": "en", "created": "en", "updated": "en",
+}
+
+func (s *Service) profile() profile { return s.profileChoice().p }
+
+// Profile says which profile the service writes notes in ("en" or "pt") and
+// why: set by VAULT_LANG, or detected from the vault (with the signs seen),
+// or English by default.
+func (s *Service) Profile() (lang, why string) {
+	c := s.profileChoice()
+	if c.why != "" {
+		return c.p.lang, c.from + ": " + c.why
+	}
+	return c.p.lang, c.from
+}
+
+// profileChoice returns the profile, detecting it when it is not set and
+// not decided yet (or undecided and the notes have changed since).
+func (s *Service) profileChoice() *profileChoice {
+	if s.opts.Lang != "" {
+		return &profileChoice{p: profileFor(s.opts.Lang), from: profileFromOption}
+	}
+	c := s.prof.Load()
+	if c != nil && (c.from == profileFromDetected || c.gen == s.gen.Load()) {
+		return c
+	}
+	gen := s.gen.Load()
+	c = s.detectProfile()
+	c.gen = gen
+	s.prof.Store(c)
+	return c
+}
+
+// detectProfile reads the sample of notes and counts the signs of each
+// language.
+func (s *Service) detectProfile() *profileChoice {
+	votes := map[string]int{}
+	signs := map[string]map[string]bool{"en": {}, "pt": {}}
+	notes := 0
+	for _, p := range s.profileSampleNotes() {
+		data, _, err := s.fs.ReadNote(p)
+		if err != nil {
+			continue
+		}
+		n := markdown.Parse(p, data)
+		seen := map[string]bool{}
+		vote := func(lang, sign string) {
+			if !seen[sign] {
+				seen[sign] = true
+				votes[lang]++
+				signs[lang][sign] = true
+			}
+		}
+		for k, v := range n.Frontmatter {
+			if lang, ok := keySigns[strings.ToLower(k)]; ok {
+				vote(lang, strings.ToLower(k))
+			}
+			if str, ok := v.(string); ok && (strings.EqualFold(k, "type") || strings.EqualFold(k, "tipo")) {
+				switch strings.ToLower(strings.TrimSpace(str)) {
+				case "nota", "projeto", "diário", "diario":
+					vote("pt", "type "+strings.ToLower(strings.TrimSpace(str)))
+				}
+			}
+		}
+		for _, h := range n.Headings {
+			if h.Level != 2 {
+				continue
+			}
+			if lang, ok := sectionSigns[strings.ToLower(h.Text)]; ok {
+				vote(lang, "section "+h.Text)
+			}
+		}
+		if len(seen) > 0 {
+			notes++
+		}
+	}
+	lang := ""
+	switch {
+	case votes["pt"] > votes["en"]:
+		lang = "pt"
+	case votes["en"] > votes["pt"]:
+		lang = "en"
+	default:
+		return &profileChoice{p: profiles["en"], from: profileFromDefault}
+	}
+	why := fmt.Sprintf("%d Portuguese and %d English signs in %d notes (%s)", votes["pt"], votes["en"], notes, signList(signs[lang]))
+	return &profileChoice{p: profiles[lang], from: profileFromDetected, why: why}
+}
+
+// signList names up to 6 signs, sorted.
+func signList(set map[string]bool) string {
+	list := sortedKeys(set)
+	if len(list) > 6 {
+		list = append(list[:6], "…")
+	}
+	return strings.Join(list, ", ")
+}
+
+// profileSampleNotes lists the notes to read for detection, at most
+// profileSample: templates, the knowledge index, maps of content, the
+// newest daily notes, then the other notes by path.
+func (s *Service) profileSampleNotes() []string {
+	var out []string
+	for _, name := range templateNames {
+		p := "_templates/" + name + ".md"
+		if _, err := s.fs.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	s.mu.RLock()
+	all := make([]string, 0, len(s.notes))
+	for p := range s.notes {
+		all = append(all, p)
+	}
+	s.mu.RUnlock()
+	sort.Strings(all)
+	taken := map[string]bool{}
+	take := func(max int, ok func(string) bool, list []string) {
+		for _, p := range list {
+			if len(out) >= profileSample || max == 0 {
+				return
+			}
+			if !taken[p] && ok(p) {
+				taken[p] = true
+				out = append(out, p)
+				max--
+			}
+		}
+	}
+	take(1, func(p string) bool { return p == knowledgeIndex }, all)
+	take(16, func(p string) bool { return domainOf(p) != "" && strings.HasSuffix(p, "-moc.md") }, all)
+	newest := slices.Clone(all)
+	slices.Reverse(newest)
+	take(16, func(p string) bool { return strings.HasPrefix(p, dailyFolder+"/") }, newest)
+	take(profileSample, func(p string) bool {
+		return strings.HasPrefix(p, wikiFolder+"/") || strings.HasPrefix(p, "03-projects/")
+	}, all)
+	take(profileSample, func(string) bool { return true }, all)
+	return out
 }
 
 // synonyms of each frontmatter key in the other profile.

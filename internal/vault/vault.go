@@ -104,6 +104,12 @@ type Service struct {
 	lock    *writelock.Lock
 	journal *journal.Dir
 
+	// prof is the profile detected from the vault (profile.go); gen counts
+	// the changes of indexed notes, so that an undecided detection is tried
+	// again once notes have changed.
+	prof atomic.Pointer[profileChoice]
+	gen  atomic.Int64
+
 	closeMu  sync.Mutex
 	closing  bool
 	inflight sync.WaitGroup // writes in progress; Close waits for them
@@ -434,8 +440,11 @@ func (s *Service) build(ctx context.Context) {
 	s.setProgress(len(notes), len(notes))
 	s.ix.Trim()
 	s.mu.RLock()
-	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+	notesN, unindexedN := len(s.notes), len(s.unindexed)
 	s.mu.RUnlock()
+	lang, why := s.Profile()
+	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
+		"profile", lang, "profile_from", why)
 	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
 		s.wg.Add(1)
 		go func() {
@@ -537,6 +546,7 @@ func (s *Service) put(r parsed) {
 		return
 	}
 	delete(s.unindexed, r.path)
+	s.gen.Add(1)
 	s.ix.Add(r.path, r.note)
 	s.notes[r.path] = infoOf(r.note, r.info)
 	s.graph.SetNote(r.path, r.note.Links)
