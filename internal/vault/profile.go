@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"sort"
@@ -116,19 +117,30 @@ func (s *Service) profileChoice() *profileChoice {
 		return c
 	}
 	gen := s.gen.Load()
-	c = s.detectProfile()
+	c = s.detectProfile(s.indexedNotes)
 	c.gen = gen
 	s.prof.Store(c)
 	return c
 }
 
-// detectProfile reads the sample of notes and counts the signs of each
-// language.
-func (s *Service) detectProfile() *profileChoice {
+// indexedNotes calls yield with the path of every indexed note.
+func (s *Service) indexedNotes(yield func(string) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for p := range s.notes {
+		if !yield(p) {
+			return
+		}
+	}
+}
+
+// detectProfile reads the sample of notes (chosen among notes, every note
+// path of the vault) and counts the signs of each language.
+func (s *Service) detectProfile(notes iter.Seq[string]) *profileChoice {
 	votes := map[string]int{}
 	signs := map[string]map[string]bool{"en": {}, "pt": {}}
-	notes := 0
-	for _, p := range s.profileSampleNotes() {
+	signed := 0 // notes with a sign
+	for _, p := range s.profileSampleNotes(notes) {
 		data, _, err := s.fs.ReadNote(p)
 		if err != nil {
 			continue
@@ -162,7 +174,7 @@ func (s *Service) detectProfile() *profileChoice {
 			}
 		}
 		if len(seen) > 0 {
-			notes++
+			signed++
 		}
 	}
 	lang := ""
@@ -174,7 +186,7 @@ func (s *Service) detectProfile() *profileChoice {
 	default:
 		return &profileChoice{p: profiles["en"], from: profileFromDefault}
 	}
-	why := fmt.Sprintf("%d Portuguese and %d English signs in %d notes (%s)", votes["pt"], votes["en"], notes, signList(signs[lang]))
+	why := fmt.Sprintf("%d Portuguese and %d English signs in %d notes (%s)", votes["pt"], votes["en"], signed, signList(signs[lang]))
 	return &profileChoice{p: profiles[lang], from: profileFromDetected, why: why}
 }
 
@@ -188,9 +200,11 @@ func signList(set map[string]bool) string {
 }
 
 // profileSampleNotes lists the notes to read for detection, at most
-// profileSample: templates, the knowledge index, maps of content, the
-// newest daily notes, then the other notes by path.
-func (s *Service) profileSampleNotes() []string {
+// profileSample: templates, the knowledge index, maps of content (by
+// path), the newest daily notes, then the other notes by path (those of
+// 02-wiki and 03-projects first). It looks at each indexed path once,
+// keeping only the first few of each kind: no sort of the whole vault.
+func (s *Service) profileSampleNotes(notes iter.Seq[string]) []string {
 	var out []string
 	for _, name := range templateNames {
 		p := "_templates/" + name + ".md"
@@ -198,36 +212,48 @@ func (s *Service) profileSampleNotes() []string {
 			out = append(out, p)
 		}
 	}
-	s.mu.RLock()
-	all := make([]string, 0, len(s.notes))
-	for p := range s.notes {
-		all = append(all, p)
-	}
-	s.mu.RUnlock()
-	sort.Strings(all)
-	taken := map[string]bool{}
-	take := func(max int, ok func(string) bool, list []string) {
-		for _, p := range list {
-			if len(out) >= profileSample || max == 0 {
-				return
-			}
-			if !taken[p] && ok(p) {
-				taken[p] = true
-				out = append(out, p)
-				max--
-			}
+	const kinds = 4 // maps of content, daily notes, wiki and projects, others
+	var firsts [kinds]firstPaths
+	limits := [kinds]int{16, 16, profileSample, profileSample}
+	hasIndex := false
+	for p := range notes {
+		switch {
+		case p == knowledgeIndex:
+			hasIndex = true
+		case domainOf(p) != "" && strings.HasSuffix(p, "-moc.md"):
+			firsts[0].keep(p, limits[0], false)
+		case strings.HasPrefix(p, dailyFolder+"/"):
+			firsts[1].keep(p, limits[1], true) // the newest: last by name
+		case strings.HasPrefix(p, wikiFolder+"/") || strings.HasPrefix(p, "03-projects/"):
+			firsts[2].keep(p, limits[2], false)
+		default:
+			firsts[3].keep(p, limits[3], false)
 		}
 	}
-	take(1, func(p string) bool { return p == knowledgeIndex }, all)
-	take(16, func(p string) bool { return domainOf(p) != "" && strings.HasSuffix(p, "-moc.md") }, all)
-	newest := slices.Clone(all)
-	slices.Reverse(newest)
-	take(16, func(p string) bool { return strings.HasPrefix(p, dailyFolder+"/") }, newest)
-	take(profileSample, func(p string) bool {
-		return strings.HasPrefix(p, wikiFolder+"/") || strings.HasPrefix(p, "03-projects/")
-	}, all)
-	take(profileSample, func(string) bool { return true }, all)
-	return out
+	if hasIndex {
+		out = append(out, knowledgeIndex)
+	}
+	for k := range firsts {
+		out = append(out, firsts[k].paths...)
+	}
+	return out[:min(len(out), profileSample)]
+}
+
+// firstPaths keeps the n first paths by name (or the n last, with last)
+// of those it is given, the preferred first.
+type firstPaths struct{ paths []string }
+
+func (h *firstPaths) keep(p string, n int, last bool) {
+	before := func(a, b string) bool { return a < b != last } // a is preferred to b
+	if len(h.paths) == n {
+		// The least preferred is at the end: replace it if p is better.
+		if !before(p, h.paths[n-1]) {
+			return
+		}
+		h.paths = h.paths[:n-1]
+	}
+	i := sort.Search(len(h.paths), func(i int) bool { return before(p, h.paths[i]) })
+	h.paths = slices.Insert(h.paths, i, p)
 }
 
 // synonyms of each frontmatter key in the other profile.

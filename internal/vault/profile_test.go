@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,5 +99,35 @@ func TestProfileTemplateSigns(t *testing.T) {
 	_, s := openLearn(t, map[string]string{"a.md": "# A\n", "_templates/wiki.md": "---\ntipo: wiki\ncriado: <% tp.date.now() %>\n---\n# <% tp.file.title %>\n\n## Solução\n"}, learnOpts{})
 	if lang, why := s.Profile(); lang != "pt" || !strings.Contains(why, "1 notes") {
 		t.Errorf("Profile() = %s, %q", lang, why)
+	}
+}
+
+// TestFirstPaths keeps the first (or last) n paths of any order.
+func TestFirstPaths(t *testing.T) {
+	var first, last firstPaths
+	for _, p := range []string{"d", "a", "f", "c", "b", "e", "g"} {
+		first.keep(p, 3, false)
+		last.keep(p, 3, true)
+	}
+	if strings.Join(first.paths, "") != "abc" || strings.Join(last.paths, "") != "gfe" {
+		t.Errorf("first %v, last %v", first.paths, last.paths)
+	}
+}
+
+// TestProfileSampleBounded: the sample is at most profileSample notes, the
+// structural ones and the newest daily notes first.
+func TestProfileSampleBounded(t *testing.T) {
+	files := map[string]string{"00-index/index-knowledge.md": "# I\n"}
+	for i := range 40 {
+		files[fmt.Sprintf("04-daily/2026-01-%02d.md", i%28+1)] = "# d\n"
+		files[fmt.Sprintf("02-wiki/d%02d/d%02d-moc.md", i, i)] = "# m\n"
+		files[fmt.Sprintf("zz/n%03d.md", i)] = "# n\n"
+		files[fmt.Sprintf("02-wiki/d%02d/w.md", i)] = "# w\n"
+	}
+	_, s := openLearn(t, files, learnOpts{})
+	got := s.profileSampleNotes(s.indexedNotes)
+	if len(got) != profileSample || got[0] != "00-index/index-knowledge.md" || got[1] != "02-wiki/d00/d00-moc.md" ||
+		got[17] != "04-daily/2026-01-28.md" || got[18] != "04-daily/2026-01-27.md" || got[33] != "02-wiki/d00/w.md" {
+		t.Errorf("sample %q", got)
 	}
 }

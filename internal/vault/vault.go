@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -368,6 +369,22 @@ func (s *Service) build(ctx context.Context) {
 			notes = append(notes, fi)
 		}
 	}
+	// The vault's language is detected from a sample of the notes walked,
+	// while they are indexed (profile.go).
+	var profc chan *profileChoice
+	if s.opts.Lang == "" {
+		profc = make(chan *profileChoice, 1)
+		walked := slices.Clone(notes)
+		go func() {
+			profc <- s.detectProfile(func(yield func(string) bool) {
+				for _, fi := range walked {
+					if !yield(fi.Path) {
+						return
+					}
+				}
+			})
+		}()
+	}
 	s.mu.Lock()
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
@@ -442,6 +459,9 @@ func (s *Service) build(ctx context.Context) {
 	s.mu.RLock()
 	notesN, unindexedN := len(s.notes), len(s.unindexed)
 	s.mu.RUnlock()
+	if profc != nil {
+		s.prof.Store(<-profc) // gen 0: an undecided profile is detected again after a change
+	}
 	lang, why := s.Profile()
 	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
 		"profile", lang, "profile_from", why)
