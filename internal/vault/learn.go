@@ -15,6 +15,14 @@ import (
 
 var _ api.Learner = (*Service)(nil)
 
+// vault_learn, one concern a file, each with its tests: learn.go the
+// operation (file the insight, its escape routes, propagate),
+// learn_validate.go the request, learn_decide.go append or create,
+// learn_compose.go a new note and an appended section, learn_template.go
+// the templates' expressions, learn_daily.go the daily note; the MOC and
+// knowledge-index upkeep is moc.go, the profile (keys and section names)
+// profile.go.
+
 // Bounds of a learning (DESIGN.md section 6, plus what keeps a note sane).
 const (
 	maxSlugLen     = 80  // characters of the file name, before ".md"
