@@ -35,18 +35,16 @@ func (c *Config) common(fs *flag.FlagSet) {
 	}
 	c.ReadOnly = truthy(os.Getenv("VAULT_READ_ONLY"))
 	c.AutoPush = truthy(os.Getenv("VAULT_AUTO_PUSH"))
-	c.Lang = os.Getenv("VAULT_LANG")
-	if c.Lang == "" {
-		c.Lang = "en"
-	}
+	c.Lang = os.Getenv("VAULT_LANG") // "": tool output in English, the profile detected from the vault
 	fs.StringVar(&c.Vault, "vault", c.Vault, "vault folder (default $VAULT_PATH or $OBSIDIAN_VAULT_PATH)")
 	fs.BoolVar(&c.ReadOnly, "read-only", c.ReadOnly, "do not offer any write tool (default $VAULT_READ_ONLY)")
-	fs.StringVar(&c.Lang, "lang", c.Lang, "language of tool output and of new notes: en or pt (default $VAULT_LANG)")
+	fs.StringVar(&c.Lang, "lang", c.Lang, "language of tool output and of new notes: en or pt (default $VAULT_LANG; unset: output in en, notes in the vault's own language)")
 }
 
 // check validates the config: the vault must be an existing directory.
 func (c *Config) check() error {
 	switch strings.ToLower(c.Lang) {
+	case "":
 	case "en", "pt":
 		c.Lang = strings.ToLower(c.Lang)
 	case "pt-br", "pt_br":

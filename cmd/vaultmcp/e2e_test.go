@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/envvars"
 )
 
 // binary is the vaultmcp executable built once for the end-to-end tests.
@@ -95,17 +97,7 @@ func connect(t *testing.T, env ...string) *mcp.ClientSession {
 }
 
 // cleanEnv is the environment without any vault setting of the developer's.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULTMCP_API_KEY":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
+func cleanEnv() []string { return envvars.Clean(os.Environ()) }
 
 func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) (string, map[string]any, bool) {
 	t.Helper()

@@ -198,6 +198,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if *verbose {
+		writeProfileLine(stdout, svc)
 		for _, o := range outs {
 			if o.Rank != 1 {
 				top := ""

@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/envvars"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -476,17 +477,7 @@ func measureGoSDK(ctx context.Context, c *stdioClient, queries []string) (Dist, 
 }
 
 // cleanEnv is the environment without any vault setting of the user's.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULT_AUTO_PUSH", "VAULTMCP_LOG_LEVEL", "TEAM_VAULT_URL":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
+func cleanEnv() []string { return envvars.Clean(os.Environ()) }
 
 // tailBuffer keeps the last bytes written to it (a child's stderr).
 type tailBuffer struct {

@@ -562,10 +562,9 @@ func (ix *Index) newNoteSlot() uint32 {
 
 func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 	n := pn.note
-	typ := strings.ToLower(strings.TrimSpace(n.Type))
 	info := noteInfo{
 		path:   pn.path,
-		typ:    ix.internStr(normType(typ)),
+		typ:    ix.internStr(markdown.NormalizeType(n.Type)),
 		status: ix.internStr(strings.ToLower(strings.TrimSpace(n.Status))),
 		lang:   pn.lang,
 		mult:   1,
@@ -590,19 +589,6 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		info.mult *= ArchiveFactor
 	}
 	return info
-}
-
-// normType maps Portuguese type names to the English ones.
-func normType(t string) string {
-	switch t {
-	case "projeto":
-		return "project"
-	case "nota":
-		return "note"
-	case "diario", "diário":
-		return "daily"
-	}
-	return t
 }
 
 // underFolder: path lies under folder (segment boundary).

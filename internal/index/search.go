@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
 
 // maxExpansions bounds the vocabulary terms one misspelled query term is
@@ -449,7 +451,7 @@ type preparedFilter struct {
 
 func prepareFilter(f Filter) preparedFilter {
 	pf := preparedFilter{
-		typ:    normType(strings.ToLower(strings.TrimSpace(f.Type))),
+		typ:    markdown.NormalizeType(f.Type),
 		status: strings.ToLower(strings.TrimSpace(f.Status)),
 		raw:    f.IncludeRaw,
 	}

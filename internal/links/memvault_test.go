@@ -126,7 +126,7 @@ func checkMove(before, after *memVault, from, to string) moveCheck {
 				if y == to {
 					c.healed++
 				}
-			case y != want || lb[i].Anchor != la[i].Anchor || lb[i].Kind != la[i].Kind:
+			case y != want || lb[i].Anchor != la[i].Anchor || lb[i].Kind != la[i].Kind || lb[i].Quote != la[i].Quote:
 				c.failures = append(c.failures, fmt.Sprintf("%s:%d: %q#%s reached %q, now %q#%s reaches %q (want %q)",
 					p, lb[i].Line, lb[i].Target, lb[i].Anchor, x, la[i].Target, la[i].Anchor, y, want))
 			}

@@ -61,8 +61,10 @@ import (
 // Links that were broken before the move are left alone (one may resolve to
 // the moved note afterwards, as in Obsidian); same-note links ([[#h]]) are
 // never touched, and links inside code are not links (the parser skips them).
-// Links inside frontmatter are not reported by the parser and so are not
-// rewritten.
+// Links in frontmatter properties (related: "[[note]]", lists of them) are
+// rewritten like wiki-links, inside their quotes: a single quote in the new
+// name is doubled in a single-quoted value, and a name with a quote or a
+// backslash cannot be written in a double-quoted one (REFUSED).
 
 // Edit replaces Src[Start:End] of one file by New. Old is the text replaced
 // and Line the 1-based line of the link the edit belongs to.
@@ -536,6 +538,14 @@ func (p *movePlanner) linkEdit(s, src string, l markdown.Link, lp linkPlan) (Edi
 					Msg: fmt.Sprintf("%q cannot be written in a wiki-link (it holds one of # | [ ] or a line break)", newT)}
 			}
 			newRaw = newT
+			if l.InProperty() {
+				enc, ok := propertyEncode(newT, l.Quote)
+				if !ok {
+					return Edit{}, false, &MoveError{Code: api.CodeRefused, Path: s, Line: l.Line,
+						Msg: fmt.Sprintf("%q cannot be written in a double-quoted frontmatter property (it holds a quote or a backslash)", newT)}
+				}
+				newRaw = enc
+			}
 		}
 	}
 	start, end, repl := l.TargetStart, l.TargetEnd, newRaw
@@ -700,8 +710,12 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 	}
 	lead := len(region) - len(strings.TrimLeftFunc(region, unicode.IsSpace))
 	oldBase, newBase := baseName(p.from), baseName(p.to)
+	written := a // the alias as the parser reads it
+	if l.Quote == '\'' {
+		written = strings.ReplaceAll(a, "''", "'")
+	}
 	var repl string
-	switch fold(a) {
+	switch fold(written) {
 	case fold(oldBase):
 		repl = newBase
 	case fold(stripMd(oldBase)):
@@ -713,6 +727,13 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 		repl = escapeLinkText(repl)
 	} else if !wikiWritable(repl) {
 		return 0, 0, "", false
+	}
+	if l.InProperty() {
+		enc, ok := propertyEncode(repl, l.Quote)
+		if !ok {
+			return 0, 0, "", false
+		}
+		repl = enc
 	}
 	if repl == a {
 		return 0, 0, "", false

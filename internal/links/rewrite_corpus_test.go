@@ -163,53 +163,59 @@ func pickCorpusMoves(v *memVault, g *Graph) (moves [][2]string, mostLinked strin
 func TestPlanMoveRealVaults(t *testing.T) {
 	for _, dir := range corpusVaultDirs(t) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			v := loadMemVault(t, dir)
-			r, g := v.resolver(), v.graph()
-			moves, mostLinked := pickCorpusMoves(v, g)
-			st := g.Stats()
-			t.Logf("%d files, %d notes, %d links (%d broken); %d moves", st.Files, st.Notes, st.Links, st.Broken, len(moves))
-			var rewritten, touched, failures, healed, checked int
-			var total time.Duration
-			for _, m := range moves {
-				from, to := m[0], m[1]
-				start := time.Now()
-				plan, err := PlanMove(r, g, from, to, v.read)
-				took := time.Since(start)
-				total += took
-				if err != nil {
-					failures++
-					t.Errorf("PlanMove(%s -> %s): %v", from, to, err)
-					continue
-				}
-				n := 0
-				for _, fe := range plan {
-					n += len(fe.Edits)
-				}
-				w, err := v.applyMove(from, to, plan)
-				if err != nil {
-					failures++
-					t.Errorf("applying the plan of %s -> %s: %v", from, to, err)
-					continue
-				}
-				c := checkMove(v, w, from, to)
-				for _, f := range c.failures[:min(len(c.failures), 5)] {
-					t.Errorf("%s -> %s: %s", from, to, f)
-				}
-				failures += len(c.failures)
-				rewritten += n
-				touched += len(plan)
-				healed += c.healed
-				checked += c.links
-				note := ""
-				if from == mostLinked {
-					note = " (most linked)"
-				}
-				t.Logf("%-60q -> %-60q %4d links in %3d notes, planned in %v%s", from, to, n, len(plan), took.Round(time.Microsecond), note)
-			}
-			t.Logf("total: %d links rewritten in %d notes, %d failures, %d broken links healed, %d link resolutions compared, planning %v",
-				rewritten, touched, failures, healed, checked, total.Round(time.Millisecond))
+			checkCorpusMoves(t, loadMemVault(t, dir))
 		})
 	}
+}
+
+// checkCorpusMoves makes the moves pickCorpusMoves chooses on v, one at a
+// time from the same starting state, and checks each (see
+// TestPlanMoveRealVaults).
+func checkCorpusMoves(t *testing.T, v *memVault) {
+	r, g := v.resolver(), v.graph()
+	moves, mostLinked := pickCorpusMoves(v, g)
+	st := g.Stats()
+	t.Logf("%d files, %d notes, %d links (%d broken); %d moves", st.Files, st.Notes, st.Links, st.Broken, len(moves))
+	var rewritten, touched, failures, healed, checked int
+	var total time.Duration
+	for _, m := range moves {
+		from, to := m[0], m[1]
+		start := time.Now()
+		plan, err := PlanMove(r, g, from, to, v.read)
+		took := time.Since(start)
+		total += took
+		if err != nil {
+			failures++
+			t.Errorf("PlanMove(%s -> %s): %v", from, to, err)
+			continue
+		}
+		n := 0
+		for _, fe := range plan {
+			n += len(fe.Edits)
+		}
+		w, err := v.applyMove(from, to, plan)
+		if err != nil {
+			failures++
+			t.Errorf("applying the plan of %s -> %s: %v", from, to, err)
+			continue
+		}
+		c := checkMove(v, w, from, to)
+		for _, f := range c.failures[:min(len(c.failures), 5)] {
+			t.Errorf("%s -> %s: %s", from, to, f)
+		}
+		failures += len(c.failures)
+		rewritten += n
+		touched += len(plan)
+		healed += c.healed
+		checked += c.links
+		note := ""
+		if from == mostLinked {
+			note = " (most linked)"
+		}
+		t.Logf("%-60q -> %-60q %4d links in %3d notes, planned in %v%s", from, to, n, len(plan), took.Round(time.Microsecond), note)
+	}
+	t.Logf("total: %d links rewritten in %d notes, %d failures, %d broken links healed, %d link resolutions compared, planning %v",
+		rewritten, touched, failures, healed, checked, total.Round(time.Millisecond))
 }
 
 // BenchmarkPlanMoveMostLinked plans moving the most linked note of the

@@ -187,7 +187,7 @@ type fmFields [numFieldKinds]string
 
 // finish writes the fields to n: English keys win over Portuguese ones.
 func (f *fmFields) finish(n *Note) {
-	n.Type = normalizeType(firstNonEmpty(f[fieldType], f[fieldTipo]))
+	n.Type = NormalizeType(firstNonEmpty(f[fieldType], f[fieldTipo]))
 	n.Status = strings.ToLower(f[fieldStatus])
 	n.Created = firstNonEmpty(f[fieldCreated], f[fieldCriado])
 	n.Updated = firstNonEmpty(f[fieldUpdated], f[fieldAtualizado])
@@ -365,17 +365,6 @@ func appendAliasList(aliases []string, s string) []string {
 		}
 	}
 	return aliases
-}
-
-func normalizeType(t string) string {
-	t = strings.ToLower(t)
-	switch t {
-	case "projeto":
-		return "project"
-	case "nota":
-		return "note"
-	}
-	return t
 }
 
 func firstNonEmpty(a, b string) string {

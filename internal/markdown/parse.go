@@ -13,9 +13,10 @@ import (
 //     long-term without the rest).
 //   - A UTF-8 BOM is skipped; line endings are LF or CRLF (a lone CR is not a
 //     line break). Line numbers are 1-based and count the frontmatter.
-//   - Frontmatter: see findFrontmatter and decodeFrontmatter. Links and tags
-//     written inside frontmatter values are not reported: only the body is
-//     scanned.
+//   - Frontmatter: see findFrontmatter and decodeFrontmatter. Links written
+//     as property values (related: "[[note]]") are reported, see
+//     property_links.go; tags written inside frontmatter values other than
+//     the tags key are not.
 //   - Code fences follow CommonMark (``` or ~~~, 3 or more, up to 3 spaces of
 //     indent, closed by the same character at least as long, no backtick in
 //     a backtick fence's info string, unclosed runs to the end of the file).
@@ -95,16 +96,25 @@ func (p *parser) run(name string) {
 	if strings.HasPrefix(src, bom) {
 		n.BodyOffset = len(bom)
 	}
+	fmStart, fmEnd := -1, -1
 	if cs, ce, body, bodyLine, ok := findFrontmatter(src, n.BodyOffset); ok {
 		n.BodyOffset, n.BodyLine = body, bodyLine
 		decodeFrontmatter(n, src[cs:ce], 2)
+		fmStart, fmEnd = cs, ce
 	}
 	for _, t := range n.Tags {
 		p.tags.add(t)
 	}
 
-	if c := strings.Count(src[n.BodyOffset:], "[["); c > 0 {
+	from := n.BodyOffset
+	if n.Frontmatter != nil {
+		from = fmStart
+	}
+	if c := strings.Count(src[from:], "[["); c > 0 {
 		n.Links = make([]Link, 0, c) // one allocation even for a MOC with thousands of links
+	}
+	if n.Frontmatter != nil && fmStart >= 0 {
+		p.propertyLinks(fmStart, fmEnd)
 	}
 
 	p.chunkStart = n.BodyLine

@@ -132,7 +132,10 @@ func checkInvariants(t testing.TB, src []byte, n *Note) {
 	}
 	prevStart := -1
 	for i, l := range n.Links {
-		if l.Start < n.BodyOffset || l.Start > l.TargetStart || l.TargetStart > l.TargetEnd || l.TargetEnd > l.End || l.End > len(src) {
+		if l.InProperty() == (l.Start >= n.BodyOffset) || l.InProperty() && l.Quote != '"' && l.Quote != '\'' {
+			t.Errorf("link %d: quote %q at %d, body at %d", i, l.Quote, l.Start, n.BodyOffset)
+		}
+		if l.Start < 0 || l.Start > l.TargetStart || l.TargetStart > l.TargetEnd || l.TargetEnd > l.End || l.End > len(src) {
 			t.Fatalf("link %d offsets out of order or bounds: %+v (len %d, body %d)", i, l, len(src), n.BodyOffset)
 		}
 		if l.Start <= prevStart {
@@ -152,7 +155,11 @@ func checkInvariants(t testing.TB, src []byte, n *Note) {
 			if !strings.HasPrefix(text, prefix) || !strings.HasSuffix(text, "]]") {
 				t.Errorf("link %d kind %d has text %q", i, l.Kind, text)
 			}
-			if got := string(src[l.TargetStart:l.TargetEnd]); got != l.Target {
+			got := string(src[l.TargetStart:l.TargetEnd])
+			if l.Quote == '\'' {
+				got = strings.ReplaceAll(got, "''", "'")
+			}
+			if got != l.Target {
 				t.Errorf("link %d target %q but source has %q", i, l.Target, got)
 			}
 		case MarkdownLink:

@@ -17,7 +17,8 @@ const (
 )
 
 // Link is one link found outside code (fences, indented code is NOT treated
-// specially, inline code spans are skipped).
+// specially, inline code spans are skipped), in the body or in a
+// frontmatter property.
 type Link struct {
 	Kind LinkKind
 	// Target is the link path as the author wrote it, without the anchor;
@@ -31,6 +32,12 @@ type Link struct {
 	// for markdown links. HasAlias says whether one was written.
 	Alias    string
 	HasAlias bool
+	// Quote is set for a link written in a frontmatter property's value
+	// (related: "[[note]]", or an item of a list of such values): the quote
+	// of the YAML scalar holding it, '"' or '\'', for which a rewritten
+	// target must be written (see property_links.go); 0 for a link in the
+	// body.
+	Quote byte
 	// Start and End are the byte offsets of the whole link in the source
 	// (including "![[", "]]", "[...](...)"), End exclusive.
 	Start, End int
@@ -41,6 +48,10 @@ type Link struct {
 	// Line is the 1-based line number in the file (frontmatter counted).
 	Line int
 }
+
+// InProperty reports whether the link is written in a frontmatter
+// property's value rather than in the body.
+func (l Link) InProperty() bool { return l.Quote != 0 }
 
 // Heading is one ATX heading outside code fences.
 type Heading struct {

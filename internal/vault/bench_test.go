@@ -82,3 +82,22 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDetectProfile measures the detection of the vault's language
+// (the sample chosen from every indexed path, then read and parsed), which
+// the first build does before the index is ready when VAULT_LANG is unset.
+func BenchmarkDetectProfile(b *testing.B) {
+	dir := benchVault(b)
+	s, err := Open(context.Background(), Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ready(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s.detectProfile(s.indexedNotes)
+	}
+}

@@ -82,6 +82,9 @@ func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int
 	seen := map[int]bool{}
 	var out []int
 	for _, l := range n.Links {
+		if l.InProperty() {
+			continue // a frontmatter list item is not a MOC line
+		}
 		idx := l.Line - 1
 		if idx < 0 || idx >= len(starts) || seen[idx] {
 			continue

@@ -3,16 +3,20 @@ package vault
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"go.yaml.in/yaml/v3"
 )
 
 // profile is the language of what the server writes into notes: frontmatter
 // keys and section names. Reading accepts both spellings.
 type profile struct {
+	lang                             string // "en" or "pt"
 	typeKey, createdKey              string
 	noteType                         string
 	notesSection, capturesSection    string
@@ -21,10 +25,10 @@ type profile struct {
 }
 
 var profiles = map[string]profile{
-	"en": {typeKey: "type", createdKey: "created", noteType: "note",
+	"en": {lang: "en", typeKey: "type", createdKey: "created", noteType: "note",
 		notesSection: "Notes", capturesSection: "Captures", contextLabel: "Context", linksSection: "Links",
 		domainsSection: "Domains", knowledgeIndexTi: "Knowledge index"},
-	"pt": {typeKey: "tipo", createdKey: "criado", noteType: "nota",
+	"pt": {lang: "pt", typeKey: "tipo", createdKey: "criado", noteType: "nota",
 		notesSection: "Notas", capturesSection: "Capturas", contextLabel: "Contexto", linksSection: "Links",
 		domainsSection: "Domínios", knowledgeIndexTi: "Índice do conhecimento"},
 }
@@ -34,6 +38,222 @@ func profileFor(lang string) profile {
 		return p
 	}
 	return profiles["en"]
+}
+
+// The vault's own language. With Options.Lang set (VAULT_LANG, --lang) the
+// profile is that language's. Without, it is detected from the vault, so
+// that a Portuguese vault gets tipo/criado keys and its own Capturas
+// section, never type/created or a "## Captures" beside its "## Capturas":
+// a bounded sample of notes (the templates, the knowledge index, the maps of
+// content, the newest daily notes, then other notes, profileSample in all)
+// is read, and each sign of a language counts once per note: frontmatter
+// keys (tipo, criado, atualizado against type, created, updated), a
+// Portuguese type name (nota, projeto, diário), and "## " section names
+// (Capturas, Notas, Domínios, Contexto and the usual sections of daily
+// notes, against their English names). The language with more signs wins;
+// with none, or as many of each, the profile is English and detection is
+// tried again once notes have changed. Once decided, the profile stays for
+// the life of the service.
+
+// profileSample bounds the notes read to detect the profile.
+const profileSample = 64
+
+// Where the profile comes from.
+const (
+	profileFromOption   = "set by VAULT_LANG"
+	profileFromDetected = "detected from the vault"
+	profileFromDefault  = "the default: nothing in the vault tells its language"
+)
+
+// profileChoice is the profile in use and why.
+type profileChoice struct {
+	p    profile
+	from string // one of the profileFrom texts
+	why  string // the signs seen, when detected
+	gen  int64  // s.gen when it was decided
+}
+
+// templateNames are the templates whose keys and sections tell the
+// vault's language (read from _templates/, which is never indexed).
+var templateNames = []string{"wiki", "daily", "diario", "note", "nota", "moc", "project", "projeto"}
+
+// sectionSigns are "## " section names that tell a language: the profiles'
+// own, and those daily notes usually have.
+var sectionSigns = map[string]string{
+	"capturas": "pt", "notas": "pt", "domínios": "pt", "dominios": "pt", "contexto": "pt", "tarefas": "pt",
+	"reuniões": "pt", "reunioes": "pt", "diário": "pt", "aprendizados": "pt", "pendências": "pt", "resumo": "pt",
+	"ideias": "pt", "hoje": "pt", "solução": "pt", "objetivo": "pt",
+	"captures": "en", "notes": "en", "domains": "en", "context": "en", "tasks": "en", "meetings": "en",
+	"journal": "en", "learnings": "en", "summary": "en", "ideas": "en", "today": "en", "log": "en", "solution": "en", "goal": "en",
+}
+
+// keySigns are the frontmatter keys that tell a language.
+var keySigns = map[string]string{
+	"tipo": "pt", "criado": "pt", "atualizado": "pt",
+	"type": "en", "created": "en", "updated": "en",
+}
+
+func (s *Service) profile() profile { return s.profileChoice().p }
+
+// Profile says which profile the service writes notes in ("en" or "pt") and
+// why: set by VAULT_LANG, or detected from the vault (with the signs seen),
+// or English by default.
+func (s *Service) Profile() (lang, why string) {
+	c := s.profileChoice()
+	if c.why != "" {
+		return c.p.lang, c.from + ": " + c.why
+	}
+	return c.p.lang, c.from
+}
+
+// profileChoice returns the profile, detecting it when it is not set and
+// not decided yet (or undecided and the notes have changed since).
+func (s *Service) profileChoice() *profileChoice {
+	if s.opts.Lang != "" {
+		return &profileChoice{p: profileFor(s.opts.Lang), from: profileFromOption}
+	}
+	c := s.prof.Load()
+	if c != nil && (c.from == profileFromDetected || c.gen == s.gen.Load()) {
+		return c
+	}
+	gen := s.gen.Load()
+	c = s.detectProfile(s.indexedNotes)
+	c.gen = gen
+	s.prof.Store(c)
+	return c
+}
+
+// indexedNotes calls yield with the path of every indexed note.
+func (s *Service) indexedNotes(yield func(string) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for p := range s.notes {
+		if !yield(p) {
+			return
+		}
+	}
+}
+
+// detectProfile reads the sample of notes (chosen among notes, every note
+// path of the vault) and counts the signs of each language.
+func (s *Service) detectProfile(notes iter.Seq[string]) *profileChoice {
+	votes := map[string]int{}
+	signs := map[string]map[string]bool{"en": {}, "pt": {}}
+	signed := 0 // notes with a sign
+	for _, p := range s.profileSampleNotes(notes) {
+		data, _, err := s.fs.ReadNote(p)
+		if err != nil {
+			continue
+		}
+		n := markdown.Parse(p, data)
+		seen := map[string]bool{}
+		vote := func(lang, sign string) {
+			if !seen[sign] {
+				seen[sign] = true
+				votes[lang]++
+				signs[lang][sign] = true
+			}
+		}
+		for k, v := range n.Frontmatter {
+			if lang, ok := keySigns[strings.ToLower(k)]; ok {
+				vote(lang, strings.ToLower(k))
+			}
+			if str, ok := v.(string); ok && (strings.EqualFold(k, "type") || strings.EqualFold(k, "tipo")) {
+				switch strings.ToLower(strings.TrimSpace(str)) {
+				case "nota", "projeto", "diário", "diario":
+					vote("pt", "type "+strings.ToLower(strings.TrimSpace(str)))
+				}
+			}
+		}
+		for _, h := range n.Headings {
+			if h.Level != 2 {
+				continue
+			}
+			if lang, ok := sectionSigns[strings.ToLower(h.Text)]; ok {
+				vote(lang, "section "+h.Text)
+			}
+		}
+		if len(seen) > 0 {
+			signed++
+		}
+	}
+	lang := ""
+	switch {
+	case votes["pt"] > votes["en"]:
+		lang = "pt"
+	case votes["en"] > votes["pt"]:
+		lang = "en"
+	default:
+		return &profileChoice{p: profiles["en"], from: profileFromDefault}
+	}
+	why := fmt.Sprintf("%d Portuguese and %d English signs in %d notes (%s)", votes["pt"], votes["en"], signed, signList(signs[lang]))
+	return &profileChoice{p: profiles[lang], from: profileFromDetected, why: why}
+}
+
+// signList names up to 6 signs, sorted.
+func signList(set map[string]bool) string {
+	list := sortedKeys(set)
+	if len(list) > 6 {
+		list = append(list[:6], "…")
+	}
+	return strings.Join(list, ", ")
+}
+
+// profileSampleNotes lists the notes to read for detection, at most
+// profileSample: templates, the knowledge index, maps of content (by
+// path), the newest daily notes, then the other notes by path (those of
+// 02-wiki and 03-projects first). It looks at each indexed path once,
+// keeping only the first few of each kind: no sort of the whole vault.
+func (s *Service) profileSampleNotes(notes iter.Seq[string]) []string {
+	var out []string
+	for _, name := range templateNames {
+		p := "_templates/" + name + ".md"
+		if _, err := s.fs.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	const kinds = 4 // maps of content, daily notes, wiki and projects, others
+	var firsts [kinds]firstPaths
+	limits := [kinds]int{16, 16, profileSample, profileSample}
+	hasIndex := false
+	for p := range notes {
+		switch {
+		case p == knowledgeIndex:
+			hasIndex = true
+		case domainOf(p) != "" && strings.HasSuffix(p, "-moc.md"):
+			firsts[0].keep(p, limits[0], false)
+		case strings.HasPrefix(p, dailyFolder+"/"):
+			firsts[1].keep(p, limits[1], true) // the newest: last by name
+		case strings.HasPrefix(p, wikiFolder+"/") || strings.HasPrefix(p, "03-projects/"):
+			firsts[2].keep(p, limits[2], false)
+		default:
+			firsts[3].keep(p, limits[3], false)
+		}
+	}
+	if hasIndex {
+		out = append(out, knowledgeIndex)
+	}
+	for k := range firsts {
+		out = append(out, firsts[k].paths...)
+	}
+	return out[:min(len(out), profileSample)]
+}
+
+// firstPaths keeps the n first paths by name (or the n last, with last)
+// of those it is given, the preferred first.
+type firstPaths struct{ paths []string }
+
+func (h *firstPaths) keep(p string, n int, last bool) {
+	before := func(a, b string) bool { return a < b != last } // a is preferred to b
+	if len(h.paths) == n {
+		// The least preferred is at the end: replace it if p is better.
+		if !before(p, h.paths[n-1]) {
+			return
+		}
+		h.paths = h.paths[:n-1]
+	}
+	i := sort.Search(len(h.paths), func(i int) bool { return before(p, h.paths[i]) })
+	h.paths = slices.Insert(h.paths, i, p)
 }
 
 // synonyms of each frontmatter key in the other profile.

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,6 +104,12 @@ type Service struct {
 	// directory, decided once when the vault is opened.
 	lock    *writelock.Lock
 	journal *journal.Dir
+
+	// prof is the profile detected from the vault (profile.go); gen counts
+	// the changes of indexed notes, so that an undecided detection is tried
+	// again once notes have changed.
+	prof atomic.Pointer[profileChoice]
+	gen  atomic.Int64
 
 	closeMu  sync.Mutex
 	closing  bool
@@ -362,6 +369,22 @@ func (s *Service) build(ctx context.Context) {
 			notes = append(notes, fi)
 		}
 	}
+	// The vault's language is detected from a sample of the notes walked,
+	// while they are indexed (profile.go).
+	var profc chan *profileChoice
+	if s.opts.Lang == "" {
+		profc = make(chan *profileChoice, 1)
+		walked := slices.Clone(notes)
+		go func() {
+			profc <- s.detectProfile(func(yield func(string) bool) {
+				for _, fi := range walked {
+					if !yield(fi.Path) {
+						return
+					}
+				}
+			})
+		}()
+	}
 	s.mu.Lock()
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
@@ -434,8 +457,14 @@ func (s *Service) build(ctx context.Context) {
 	s.setProgress(len(notes), len(notes))
 	s.ix.Trim()
 	s.mu.RLock()
-	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
+	notesN, unindexedN := len(s.notes), len(s.unindexed)
 	s.mu.RUnlock()
+	if profc != nil {
+		s.prof.Store(<-profc) // gen 0: an undecided profile is detected again after a change
+	}
+	lang, why := s.Profile()
+	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
+		"profile", lang, "profile_from", why)
 	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
 		s.wg.Add(1)
 		go func() {
@@ -537,6 +566,7 @@ func (s *Service) put(r parsed) {
 		return
 	}
 	delete(s.unindexed, r.path)
+	s.gen.Add(1)
 	s.ix.Add(r.path, r.note)
 	s.notes[r.path] = infoOf(r.note, r.info)
 	s.graph.SetNote(r.path, r.note.Links)

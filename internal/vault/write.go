@@ -96,22 +96,20 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 // composeNote merges the caller's frontmatter into the content's own, and
 // for a new note fills the missing keys: type note, tags [], created today.
 func (s *Service) composeNote(rel, content string, extra map[string]any, isNew bool) (string, error) {
-	n := markdown.Parse(path.Base(rel), []byte(content))
-	hasBlock := n.BodyOffset > 0
 	if len(extra) == 0 && !isNew {
 		return content, nil
 	}
-	if hasBlock && n.Frontmatter == nil {
-		if len(extra) > 0 || isNew {
-			msg := "the frontmatter block is not valid YAML"
-			if len(n.Diagnostics) > 0 {
-				msg += ": " + n.Diagnostics[0]
-			}
-			return "", api.Invalid("content", "%s", msg)
+	block, body := markdown.SplitFrontmatter(content)
+	own, diags := markdown.ParseFrontmatter(block)
+	if block != "" && own == nil {
+		msg := "the frontmatter block is not valid YAML"
+		if len(diags) > 0 {
+			msg += ": " + diags[0]
 		}
+		return "", api.Invalid("content", "%s", msg)
 	}
-	fm := make(map[string]any, len(n.Frontmatter)+len(extra)+3)
-	for k, v := range n.Frontmatter {
+	fm := make(map[string]any, len(own)+len(extra)+3)
+	for k, v := range own {
 		fm[k] = v
 	}
 	for k, v := range extra {
@@ -132,15 +130,12 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 			fm[p.createdKey] = s.today()
 		}
 	}
-	block, err := renderFrontmatter(fm)
+	head, err := renderFrontmatter(fm)
 	if err != nil {
 		return "", api.Invalid("frontmatter", "%s", err.Error())
 	}
-	body := content[n.BodyOffset:]
-	return block + body, nil
+	return head + strings.TrimPrefix(body, "\uFEFF"), nil
 }
-
-func (s *Service) profile() profile { return profileFor(s.opts.Lang) }
 
 // matchEOL gives text the line endings of like: CRLF when like uses CRLF.
 func matchEOL(text string, like []byte) string {

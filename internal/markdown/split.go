@@ -1,0 +1,37 @@
+package markdown
+
+import "strings"
+
+// SplitFrontmatter splits a note into its frontmatter block and the rest,
+// by the rules Parse uses (see findFrontmatter): block runs from the start
+// of src (a UTF-8 BOM included) through the line break of the closing
+// delimiter line, and body is what follows. block is "" when src has no
+// frontmatter (an unclosed block is not one); body is then src itself.
+func SplitFrontmatter(src string) (block, body string) {
+	start := 0
+	if strings.HasPrefix(src, bom) {
+		start = len(bom)
+	}
+	if _, _, end, _, ok := findFrontmatter(src, start); ok {
+		return src[:end], src[end:]
+	}
+	return "", src
+}
+
+// ParseFrontmatter decodes the frontmatter of src, a whole note or a block as
+// SplitFrontmatter returns it, exactly as Parse decodes it: the mapping, nil
+// when there is no block or when it is invalid YAML, too large or refused,
+// and the diagnostics of the decoding (why it is nil, duplicate keys).
+func ParseFrontmatter(src string) (map[string]any, []string) {
+	start := 0
+	if strings.HasPrefix(src, bom) {
+		start = len(bom)
+	}
+	cs, ce, _, _, ok := findFrontmatter(src, start)
+	if !ok {
+		return nil, nil
+	}
+	n := &Note{}
+	decodeFrontmatter(n, src[cs:ce], 2)
+	return n.Frontmatter, n.Diagnostics
+}

@@ -1,0 +1,180 @@
+package vault
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// validateLearn checks a request and normalises it.
+func validateLearn(req api.LearnRequest) (*learning, error) {
+	in := &learning{confirm: req.ConfirmNewDomain}
+	var err error
+	if in.title, err = oneLine("title", req.Title, maxTitleRunes); err != nil {
+		return nil, err
+	}
+	if in.title == "" {
+		return nil, api.Invalid("title", "must not be empty")
+	}
+	if in.slug = slugify(in.title); in.slug == "" {
+		return nil, api.Invalid("title", "must contain a letter or digit (a-z, 0-9 once accents are stripped) to name the note")
+	}
+	if in.insight, err = multiLine("insight", req.Insight); err != nil {
+		return nil, err
+	}
+	if in.insight == "" {
+		return nil, api.Invalid("insight", "must not be empty")
+	}
+	if in.context, err = multiLine("context", req.Context); err != nil {
+		return nil, err
+	}
+	if in.domain, err = validateDomain(req.Domain); err != nil {
+		return nil, err
+	}
+	if in.project, err = oneLine("project", req.Project, maxLineRunes); err != nil {
+		return nil, err
+	}
+	if len(req.Tags) > maxLearnItems {
+		return nil, api.Invalid("tags", "at most %d tags", maxLearnItems)
+	}
+	seen := map[string]bool{}
+	for _, tag := range req.Tags {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
+		switch {
+		case tag == "":
+			return nil, api.Invalid("tags", "must not contain an empty tag")
+		case strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",#[]{}\"'|", r) }):
+			return nil, api.Invalid("tags", "%q: a tag is one word, without spaces, commas, # or brackets", tag)
+		}
+		if _, err := oneLine("tags", tag, maxLineRunes); err != nil {
+			return nil, err
+		}
+		if !seen[strings.ToLower(tag)] {
+			seen[strings.ToLower(tag)] = true
+			in.tags = append(in.tags, tag)
+		}
+	}
+	if len(req.Links) > maxLearnItems {
+		return nil, api.Invalid("links", "at most %d links", maxLearnItems)
+	}
+	for _, l := range req.Links {
+		l, err := oneLine("links", l, maxLineRunes)
+		if err != nil {
+			return nil, err
+		}
+		l = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "[["), "]]"))
+		switch {
+		case l == "":
+			return nil, api.Invalid("links", "must not contain an empty link")
+		case strings.Contains(l, "[[") || strings.Contains(l, "]]"):
+			return nil, api.Invalid("links", "%q: give each link as a note name, e.g. retry-backoff", l)
+		}
+		if !seen["\x00"+l] {
+			seen["\x00"+l] = true
+			in.links = append(in.links, l)
+		}
+	}
+	return in, nil
+}
+
+// oneLine normalises a one-line field: valid UTF-8, runs of white space
+// (line breaks included) become one space, no control or bidirectional
+// formatting character, at most max characters.
+func oneLine(field, s string, max int) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", api.Invalid(field, "must be valid UTF-8")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if strings.ContainsFunc(s, badLineRune) {
+		return "", api.Invalid(field, "must not contain control or invisible formatting characters")
+	}
+	if utf8.RuneCountInString(s) > max {
+		return "", api.Invalid(field, "must be at most %d characters", max)
+	}
+	return s, nil
+}
+
+// multiLine normalises a multi-line field: valid UTF-8, LF line ends, trimmed, no
+// control character but tab and line feed, bounded.
+func multiLine(field, s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", api.Invalid(field, "must be valid UTF-8")
+	}
+	s = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"))
+	if strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }) {
+		return "", api.Invalid(field, "must not contain control characters")
+	}
+	if utf8.RuneCountInString(s) > maxLearnText {
+		return "", api.Invalid(field, "must be at most %d characters", maxLearnText)
+	}
+	return s, nil
+}
+
+func badLineRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u200b' || r == '\ufeff' || r == '\u2028' || r == '\u2029'
+}
+
+// validateDomain checks a domain name (DESIGN.md section 6 step 1): one
+// folder name, no spaces, none of / \ : * ? " < > |, not starting with ".",
+// at most 64 characters.
+func validateDomain(d string) (string, error) {
+	if !utf8.ValidString(d) {
+		return "", api.Invalid("domain", "must be valid UTF-8")
+	}
+	d = strings.TrimSpace(d)
+	switch {
+	case d == "":
+		return "", api.Invalid("domain", "must not be empty")
+	case utf8.RuneCountInString(d) > maxDomainRunes:
+		return "", api.Invalid("domain", "must be at most %d characters", maxDomainRunes)
+	case strings.ContainsFunc(d, func(r rune) bool { return unicode.IsSpace(r) || badLineRune(r) }):
+		return "", api.Invalid("domain", "must be one folder name without spaces, e.g. go or devops")
+	case strings.ContainsAny(d, `/\:*?"<>|`):
+		return "", api.Invalid("domain", `must be one folder name, without / \ : * ? " < > |`)
+	case strings.HasPrefix(d, "."):
+		return "", api.Invalid("domain", "must not start with a dot")
+	}
+	return d, nil
+}
+
+// slugSpecial spells the letters that Unicode decomposition leaves whole.
+var slugSpecial = map[rune]string{
+	'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'ł': "l", 'đ': "d", 'ð': "d", 'þ': "th", 'ı': "i",
+}
+
+// slugify makes a file name of a title (DESIGN.md section 6 step 1): accents
+// stripped, lowercase, every run of characters other than a-z and 0-9 one
+// hyphen, no hyphen at either end, at most 80 characters.
+func slugify(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFD.String(title) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		r = unicode.ToLower(r)
+		if rep, ok := slugSpecial[r]; ok {
+			b.WriteString(rep)
+			dash = false
+			continue
+		}
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > maxSlugLen {
+		out = strings.TrimRight(out[:maxSlugLen], "-")
+	}
+	return out
+}
