@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -135,6 +136,10 @@ type registration struct {
 	// every backend can.
 	available func(api.Backend) bool
 	add       func(*mcp.Server, *env)
+	// input is the argument struct and description the description as
+	// written, before its limits are filled in (tests read both).
+	input       reflect.Type
+	description string
 }
 
 // toolSpec declares a tool: In is its argument struct (see args.go), Out the
@@ -162,9 +167,11 @@ type toolSpec[In any, Out any] struct {
 // panics at registration, which every test run exercises.
 func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 	return registration{
-		name:      spec.Name,
-		effect:    spec.Effect,
-		available: spec.Available,
+		name:        spec.Name,
+		effect:      spec.Effect,
+		available:   spec.Available,
+		input:       reflect.TypeFor[In](),
+		description: spec.Description,
 		add: func(s *mcp.Server, e *env) {
 			in, err := inputSchema[In]()
 			if err != nil {
@@ -177,7 +184,7 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 			s.AddTool(&mcp.Tool{
 				Name:         spec.Name,
 				Title:        spec.Title,
-				Description:  spec.Description,
+				Description:  expand(spec.Description, nil),
 				InputSchema:  in,
 				OutputSchema: out,
 				Annotations:  spec.Effect.annotations(spec.Title),
@@ -232,6 +239,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 		}
 		return errorResult(err)
 	}
+	fillNil(out)
 	text := spec.Render(e.msg, in, out)
 	if w := written(out); w != nil {
 		e.log.Info("vault written", "tool", spec.Name, "action", w.Action, "path", w.Path, "files", len(w.Files),
