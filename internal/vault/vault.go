@@ -59,6 +59,10 @@ type Options struct {
 	// CacheReadOnly uses the snapshot but never writes it (a one-off
 	// command that exits as soon as it has answered).
 	CacheReadOnly bool
+	// CacheWriteOnClose writes the snapshot, when the first build changed
+	// it, in Close instead of in the background right after the build: a
+	// one-off command answers first, then leaves the snapshot for the next.
+	CacheWriteOnClose bool
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -110,6 +114,9 @@ type Service struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// snapshotDue says the first build changed what the snapshot holds and
+	// Close is to write it (Options.CacheWriteOnClose).
+	snapshotDue atomic.Bool
 }
 
 var _ api.Backend = (*Service)(nil)
@@ -235,6 +242,9 @@ func (s *Service) Close() error {
 	s.closing = true
 	s.closeMu.Unlock()
 	s.inflight.Wait()
+	if s.snapshotDue.Swap(false) {
+		s.writeSnapshot(context.Background())
+	}
 	s.cancel()
 	s.wg.Wait()
 	return s.fs.Close()
@@ -437,6 +447,10 @@ func (s *Service) build(ctx context.Context) {
 	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
 	s.mu.RUnlock()
 	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
+		if s.opts.CacheWriteOnClose {
+			s.snapshotDue.Store(true)
+			return
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
