@@ -25,6 +25,8 @@ var limits = map[string]int{
 	"MaxHistory":         api.MaxHistory,
 	"DefaultGraphNodes":  api.DefaultGraphNodes,
 	"MaxGraphNodes":      api.MaxGraphNodes,
+	"MaxResourceChars":   maxResourceChars,
+	"MaxCompletions":     maxCompletions,
 	"SHA256Hex":          sha256Hex,
 	"MaxVersionLen":      maxVersionLen,
 }
