@@ -21,7 +21,7 @@ const usage = `vaultmcp — long-term memory for coding agents in an Obsidian va
 Usage:
   vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt]   MCP over stdio (default)
   vaultmcp serve --http ADDR [--api-key KEY]                    MCP over Streamable HTTP
-  vaultmcp search [--vault DIR] [--limit N] [--json] [-v] QUERY search from the terminal (exit 1: no match)
+  vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal (exit 1: nothing found)
   vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
   vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000]     speed and memory figures (see README)
   vaultmcp version
