@@ -33,18 +33,18 @@ type PathCompleter interface {
 // many match in all. A prefix spelled with "\" or "./" means the same as
 // with "/" or nothing.
 func MatchPaths(paths []string, prefix string, limit int) ([]string, int) {
-	p := strings.ToLower(strings.ReplaceAll(prefix, `\`, "/"))
+	p := strings.ReplaceAll(prefix, `\`, "/")
 	for strings.HasPrefix(p, "./") {
 		p = p[2:]
 	}
 	p = strings.TrimLeft(p, "/")
+	byName := p != "" && !strings.Contains(p, "/")
 	var whole, named []string
 	for _, np := range paths {
-		lp := strings.ToLower(np)
 		switch {
-		case strings.HasPrefix(lp, p):
+		case hasPrefixFold(np, p):
 			whole = append(whole, np)
-		case p != "" && !strings.Contains(p, "/") && nameStarts(lp, p):
+		case byName && nameStarts(np, p):
 			named = append(named, np)
 		}
 	}
@@ -58,17 +58,29 @@ func MatchPaths(paths []string, prefix string, limit int) ([]string, int) {
 	return all, total
 }
 
-// nameStarts reports whether a folder or file name of p (lower case)
-// starts with prefix.
+// hasPrefixFold is strings.HasPrefix with letter case ignored.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// nameStarts reports whether a folder or file name of p after the first
+// starts with prefix (not empty), letter case ignored. The first byte is
+// compared before the rest: most names fail there.
 func nameStarts(p, prefix string) bool {
+	lo, up := prefix[0], prefix[0]
+	if 'a' <= lo && lo <= 'z' {
+		up -= 'a' - 'A'
+	} else if 'A' <= lo && lo <= 'Z' {
+		lo += 'a' - 'A'
+	}
 	for {
 		i := strings.IndexByte(p, '/')
-		if i < 0 {
-			return strings.HasPrefix(p, prefix)
-		}
-		if strings.HasPrefix(p[:i], prefix) {
-			return true
+		if i < 0 || i+1 == len(p) {
+			return false
 		}
 		p = p[i+1:]
+		if c := p[0]; (c == lo || c == up || c >= 0x80) && hasPrefixFold(p, prefix) {
+			return true
+		}
 	}
 }

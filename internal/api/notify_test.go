@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -27,5 +28,21 @@ func TestMatchPaths(t *testing.T) {
 		if !slices.Equal(got, c.want) || total != c.total {
 			t.Errorf("MatchPaths(%q, %d) = %q, %d; want %q, %d", c.prefix, c.limit, got, total, c.want, c.total)
 		}
+	}
+}
+
+// BenchmarkMatchPaths completes a prefix among 100,000 note paths, as a
+// keystroke in a client's note picker does on a large vault.
+func BenchmarkMatchPaths(b *testing.B) {
+	paths := make([]string, 100_000)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("02-wiki/domain-%03d/note-%06d-about-something.md", i%300, i)
+	}
+	for _, prefix := range []string{"02-wiki/domain-042/", "note-0424", "zzz"} {
+		b.Run(prefix, func(b *testing.B) {
+			for b.Loop() {
+				MatchPaths(paths, prefix, 100)
+			}
+		})
 	}
 }
