@@ -22,6 +22,8 @@ type Config struct {
 	Lang     string
 	AutoPush bool
 	LogLevel slog.Level
+	// LogLevelSet says VAULTMCP_LOG_LEVEL chose LogLevel.
+	LogLevelSet bool
 	// CacheDir holds the index snapshots; "" when they are off.
 	CacheDir string
 }
@@ -33,12 +35,18 @@ func (c *Config) common(fs *flag.FlagSet) {
 	if c.Vault == "" {
 		c.Vault = os.Getenv("OBSIDIAN_VAULT_PATH")
 	}
-	c.ReadOnly = truthy(os.Getenv("VAULT_READ_ONLY"))
 	c.AutoPush = truthy(os.Getenv("VAULT_AUTO_PUSH"))
 	c.Lang = os.Getenv("VAULT_LANG") // "": tool output in English, the profile detected from the vault
 	fs.StringVar(&c.Vault, "vault", c.Vault, "vault folder (default $VAULT_PATH or $OBSIDIAN_VAULT_PATH)")
-	fs.BoolVar(&c.ReadOnly, "read-only", c.ReadOnly, "do not offer any write tool (default $VAULT_READ_ONLY)")
 	fs.StringVar(&c.Lang, "lang", c.Lang, "language of tool output and of new notes: en or pt (default $VAULT_LANG; unset: output in en, notes in the vault's own language)")
+}
+
+// server registers the flags of the commands that serve the vault to MCP
+// clients, where a read-only mode means something (the write tools are
+// left out); the one-off commands never write a note anyway.
+func (c *Config) server(fs *flag.FlagSet) {
+	c.ReadOnly = truthy(os.Getenv("VAULT_READ_ONLY"))
+	fs.BoolVar(&c.ReadOnly, "read-only", c.ReadOnly, "do not offer any write tool (default $VAULT_READ_ONLY)")
 }
 
 // check validates the config: the vault must be an existing directory.
@@ -75,6 +83,7 @@ func (c *Config) check() error {
 		if err := c.LogLevel.UnmarshalText([]byte(lv)); err != nil {
 			return fmt.Errorf("VAULTMCP_LOG_LEVEL: %q is not a level (debug, info, warn, error)", lv)
 		}
+		c.LogLevelSet = true
 	}
 	return nil
 }
@@ -170,8 +179,23 @@ func truthy(s string) bool {
 }
 
 // parseInterleaved parses flags that may come after positional arguments
-// ("search 'retry backoff' --json") and returns the positional ones.
+// ("search 'retry backoff' --json") and returns the positional ones. Asked
+// for help (-h, --help), it prints the command's usage on stdout and
+// returns errHelp; a bad flag is reported on the flag set's output (stderr)
+// with the usage.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelpFlag(a) {
+			out := fs.Output()
+			fs.SetOutput(os.Stdout)
+			fs.Usage()
+			fs.SetOutput(out)
+			return nil, errHelp
+		}
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -186,14 +210,59 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+func isHelpFlag(a string) bool {
+	switch a {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// synopses are the first line of each command's help.
+var synopses = map[string]string{
+	"serve":  "vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt] [--http ADDR [--api-key KEY]]",
+	"search": "vaultmcp search [flags] QUERY   (exit status 0: found, 1: nothing found, 2: trouble)",
+	"eval":   "vaultmcp eval --vault DIR --queries FILE.jsonl [flags]",
+	"bench":  "vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000] [flags]",
+}
+
+// newFlagSet returns the flag set of a command: errors and the usage that
+// follows them go to stderr, the help asked for with -h to stdout (see
+// parseInterleaved).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\nFlags:\n", synopses[name])
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
 func logger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// personLogger is the logger of a command a person runs in a terminal
+// (search, eval): on a terminal it prints nothing unless verbose, since
+// raw log lines are not for a person (what matters is in the output: the
+// files that could not be indexed, the errors); otherwise, and with
+// verbose, it prints warnings, or what VAULTMCP_LOG_LEVEL asks for.
+func personLogger(c *Config, stderr io.Writer, verbose bool) *slog.Logger {
+	if isTerminal(stderr) && !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	level := slog.LevelWarn
+	if c.LogLevelSet {
+		level = c.LogLevel
+	}
+	return logger(stderr, level)
+}
+
+// useColor reports whether output to w may use colour: w is a terminal and
+// NO_COLOR (https://no-color.org) is not set.
+func useColor(w io.Writer) bool {
+	return isTerminal(w) && os.Getenv("NO_COLOR") == ""
 }
 
 // isTerminal reports whether f is a character device (a terminal).

@@ -23,17 +23,20 @@ Usage:
   vaultmcp serve --http ADDR [--api-key KEY] [--allow-origin LIST]
                 [--session-timeout 30m] [--max-sessions 1000] [--body-timeout 10s]
                                                                 MCP over Streamable HTTP at /mcp
-  vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal
+  vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal (exit 1: nothing found)
   vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
   vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000]     speed and memory figures (see README)
   vaultmcp team-server --data DIR [--listen ADDR]               shared vaults over the Team Vault REST API
                                                                 (team-server help: projects, keys, TLS)
   vaultmcp version
 
-Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
+"vaultmcp COMMAND -h" lists the flags of a command.
+
+Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1 (serve), VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
 VAULTMCP_API_KEY, VAULTMCP_ALLOWED_ORIGINS, VAULTMCP_SESSION_TIMEOUT, VAULTMCP_MAX_SESSIONS,
 VAULTMCP_BODY_TIMEOUT (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
-VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder).
+VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder), NO_COLOR (plain output);
+team-server: VAULTMCP_DATA, VAULTMCP_OAUTH_ISSUER, VAULTMCP_OAUTH_AUDIENCE.
 `
 
 // exitError carries an exit code.
@@ -43,6 +46,8 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
+
+func (e *exitError) Unwrap() error { return e.err }
 
 // defaultGOGC is the collector's target when GOGC is not set: the heap may
 // grow to 1.5 times what is live between two collections instead of the
@@ -66,18 +71,32 @@ func main() {
 		if errors.As(err, &ee) {
 			code = ee.code
 		}
-		if !errors.Is(err, errHelp) {
+		if !errors.Is(err, errNoMatch) {
 			fmt.Fprintln(os.Stderr, "vaultmcp: "+err.Error())
 		}
 		os.Exit(code)
 	}
 }
 
+// errHelp is returned by a subcommand that printed its help (-h): the
+// command succeeded.
 var errHelp = errors.New("help")
 
+// errNoMatch ends a search that found nothing (exit status 1, as grep);
+// the output has said so already.
+var errNoMatch = errors.New("no match")
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdin, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args) > 0 && (len(args[0]) > 0 && args[0][0] != '-' || isHelpFlag(args[0])) {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -94,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version", "--version":
 		fmt.Fprintln(stdout, "vaultmcp "+version)
 		return nil
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -29,9 +28,12 @@ func (s *stringList) Set(v string) error {
 }
 
 // openVault opens the service and waits for the index, showing progress on a
-// terminal.
-func openVault(ctx context.Context, c *Config, stderr io.Writer) (*vault.Service, error) {
-	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: logger(stderr, max(c.LogLevel, slog.LevelWarn)), CacheDir: c.CacheDir, CacheReadOnly: true})
+// terminal. The index snapshot is used and, when this start found changes,
+// rewritten as the service closes (after the answer), so that the next
+// command starts from it. Logs: see personLogger.
+func openVault(ctx context.Context, c *Config, stderr io.Writer, verbose bool) (*vault.Service, error) {
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: personLogger(c, stderr, verbose),
+		CacheDir: c.CacheDir, CacheWriteOnClose: true})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +63,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var req api.SearchRequest
 	var tags stringList
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	fs.IntVar(&req.Limit, "limit", api.DefaultSearchLimit, "number of results (1-50)")
+	verbose := fs.Bool("v", false, "show warnings (logs) on a terminal too")
+	fs.IntVar(&req.Limit, "limit", api.DefaultSearchLimit, fmt.Sprintf("number of results (1-%d)", api.MaxSearchLimit))
 	fs.StringVar(&req.Type, "type", "", "only notes of this type")
 	fs.StringVar(&req.Folder, "folder", "", "only notes under this folder")
 	fs.StringVar(&req.Status, "status", "", "only notes with this status")
@@ -76,25 +79,33 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if strings.TrimSpace(req.Query) == "" {
 		return &exitError{2, fmt.Errorf("search: no query (usage: vaultmcp search [--vault DIR] QUERY)")}
 	}
-	if err := c.check(); err != nil {
-		return err
+	if req.Limit < 1 || req.Limit > api.MaxSearchLimit {
+		return &exitError{2, fmt.Errorf("--limit: must be between 1 and %d", api.MaxSearchLimit)}
 	}
-	svc, err := openVault(ctx, &c, stderr)
+	// As grep: 0 something found, 1 nothing found, 2 trouble.
+	if err := c.check(); err != nil {
+		return &exitError{2, err}
+	}
+	svc, err := openVault(ctx, &c, stderr, *verbose)
 	if err != nil {
-		return err
+		return &exitError{2, err}
 	}
 	defer svc.Close()
 	res, err := svc.Search(ctx, req)
 	if err != nil {
-		return err
+		return &exitError{2, err}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		err = enc.Encode(res)
+	} else {
+		printResults(stdout, res, useColor(stdout))
 	}
-	printResults(stdout, res, isTerminal(stdout))
-	return nil
+	if err == nil && len(res.Results) == 0 {
+		err = &exitError{1, errNoMatch}
+	}
+	return err
 }
 
 // printResults renders results for a person: path:line, heading trail, score
@@ -145,7 +156,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c.common(fs)
 	queriesPath := fs.String("queries", "", "labelled queries, JSONL: {\"query\": \"...\", \"relevant\": \"path.md\"} a line")
 	baseline := fs.Bool("baseline", true, "also rank by grep match count, for comparison")
-	verbose := fs.Bool("v", false, "list every query whose note is not first")
+	verbose := fs.Bool("v", false, "list every query whose note is not first, and show warnings (logs) on a terminal")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return &exitError{2, err}
@@ -165,7 +176,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("--queries %s: %w", *queriesPath, err)
 	}
-	svc, err := openVault(ctx, &c, stderr)
+	svc, err := openVault(ctx, &c, stderr, *verbose)
 	if err != nil {
 		return err
 	}

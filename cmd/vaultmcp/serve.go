@@ -22,6 +22,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var c Config
 	fs := newFlagSet("serve", stderr)
 	c.common(fs)
+	c.server(fs)
 	httpAddr := fs.String("http", "", "serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
 	apiKey := fs.String("api-key", os.Getenv("VAULTMCP_API_KEY"), "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
 	var hc httpConfig

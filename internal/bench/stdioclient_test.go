@@ -251,8 +251,8 @@ func TestStdioClientRealServer(t *testing.T) {
 		!strings.Contains(err.Error(), "tool error: "+api.CodeInvalidArgument) {
 		t.Errorf("empty query: error %v, want a tool error with code %s", err, api.CodeInvalidArgument)
 	}
-	if _, _, err := call("vault_nope", map[string]string{}, false); err == nil || !strings.Contains(err.Error(), "JSON-RPC error") || !strings.Contains(err.Error(), "vault_nope") {
-		t.Errorf("unknown tool: error %v, want a JSON-RPC error naming it", err)
+	if _, _, err := call("vault_nope", map[string]string{}, false); err == nil || !strings.Contains(err.Error(), "tool error: "+api.CodeInvalidArgument) || !strings.Contains(err.Error(), "vault_nope") {
+		t.Errorf("unknown tool: error %v, want a tool error naming it", err)
 	}
 	// The connection still works after both failures.
 	if _, _, err := call("vault_search", map[string]string{"query": queries[0]}, false); err != nil {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -23,8 +22,10 @@ import (
 //
 // An input struct declares its arguments with json tags (required unless
 // omitempty), a `jsonschema:"..."` description, and for integers optional
-// `min:"N"` and `max:"N"` tags: the bounds are checked here when the argument
-// is present and published in the input schema as minimum and maximum.
+// `min:"N"` and `max:"N"` tags (a number, or the name of one of limits):
+// the bounds are checked here when the argument is present and published in
+// the input schema as minimum and maximum. A description may name limits as
+// {Name}, and its own bounds as {min} and {max} (see limits.go).
 
 // argField describes one argument of an input struct.
 type argField struct {
@@ -96,11 +97,23 @@ func intTag(f reflect.StructField, key string) *int {
 	if !ok {
 		return nil
 	}
-	n, err := strconv.Atoi(v)
+	n, err := limit(v)
 	if err != nil {
-		panic(fmt.Sprintf("mcpserver: field %s: bad %s tag %q", f.Name, key, v))
+		panic(fmt.Sprintf("mcpserver: field %s: bad %s tag: %v", f.Name, key, err))
 	}
 	return &n
+}
+
+// bounds are the names a field's description may use for its own bounds.
+func (f argField) bounds() map[string]int {
+	m := map[string]int{}
+	if f.min != nil {
+		m["min"] = *f.min
+	}
+	if f.max != nil {
+		m["max"] = *f.max
+	}
+	return m
 }
 
 func kindOf(t reflect.Type) argKind {
@@ -223,13 +236,15 @@ func checkBounds(m *messages, f argField, n int) error {
 	return nil
 }
 
-// inputSchema is the JSON schema of In as the SDK would infer it, plus the
-// bounds of its integer arguments.
+// inputSchema is the JSON schema of In as the SDK would infer it, made
+// portable (see portable), plus the bounds of its integer arguments, and
+// with the numbers of its descriptions filled in.
 func inputSchema[In any]() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, err
 	}
+	portable(s)
 	spec := argSpecFor(reflect.TypeFor[In]())
 	for _, f := range spec.fields {
 		p := s.Properties[f.name]
@@ -242,13 +257,97 @@ func inputSchema[In any]() (*jsonschema.Schema, error) {
 		if f.max != nil {
 			p.Maximum = jsonschema.Ptr(float64(*f.max))
 		}
+		p.Description = expand(p.Description, f.bounds())
 	}
 	return s, nil
 }
 
-// outputSchema is the JSON schema of the structured content Out.
+// outputSchema is the JSON schema of the structured content Out, made
+// portable: the content itself never holds a null (see fillNil).
 func outputSchema[Out any]() (*jsonschema.Schema, error) {
-	return jsonschema.For[Out](nil)
+	s, err := jsonschema.For[Out](nil)
+	if err != nil {
+		return nil, err
+	}
+	portable(s)
+	return s, nil
+}
+
+// portable rewrites the type unions the schema inference writes for Go
+// slices and pointers (["null", "array"], ["null", "boolean"]) as the one
+// type, throughout s. Clients that map tool schemas onto a dialect with a
+// single type per schema (Gemini's function declarations, an OpenAPI
+// subset) reject or mangle a union; the inspector's --strict check warns on
+// each. Nothing is lost: an argument left out and an argument sent as null
+// are the same to decodeArgs, and the structured content never holds a
+// null (an optional field is omitted, a list is [] when empty: fillNil).
+func portable(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		t := s.Types[0]
+		if t == "null" {
+			t = s.Types[1]
+		}
+		s.Type, s.Types = t, nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	for _, p := range s.PatternProperties {
+		portable(p)
+	}
+	for _, d := range s.Defs {
+		portable(d)
+	}
+	for _, sub := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems} {
+		for _, p := range sub {
+			portable(p)
+		}
+	}
+	for _, p := range []*jsonschema.Schema{s.Items, s.AdditionalProperties, s.AdditionalItems, s.Contains, s.Not} {
+		portable(p)
+	}
+}
+
+// fillNil replaces, in the struct v points to and in every struct it holds,
+// each nil slice of a field that is always marshalled (no omitempty) by an
+// empty one, so that the structured content has [] where its schema says
+// "array", never null.
+func fillNil(v any) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		fillNilValue(rv.Elem())
+	}
+}
+
+func fillNilValue(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			fillNilValue(v.Elem())
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			fillNilValue(v.Index(i))
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			fv := v.Field(i)
+			_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+			if fv.Kind() == reflect.Slice && fv.IsNil() && !omitted && fv.CanSet() {
+				fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
+			}
+			fillNilValue(fv)
+		}
+	}
 }
 
 // argName renders an argument name the client made up: escaped, and cut so

@@ -1,7 +1,9 @@
 // Package mcpserver exposes a vault (any api.Backend: the local vault or the
 // team REST client) as MCP tools. It validates arguments, calls the backend,
 // and renders each result twice: as text for the model and as structured
-// content (the api result itself). It knows nothing of files.
+// content (the api result itself). It also offers the notes as resources
+// (resources.go: read, subscribe), completion of note paths, and prompts a
+// person picks in a client's menu (prompts.go). It knows nothing of files.
 package mcpserver
 
 import (
@@ -10,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +34,10 @@ type Options struct {
 	Version string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Context is the server's lifetime: the backend's change notifications
+	// (resource subscriptions) stop when it is done. nil means the
+	// process's lifetime.
+	Context context.Context
 }
 
 // New returns an MCP server whose tools call b. The write tools are
@@ -54,7 +62,9 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	}
 	var offered []registration
 	names := map[string]bool{}
+	known := map[string]bool{}
 	for _, t := range tools {
+		known[t.name] = true
 		if opts.ReadOnly && t.effect != effectRead {
 			continue
 		}
@@ -64,14 +74,57 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 		offered = append(offered, t)
 		names[t.name] = true
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "vaultmcp", Title: "vaultmcp", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions(env.msg, names),
-		Logger:       env.log,
-	})
+	sopts := &mcp.ServerOptions{
+		Instructions:      instructions(env.msg, names),
+		Logger:            env.log,
+		CompletionHandler: complete(env),
+	}
+	var subs *subscriptions
+	if n, ok := b.(api.ChangeNotifier); ok {
+		ctx := opts.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		subs = newSubscriptions(ctx, n, env.log)
+		sopts.SubscribeHandler, sopts.UnsubscribeHandler = subs.subscribe, subs.unsubscribe
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "vaultmcp", Title: "vaultmcp", Version: version}, sopts)
+	if subs != nil {
+		subs.server = s
+	}
 	for _, t := range offered {
 		t.add(s, env)
 	}
+	addNoteResources(s, env)
+	addPrompts(s, env, names)
+	s.AddReceivingMiddleware(unknownTool(env.msg, offered, known))
 	return s
+}
+
+// unknownTool answers a call of a tool this server does not offer with an
+// isError result naming the tools it does offer (or saying that a write
+// tool is left out in read-only mode), as any other failed call: a model
+// reads that and corrects itself, where a protocol error is often not even
+// shown to it. This is what the MCP conformance suite expects.
+func unknownTool(m *messages, offered []registration, known map[string]bool) mcp.Middleware {
+	names := make([]string, len(offered))
+	for i, t := range offered {
+		names[i] = t.name
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok || method != "tools/call" || call.Params == nil || slices.Contains(names, call.Params.Name) {
+				return next(ctx, method, req)
+			}
+			name := argName(call.Params.Name)
+			err := api.Invalid("name", "%s", m.get(msgErrUnknownTool, `"`+name+`"`, strings.Join(names, ", ")))
+			if known[call.Params.Name] {
+				err = &api.Error{Code: api.CodeReadOnly, Message: m.get(msgErrToolNotOffered, name)}
+			}
+			return errorResult(err), nil
+		}
+	}
 }
 
 // instructions tells the agent how to use the tools that are offered: the
@@ -135,6 +188,10 @@ type registration struct {
 	// every backend can.
 	available func(api.Backend) bool
 	add       func(*mcp.Server, *env)
+	// input is the argument struct and description the description as
+	// written, before its limits are filled in (tests read both).
+	input       reflect.Type
+	description string
 }
 
 // toolSpec declares a tool: In is its argument struct (see args.go), Out the
@@ -162,9 +219,11 @@ type toolSpec[In any, Out any] struct {
 // panics at registration, which every test run exercises.
 func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 	return registration{
-		name:      spec.Name,
-		effect:    spec.Effect,
-		available: spec.Available,
+		name:        spec.Name,
+		effect:      spec.Effect,
+		available:   spec.Available,
+		input:       reflect.TypeFor[In](),
+		description: spec.Description,
 		add: func(s *mcp.Server, e *env) {
 			in, err := inputSchema[In]()
 			if err != nil {
@@ -177,7 +236,7 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 			s.AddTool(&mcp.Tool{
 				Name:         spec.Name,
 				Title:        spec.Title,
-				Description:  spec.Description,
+				Description:  expand(spec.Description, nil),
 				InputSchema:  in,
 				OutputSchema: out,
 				Annotations:  spec.Effect.annotations(spec.Title),
@@ -232,6 +291,7 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 		}
 		return errorResult(err)
 	}
+	fillNil(out)
 	text := spec.Render(e.msg, in, out)
 	if w := written(out); w != nil {
 		e.log.Info("vault written", "tool", spec.Name, "action", w.Action, "path", w.Path, "files", len(w.Files),
@@ -262,6 +322,15 @@ func written(out any) *api.WriteResult {
 // wrapping error put before the code is dropped (the log keeps it), and a
 // message that does not carry its code gets it prepended.
 func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: errorLine(err)}},
+		IsError: true,
+	}
+}
+
+// errorLine is the one line that reports err: its stable code first, then
+// the message on one line, escaped.
+func errorLine(err error) string {
 	msg := err.Error()
 	code := api.CodeOf(err)
 	switch i := strings.Index(msg, code+": "); {
@@ -277,11 +346,7 @@ func errorResult(err error) *mcp.CallToolResult {
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
 	}
-	msg = escape(strings.Join(lines, " "))
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
-		IsError: true,
-	}
+	return escape(strings.Join(lines, " "))
 }
 
 // cutShort reports whether a failed write ended because its context did

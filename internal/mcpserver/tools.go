@@ -33,8 +33,8 @@ func registry() []registration {
 }
 
 type searchInput struct {
-	Query      string   `json:"query" jsonschema:"What to look for: words, a name, an error message or a question (at most 1,024 characters are used)."`
-	Limit      int      `json:"limit,omitempty" min:"1" max:"50" jsonschema:"Maximum number of results, 1 to 50 (default 6)."`
+	Query      string   `json:"query" jsonschema:"What to look for: words, a name, an error message or a question (at most {MaxQueryChars} characters are used)."`
+	Limit      int      `json:"limit,omitempty" min:"1" max:"MaxSearchLimit" jsonschema:"Maximum number of results, {min} to {max} (default {DefaultSearchLimit})."`
 	Type       string   `json:"type,omitempty" jsonschema:"Only notes of this frontmatter type: wiki, moc, project, daily or note."`
 	Folder     string   `json:"folder,omitempty" jsonschema:"Only notes under this vault folder, e.g. 02-wiki/go."`
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only notes that have all of these tags (case-insensitive, without #)."`
@@ -64,7 +64,7 @@ var searchTool = toolSpec[searchInput, api.SearchResult]{
 
 type getNoteInput struct {
 	Path   string `json:"path" jsonschema:"Vault-relative path of the note, e.g. 02-wiki/go/errors.md."`
-	Offset int    `json:"offset,omitempty" min:"0" jsonschema:"Character offset to read from, for notes longer than one page (20,000 characters); the previous page says which offset comes next."`
+	Offset int    `json:"offset,omitempty" min:"0" jsonschema:"Character offset to read from, for notes longer than one page ({NotePageChars} characters); the previous page says which offset comes next."`
 }
 
 var getNoteTool = toolSpec[getNoteInput, api.Note]{
@@ -72,7 +72,7 @@ var getNoteTool = toolSpec[getNoteInput, api.Note]{
 	Title: "Read a note",
 	Description: "Read one note of the vault: its title, frontmatter, resolved and broken links, the SHA-256 of " +
 		"the file (needed to replace the note safely), and its raw content exactly as in the file, so that an " +
-		"edit can quote it. Long notes come in pages of 20,000 characters; the last line says the offset of the " +
+		"edit can quote it. Long notes come in pages of {NotePageChars} characters; the last line says the offset of the " +
 		"next page.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in getNoteInput) (*api.Note, error) {
@@ -130,7 +130,7 @@ type graphInput struct {
 	Status        string   `json:"status,omitempty" jsonschema:"Only notes whose frontmatter status is this."`
 	IncludeRaw    bool     `json:"include_raw,omitempty" jsonschema:"Also include the raw captures under 01-raw/, left out by default."`
 	IncludeBroken bool     `json:"include_broken,omitempty" jsonschema:"Also include links to notes that do not exist, as broken nodes and edges."`
-	MaxNodes      int      `json:"max_nodes,omitempty" min:"1" max:"5000" jsonschema:"Maximum number of notes in the graph, 1 to 5,000 (default 500)."`
+	MaxNodes      int      `json:"max_nodes,omitempty" min:"1" max:"MaxGraphNodes" jsonschema:"Maximum number of notes in the graph, {min} to {max} (default {DefaultGraphNodes})."`
 }
 
 var graphTool = toolSpec[graphInput, api.GraphResult]{
@@ -150,7 +150,7 @@ var graphTool = toolSpec[graphInput, api.GraphResult]{
 
 type historyInput struct {
 	Path  string `json:"path" jsonschema:"Vault-relative path of the note."`
-	Limit int    `json:"limit,omitempty" min:"1" max:"200" jsonschema:"Maximum number of versions, 1 to 200 (default 20)."`
+	Limit int    `json:"limit,omitempty" min:"1" max:"MaxHistory" jsonschema:"Maximum number of versions, {min} to {max} (default {DefaultHistory})."`
 }
 
 var historyTool = toolSpec[historyInput, api.HistoryResult]{

@@ -54,7 +54,7 @@ type writeNoteInput struct {
 	Path           string         `json:"path" jsonschema:"Vault-relative path of the note, e.g. 02-wiki/go/errors.md."`
 	Content        string         `json:"content" jsonschema:"The note's markdown, optionally starting with its own frontmatter block. May be empty."`
 	Frontmatter    map[string]any `json:"frontmatter,omitempty" jsonschema:"Frontmatter keys to set, e.g. {\"tags\": [\"go\"], \"status\": \"active\"}; merged into the content's frontmatter. A new note gets type note, tags [] and created today for the keys it lacks."`
-	ExpectedSHA256 string         `json:"expected_sha256,omitempty" jsonschema:"Required to replace an existing note: the SHA-256 vault_get_note showed for its current content (64 hex digits). Leave it out to create a note."`
+	ExpectedSHA256 string         `json:"expected_sha256,omitempty" jsonschema:"Required to replace an existing note: the SHA-256 vault_get_note showed for its current content ({SHA256Hex} hex digits). Leave it out to create a note."`
 }
 
 var writeNoteTool = toolSpec[writeNoteInput, api.WriteResult]{

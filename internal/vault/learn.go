@@ -81,12 +81,11 @@ func (s *Service) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnRe
 	}
 	domain, known := s.matchDomain(in.domain)
 	if !known && !in.confirm {
-		existing := "no domain exists yet"
+		msg := fmt.Sprintf("%q would be a new domain (no domain exists yet); pass confirm_new_domain: true to create the vault's first one", domain)
 		if ds := s.domains(); len(ds) > 0 {
-			existing = "existing: " + strings.Join(ds, ", ")
+			msg = fmt.Sprintf("%q would be a new domain (existing: %s); file the learning under one of those, or pass confirm_new_domain: true to create it", domain, strings.Join(ds, ", "))
 		}
-		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: fmt.Sprintf(
-			"%q would be a new domain (%s); file the learning under one of those, or pass confirm_new_domain: true to create it", domain, existing)}
+		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: msg}
 	}
 	in.domain = domain
 	if err := vaultfs.CheckPolicy(in.primary(), vaultfs.Write); err != nil {

@@ -60,6 +60,10 @@ type Options struct {
 	// CacheReadOnly uses the snapshot but never writes it (a one-off
 	// command that exits as soon as it has answered).
 	CacheReadOnly bool
+	// CacheWriteOnClose writes the snapshot, when the first build changed
+	// it, in Close instead of in the background right after the build: a
+	// one-off command answers first, then leaves the snapshot for the next.
+	CacheWriteOnClose bool
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -117,6 +121,11 @@ type Service struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// snapshotDue says the first build changed what the snapshot holds and
+	// Close is to write it (Options.CacheWriteOnClose).
+	snapshotDue atomic.Bool
+
+	subs subscribers // told of the notes the watcher sees change (notify.go)
 }
 
 var _ api.Backend = (*Service)(nil)
@@ -242,6 +251,9 @@ func (s *Service) Close() error {
 	s.closing = true
 	s.closeMu.Unlock()
 	s.inflight.Wait()
+	if s.snapshotDue.Swap(false) {
+		s.writeSnapshot(context.Background())
+	}
 	s.cancel()
 	s.wg.Wait()
 	return s.fs.Close()
@@ -466,6 +478,10 @@ func (s *Service) build(ctx context.Context) {
 	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
 		"profile", lang, "profile_from", why)
 	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
+		if s.opts.CacheWriteOnClose {
+			s.snapshotDue.Store(true)
+			return
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -617,12 +633,15 @@ func (s *Service) dropTreeLocked(rel string) {
 	}
 }
 
-// apply handles one batch of watcher events.
+// apply handles one batch of watcher events, then tells the subscribers
+// which notes changed (notify.go).
 func (s *Service) apply(ctx context.Context, ev watch.Event) {
 	if ev.Rescan {
-		s.rescan(ctx)
+		s.notify(s.rescan(ctx))
 		return
 	}
+	var changed []string
+	defer func() { s.notify(changed) }()
 	for _, p := range ev.Paths {
 		if ctx.Err() != nil {
 			return
@@ -633,10 +652,14 @@ func (s *Service) apply(ctx context.Context, ev watch.Event) {
 		}
 		if s.isDir(rel) {
 			// A folder appeared (or was renamed into place): pick up what it holds.
-			s.rescan(ctx)
+			changed = append(changed, s.rescan(ctx)...)
 			continue
 		}
+		if !vaultfs.IsNoteName(rel) {
+			changed = append(changed, s.notesUnder(rel)...) // a folder may have gone
+		}
 		s.Refresh(rel)
+		changed = append(changed, rel)
 	}
 }
 
@@ -646,8 +669,9 @@ func (s *Service) isDir(rel string) bool {
 }
 
 // rescan walks the whole vault and reconciles the index with the disk:
-// changed files are re-read, vanished ones removed, new ones added.
-func (s *Service) rescan(ctx context.Context) {
+// changed files are re-read, vanished ones removed, new ones added. It
+// returns the paths it re-read or removed.
+func (s *Service) rescan(ctx context.Context) (touched []string) {
 	seen := make(map[string]bool)
 	var changed []vaultfs.FileInfo
 	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
@@ -671,17 +695,19 @@ func (s *Service) rescan(ctx context.Context) {
 	}, nil)
 	if err != nil {
 		s.log.Warn("rescan failed", "err", s.fs.Redact(err.Error()))
-		return
+		return nil
 	}
 	results := s.parseAll(ctx, changed)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range results {
 		s.put(r)
+		touched = append(touched, r.path)
 	}
 	for _, p := range s.graph.Resolver().Files() {
 		if !seen[p] {
 			s.dropLocked(p)
+			touched = append(touched, p)
 		}
 	}
 	for p := range s.unindexed {
@@ -689,6 +715,7 @@ func (s *Service) rescan(ctx context.Context) {
 			delete(s.unindexed, p)
 		}
 	}
+	return touched
 }
 
 // sameVersion reports whether two reads saw the same version of a file.

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runBinary runs vaultmcp with args and the clean environment plus env,
+// and returns its stdout, stderr and exit status.
+func runBinary(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(cleanEnv(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%v: %v", args, err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// TestHelp: --help, -h and help print the overview on stdout and succeed;
+// a command's -h lists its flags, also on stdout.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"-help"}, {"help"}} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "Usage:\n  vaultmcp [serve]") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	for _, c := range []struct {
+		cmd, flag string
+	}{{"search", "-limit"}, {"serve", "-http"}, {"eval", "-queries"}, {"bench", "-sizes"}} {
+		out, errOut, code := runBinary(t, nil, c.cmd, "-h")
+		if code != 0 || !strings.Contains(out, "Usage: vaultmcp") || !strings.Contains(out, c.flag) || errOut != "" {
+			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", c.cmd, code, out, errOut)
+		}
+	}
+}
+
+// TestReadOnlyOnlyWhereItMeansSomething: --read-only is a flag of serve
+// only; search, eval and bench refuse it as an unknown flag.
+func TestReadOnlyOnlyWhereItMeansSomething(t *testing.T) {
+	vault := copyExampleVault(t)
+	for _, cmd := range []string{"search", "eval", "bench"} {
+		out, errOut, code := runBinary(t, nil, cmd, "--vault", vault, "--read-only", "x")
+		if code != 2 || !strings.Contains(errOut, "flag provided but not defined: -read-only") || out != "" {
+			t.Errorf("%s --read-only: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
+		}
+		if help, _, _ := runBinary(t, nil, cmd, "-h"); strings.Contains(help, "read-only") {
+			t.Errorf("%s -h offers --read-only:\n%s", cmd, help)
+		}
+	}
+	if help, _, _ := runBinary(t, nil, "serve", "-h"); !strings.Contains(help, "-read-only") {
+		t.Errorf("serve -h lacks --read-only:\n%s", help)
+	}
+}
+
+// TestSearchLimitAndExitStatus: --limit outside 1..50 is refused as the
+// MCP tool refuses it; a search exits 0 when it found something, 1 when
+// it found nothing (as grep), 2 on trouble.
+func TestSearchLimitAndExitStatus(t *testing.T) {
+	vault := copyExampleVault(t)
+	env := []string{"VAULTMCP_CACHE_DIR=" + t.TempDir()}
+	for _, limit := range []string{"0", "51", "-1"} {
+		out, errOut, code := runBinary(t, env, "search", "--vault", vault, "--limit", limit, "retry")
+		if code != 2 || strings.TrimSpace(errOut) != "vaultmcp: --limit: must be between 1 and 50" || out != "" {
+			t.Errorf("--limit %s: exit %d, stdout %q, stderr %q", limit, code, out, errOut)
+		}
+	}
+	out, _, code := runBinary(t, env, "search", "--vault", vault, "retry backoff")
+	if code != 0 || !strings.Contains(out, "1. 02-wiki/") {
+		t.Errorf("a match: exit %d\n%s", code, out)
+	}
+	out, errOut, code := runBinary(t, env, "search", "--vault", vault, "xylophonequartz")
+	if code != 1 || !strings.Contains(out, `No results for "xylophonequartz".`) || errOut != "" {
+		t.Errorf("no match: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, _, code = runBinary(t, env, "search", "--json", "--vault", vault, "xylophonequartz")
+	if code != 1 || !strings.Contains(out, `"results": []`) {
+		t.Errorf("no match, --json: exit %d\n%s", code, out)
+	}
+	_, errOut, code = runBinary(t, env, "search", "--vault", filepath.Join(vault, "missing"), "retry")
+	if code != 2 || !strings.Contains(errOut, "no such directory") {
+		t.Errorf("missing vault: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSearchRefreshesSnapshot: the search command starts from the index
+// snapshot and rewrites it when it found changes, so that the next search
+// reads only what changed since.
+func TestSearchRefreshesSnapshot(t *testing.T) {
+	vault := copyExampleVault(t)
+	cache := t.TempDir()
+	env := []string{"VAULTMCP_CACHE_DIR=" + cache, "VAULTMCP_LOG_LEVEL=info"}
+	snap := func() os.FileInfo {
+		t.Helper()
+		m, _ := filepath.Glob(filepath.Join(cache, "index-*.snap"))
+		if len(m) != 1 {
+			t.Fatalf("snapshot files %v", m)
+		}
+		fi, err := os.Stat(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	_, log, code := runBinary(t, env, "search", "--vault", vault, "retry")
+	if code != 0 || !strings.Contains(log, "no index snapshot yet") || !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("first search: exit %d\n%s", code, log)
+	}
+	first := snap()
+
+	_, log, _ = runBinary(t, env, "search", "--vault", vault, "retry")
+	if !strings.Contains(log, "index snapshot loaded") || !strings.Contains(log, "read=0") || strings.Contains(log, "index snapshot written") {
+		t.Errorf("second search did not start from the snapshot, or rewrote it:\n%s", log)
+	}
+	if !snap().ModTime().Equal(first.ModTime()) {
+		t.Error("an unchanged vault's snapshot was rewritten")
+	}
+
+	note := filepath.Join(vault, "02-wiki", "go", "context.md")
+	data, _ := os.ReadFile(note)
+	later := time.Now().Add(time.Minute)
+	os.WriteFile(note, append(data, "\nThe word zanzibarquokka.\n"...), 0o644)
+	os.Chtimes(note, later, later)
+	out, log, code := runBinary(t, env, "search", "--vault", vault, "zanzibarquokka")
+	if code != 0 || !strings.Contains(out, "02-wiki/go/context.md") || !strings.Contains(log, "read=1") || !strings.Contains(log, "index snapshot written") {
+		t.Errorf("after an edit: exit %d\n%s\n%s", code, out, log)
+	}
+	_, log, _ = runBinary(t, env, "search", "--vault", vault, "zanzibarquokka")
+	if !strings.Contains(log, "read=0") {
+		t.Errorf("the refreshed snapshot was not used:\n%s", log)
+	}
+}
+
+// TestSearchLogsWhenNotATerminal: with stderr not a terminal (a script, a
+// CI log), warnings are logged there; a person's terminal is covered by
+// TestSearchOnATerminal.
+func TestSearchLogsWhenNotATerminal(t *testing.T) {
+	vault := copyExampleVault(t)
+	os.WriteFile(filepath.Join(vault, "bad:name.md"), []byte("# Bad\n\nretry\n"), 0o644)
+	out, errOut, code := runBinary(t, []string{"VAULTMCP_CACHE_DIR=off"}, "search", "--vault", vault, "retry")
+	if code != 0 || !strings.Contains(errOut, "level=WARN") || !strings.Contains(out, "could not be indexed: bad:name.md") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
+)
+
+// TestReadmeSetUp: the README tells a newcomer what the set-up needs and
+// what happens, in step with the code: the C compiler the race detector
+// needs (and CI installs), where go install puts the binary and that GUI
+// clients need its absolute path, the identity commits fall back to.
+func TestReadmeSetUp(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	setup := text[strings.Index(text, "## Set-up"):strings.Index(text, "## Tools")]
+	for _, want := range []string{
+		"go test -race -count=1 ./...                           # the tests (what CI runs; needs gcc for -race)",
+		"C compiler",
+		"$(go env GOPATH)/bin",
+		"absolute path",
+		"`" + gitx.FallbackName + " <" + gitx.FallbackEmail + ">`",
+	} {
+		if !strings.Contains(setup, want) {
+			t.Errorf("the README's set-up lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "later, `vault_learn`") || strings.Contains(text, "later,\n`vault_learn`") {
+		t.Error("the README still calls vault_learn a later addition")
+	}
+	if !strings.Contains(string(ci), "command -v gcc") || !strings.Contains(string(ci), "apt-get install -y gcc") {
+		t.Error(".ci/run does not install a C compiler when one is missing")
+	}
+}
