@@ -31,6 +31,15 @@ func TestSuite(t *testing.T) {
 	})
 }
 
+// The same suite over two handles on one file, as the server and a
+// management command.
+func TestSuiteTwoHandles(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) (teamstore.Store, teamstore.Store) {
+		file := filepath.Join(t.TempDir(), "team.db")
+		return open(t, file), open(t, file)
+	})
+}
+
 // Migrations are applied once: a reopened database keeps its data and its
 // schema version, and every embedded migration is recorded.
 func TestMigrationsAppliedOnce(t *testing.T) {
