@@ -99,7 +99,7 @@ func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULTMCP_API_KEY":
+		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULTMCP_API_KEY", "VAULTMCP_DB":
 			continue
 		}
 		out = append(out, kv)

@@ -12,10 +12,13 @@
 // When neither exists the test is skipped with a message saying so, unless
 // CI is set: then a missing PostgreSQL is a failure.
 //
-// A package using it runs its tests through Main, which stops the server it
-// started:
+// A package running its tests through Main stops the server it started as
+// soon as they end:
 //
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+//
+// Otherwise a watchdog process stops it within a second of the test
+// process's exit.
 package pgtest
 
 import (
@@ -265,6 +268,10 @@ func startCluster(bin binaries) (*cluster, error) {
 		out, err := c.run(c.bin.pgctl, "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", opts, "start")
 		if err == nil {
 			c.url = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+			if err := c.watch(); err != nil {
+				c.stop()
+				return nil, fmt.Errorf("starting the watchdog of the test cluster: %w", err)
+			}
 			return c, nil
 		}
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
