@@ -290,38 +290,94 @@ func (s *Store) LiveFiles(ctx context.Context, project string) ([]teamstore.File
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (teamstore.File, error) { return scanFile(r) })
 }
 
+// EnsureFiles answers from one SELECT when every path is live (the common
+// case: a write to existing notes). Otherwise, in one transaction holding
+// the project's lock, it reads the rows at the paths, then revives the
+// tombstones and inserts the new files in one batch: a few round trips
+// whatever the number of paths (an import gives thousands).
 func (s *Store) EnsureFiles(ctx context.Context, project string, paths []string, at time.Time) ([]teamstore.File, error) {
+	if len(paths) == 0 {
+		return []teamstore.File{}, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE project_id = $1 AND path = ANY($2) AND deleted_at IS NULL`, project, paths)
+	live, err := filesByPath(rows)
+	if err != nil {
+		return nil, err
+	}
+	if out, ok := inOrder(live, paths); ok {
+		return out, nil
+	}
 	var out []teamstore.File
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		out = make([]teamstore.File, 0, len(paths))
-		if len(paths) == 0 {
-			return nil
-		}
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		if err := lockProjectFiles(ctx, tx, project); err != nil {
 			return err
 		}
+		rows, _ := tx.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE project_id = $1 AND path = ANY($2)`, project, paths)
+		held, err := filesByPath(rows)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		var queued []string
 		for _, path := range paths {
-			// Live: as it is; a tombstone: revived; absent: a new id.
-			f, err := scanFile(tx.QueryRow(ctx, `SELECT `+fileColumns+` FROM files WHERE project_id = $1 AND path = $2`, project, path))
+			f, ok := held[path]
 			switch {
-			case err == nil && f.Live():
-			case err == nil:
-				f, err = scanFile(tx.QueryRow(ctx, `UPDATE files SET deleted_at = NULL, updated_at = $3 WHERE project_id = $1 AND id = $2 RETURNING `+fileColumns, project, f.ID, at))
-			case errors.Is(err, pgx.ErrNoRows):
-				f, err = scanFile(tx.QueryRow(ctx, `INSERT INTO files (project_id, id, path, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING `+fileColumns,
-					project, teamstore.NewID(), path, at))
+			case ok && f.Live():
+				continue
+			case ok:
+				b.Queue(`UPDATE files SET deleted_at = NULL, updated_at = $3 WHERE project_id = $1 AND id = $2 RETURNING `+fileColumns, project, f.ID, at)
+			default:
+				b.Queue(`INSERT INTO files (project_id, id, path, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING `+fileColumns,
+					project, teamstore.NewID(), path, at)
 			}
+			held[path] = teamstore.File{Path: path} // queued once, even when asked twice
+			queued = append(queued, path)
+		}
+		br := tx.SendBatch(ctx, b)
+		for _, path := range queued {
+			f, err := scanFile(br.QueryRow())
 			if err != nil {
+				br.Close()
 				return fmt.Errorf("file at %q: %w", path, err)
 			}
-			out = append(out, f)
+			held[path] = f
 		}
+		if err := br.Close(); err != nil {
+			return err
+		}
+		out, _ = inOrder(held, paths)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// filesByPath collects rows of files by their path.
+func filesByPath(rows pgx.Rows) (map[string]teamstore.File, error) {
+	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (teamstore.File, error) { return scanFile(r) })
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]teamstore.File, len(fs))
+	for _, f := range fs {
+		m[f.Path] = f
+	}
+	return m, nil
+}
+
+// inOrder lists the live files at paths, in order; false when one is not.
+func inOrder(m map[string]teamstore.File, paths []string) ([]teamstore.File, bool) {
+	out := make([]teamstore.File, 0, len(paths))
+	for _, p := range paths {
+		f, ok := m[p]
+		if !ok || !f.Live() {
+			return nil, false
+		}
+		out = append(out, f)
+	}
+	return out, true
 }
 
 func (s *Store) Versions(ctx context.Context, project, fileID string) ([]teamstore.Version, error) {
@@ -336,68 +392,117 @@ func (s *Store) Versions(ctx context.Context, project, fileID string) ([]teamsto
 
 // --- the bookkeeping of a write
 
+// step is one statement of a batch and the check of its result.
+type step struct {
+	sql   string
+	args  []any
+	check func(pgconn.CommandTag, error) error // nil: the error alone
+}
+
+// batchTx runs the steps in one transaction: BEGIN and every statement go
+// in one round trip, the results are checked in order (the first failure
+// rolls it all back), and COMMIT is the second round trip.
+func (s *Store) batchTx(ctx context.Context, steps []step) error {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	for _, st := range steps {
+		b.Queue(st.sql, st.args...)
+	}
+	br := s.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	if tx == nil { // the batch was not sent (no connection)
+		err := br.Close()
+		if err == nil {
+			err = errors.New("the transaction did not begin")
+		}
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := br.Exec(); err != nil { // BEGIN
+		br.Close()
+		return err
+	}
+	for _, st := range steps {
+		tag, err := br.Exec()
+		if st.check != nil {
+			err = st.check(tag, err)
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Record is one batch: the project's lock, the moves, deletes and versions,
+// the answer and the audit row (under the audit lock, last, so that lock is
+// held for the shortest time), then the commit.
 func (s *Store) Record(ctx context.Context, r teamstore.Record) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if len(r.Moves)+len(r.Deletes)+len(r.Versions) > 0 {
-			if err := lockProjectFiles(ctx, tx, r.Project); err != nil {
-				return err
-			}
+	var steps []step
+	if len(r.Moves)+len(r.Deletes)+len(r.Versions) > 0 {
+		steps = append(steps, step{sql: `SELECT pg_advisory_xact_lock($1, hashtext($2))`, args: []any{lockProject, r.Project}})
+	}
+	for _, m := range r.Moves {
+		// Whatever row held the target (a tombstone) gives way.
+		steps = append(steps,
+			step{sql: `DELETE FROM files WHERE project_id = $1 AND path = $2 AND id <> $3`, args: []any{r.Project, m.To, m.FileID}},
+			step{sql: `UPDATE files SET path = $1, updated_at = $2, deleted_at = NULL WHERE project_id = $3 AND id = $4`, args: []any{m.To, r.At, r.Project, m.FileID},
+				check: func(tag pgconn.CommandTag, err error) error {
+					if err == nil && tag.RowsAffected() == 0 {
+						return notFound("file %q", m.FileID)
+					}
+					return err
+				}})
+	}
+	for _, id := range r.Deletes {
+		steps = append(steps, step{sql: `UPDATE files SET deleted_at = $1, updated_at = $1 WHERE project_id = $2 AND id = $3 AND deleted_at IS NULL`, args: []any{r.At, r.Project, id}})
+	}
+	for _, v := range r.Versions {
+		created := r.At
+		if !v.CreatedAt.IsZero() {
+			created = v.CreatedAt
 		}
-		for _, m := range r.Moves {
-			// Whatever row held the target (a tombstone) gives way.
-			if _, err := tx.Exec(ctx, `DELETE FROM files WHERE project_id = $1 AND path = $2 AND id <> $3`, r.Project, m.To, m.FileID); err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, `UPDATE files SET path = $1, updated_at = $2, deleted_at = NULL WHERE project_id = $3 AND id = $4`, m.To, r.At, r.Project, m.FileID)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return notFound("file %q", m.FileID)
-			}
-		}
-		for _, id := range r.Deletes {
-			if _, err := tx.Exec(ctx, `UPDATE files SET deleted_at = $1, updated_at = $1 WHERE project_id = $2 AND id = $3 AND deleted_at IS NULL`, r.At, r.Project, id); err != nil {
-				return err
-			}
-		}
-		for _, v := range r.Versions {
-			created := r.At
-			if !v.CreatedAt.IsZero() {
-				created = v.CreatedAt
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO versions (project_id, file_id, number, path, hash, version_id, message, created_at)
+		steps = append(steps,
+			step{sql: `INSERT INTO versions (project_id, file_id, number, path, hash, version_id, message, created_at)
 				SELECT $1, $2, COALESCE(MAX(number), 0) + 1, $3, $4, $5, $6, $7 FROM versions WHERE project_id = $1 AND file_id = $2`,
-				r.Project, v.FileID, v.Path, v.Hash, v.VersionID, v.Message, created)
-			if err != nil {
-				return fmt.Errorf("version of file %q: %w", v.FileID, err)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE files SET updated_at = $1 WHERE project_id = $2 AND id = $3`, created, r.Project, v.FileID); err != nil {
-				return err
-			}
+				args: []any{r.Project, v.FileID, v.Path, v.Hash, v.VersionID, v.Message, created},
+				check: func(_ pgconn.CommandTag, err error) error {
+					if err != nil {
+						return fmt.Errorf("version of file %q: %w", v.FileID, err)
+					}
+					return nil
+				}},
+			step{sql: `UPDATE files SET updated_at = $1 WHERE project_id = $2 AND id = $3`, args: []any{created, r.Project, v.FileID}})
+	}
+	if a := r.Answer; a != nil {
+		header, err := json.Marshal(a.Response.Header)
+		if err != nil {
+			return err
 		}
-		if a := r.Answer; a != nil {
-			header, err := json.Marshal(a.Response.Header)
-			if err != nil {
+		steps = append(steps, step{sql: `UPDATE idempotency SET state = 'done', status = $1, header = $2, body = $3 WHERE key_id = $4 AND idem_key = $5`,
+			args: []any{a.Response.Status, string(header), bodyBytes(a.Response.Body), a.KeyID, a.Key},
+			check: func(tag pgconn.CommandTag, err error) error {
+				if err == nil && tag.RowsAffected() == 0 {
+					return notFound("idempotency record %q", a.Key)
+				}
 				return err
-			}
-			tag, err := tx.Exec(ctx, `UPDATE idempotency SET state = 'done', status = $1, header = $2, body = $3 WHERE key_id = $4 AND idem_key = $5`,
-				a.Response.Status, string(header), bodyBytes(a.Response.Body), a.KeyID, a.Key)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return notFound("idempotency record %q", a.Key)
-			}
+			}})
+	}
+	if r.Audit != nil {
+		audit, err := auditSteps(*r.Audit)
+		if err != nil {
+			return err
 		}
-		// Last, so that the audit lock is held for as short a time as can be.
-		if r.Audit != nil {
-			if err := appendAudit(ctx, tx, *r.Audit); err != nil {
-				return err
-			}
-		}
+		steps = append(steps, audit...)
+	}
+	if len(steps) == 0 {
 		return nil
-	})
+	}
+	return s.batchTx(ctx, steps)
 }
 
 // bodyBytes keeps an empty body distinct from none: an answered record
@@ -485,27 +590,30 @@ func (s *Store) PurgeIdem(ctx context.Context, at time.Time) (int64, error) {
 
 // --- audit
 
-// appendAudit inserts one audit row; the lock it takes first, held to the
+// auditSteps insert one audit row; the lock taken first, held to the
 // commit, makes ids follow the commit order.
-func appendAudit(ctx context.Context, tx pgx.Tx, e teamstore.AuditEntry) error {
+func auditSteps(e teamstore.AuditEntry) ([]step, error) {
 	paths := e.Paths
 	if paths == nil {
 		paths = []string{}
 	}
 	b, err := json.Marshal(paths)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, 0)`, lockAudit); err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `INSERT INTO audit (at, key_id, key_name, project_id, operation, paths, version, idem_key, result) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		e.At, e.KeyID, e.KeyName, e.Project, e.Operation, string(b), e.Version, e.IdempotencyKey, e.Result)
-	return err
+	return []step{
+		{sql: `SELECT pg_advisory_xact_lock($1, 0)`, args: []any{lockAudit}},
+		{sql: `INSERT INTO audit (at, key_id, key_name, project_id, operation, paths, version, idem_key, result) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			args: []any{e.At, e.KeyID, e.KeyName, e.Project, e.Operation, string(b), e.Version, e.IdempotencyKey, e.Result}},
+	}, nil
 }
 
 func (s *Store) AppendAudit(ctx context.Context, e teamstore.AuditEntry) error {
-	return s.write(ctx, func(tx pgx.Tx) error { return appendAudit(ctx, tx, e) })
+	steps, err := auditSteps(e)
+	if err != nil {
+		return err
+	}
+	return s.batchTx(ctx, steps)
 }
 
 func (s *Store) Audit(ctx context.Context, q teamstore.AuditQuery) ([]teamstore.AuditEntry, error) {

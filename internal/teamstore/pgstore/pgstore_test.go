@@ -43,6 +43,22 @@ func TestSuite(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) teamstore.Store { return open(t, pgtest.DB(t)) })
 }
 
+// The store calls of every request, on the test server (VAULTMCP_TEST_PG or
+// one started on loopback).
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) teamstore.Store { return open(b, pgtest.DB(b)) })
+}
+
+// The same through a proxy that delays each direction by at least 0.5 ms,
+// as between machines: what a request pays for its round trips to the
+// store (on a loaded machine the proxy's sleeps overshoot; compare with a
+// ping through pgtest.WithLatency).
+func BenchmarkStoreRemote(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) teamstore.Store {
+		return open(b, pgtest.WithLatency(b, pgtest.DB(b), 500*time.Microsecond))
+	})
+}
+
 // The same suite over two handles on one database, as two replicas.
 func TestSuiteTwoHandles(t *testing.T) {
 	storetest.RunShared(t, func(t *testing.T) (teamstore.Store, teamstore.Store) {
