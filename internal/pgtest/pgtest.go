@@ -53,14 +53,28 @@ var (
 	setup   error    // why there is no server (sticky)
 	icu     = true   // whether the server can create ICU databases
 	noPG    bool     // no PostgreSQL binary exists (a skip outside CI)
+	// Under Main, a test's database is emptied when it ends and given to
+	// the next test (CREATE DATABASE costs a few hundred milliseconds);
+	// Main drops them all at the end.
+	reuse bool
+	free  []string
 )
 
 // Main runs the tests, stops the server started for them and returns the
 // exit code.
 func Main(m *testing.M) int {
+	mu.Lock()
+	reuse = true
+	mu.Unlock()
 	code := m.Run()
 	mu.Lock()
 	defer mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, name := range free {
+		exec1(ctx, admin, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+	}
+	free = nil
 	if started != nil {
 		started.stop()
 		started = nil
@@ -121,17 +135,29 @@ func DB(t testing.TB) string {
 		}
 		t.Fatalf("PostgreSQL for the tests: %v", err)
 	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "vaultmcp_test_" + hex.EncodeToString(b[:])
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := exec1(ctx, srv, createStatement(name)); err != nil {
-		t.Fatalf("creating database %s: %v", name, err)
+	name := takeFree()
+	if name == "" {
+		var b [6]byte
+		rand.Read(b[:])
+		name = "vaultmcp_test_" + hex.EncodeToString(b[:])
+		if err := exec1(ctx, srv, createStatement(name)); err != nil {
+			t.Fatalf("creating database %s: %v", name, err)
+		}
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
+		mu.Lock()
+		keep := reuse
+		mu.Unlock()
+		if keep && empty(ctx, srv, name) == nil {
+			mu.Lock()
+			free = append(free, name)
+			mu.Unlock()
+			return
+		}
 		if err := exec1(ctx, srv, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
 			t.Errorf("dropping database %s: %v", name, err)
 		}
@@ -141,6 +167,36 @@ func DB(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func takeFree() string {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(free) == 0 {
+		return ""
+	}
+	name := free[len(free)-1]
+	free = free[:len(free)-1]
+	return name
+}
+
+// empty ends every session on a database and drops everything in it (its
+// schema public, which holds all vaultmcp creates).
+func empty(ctx context.Context, srv, name string) error {
+	if err := exec1(ctx, srv, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '`+name+`' AND pid <> pg_backend_pid()`); err != nil {
+		return err
+	}
+	u, err := withDatabase(srv, name)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, `DROP SCHEMA public CASCADE; CREATE SCHEMA public`)
+	return err
 }
 
 // createStatement creates a database, with ICU's en-US collation while the
