@@ -10,7 +10,9 @@
 //
 // # How the guarantees of teamstore are kept
 //
-//   - Each method is one statement or one transaction at READ COMMITTED.
+//   - Each method is one statement or one transaction at READ COMMITTED; a
+//     write's bookkeeping (Record) is sent as one batch, BEGIN included, and
+//     committed: two round trips whatever it holds.
 //   - Writes to a project's files (EnsureFiles, Record) first take a
 //     transaction-level advisory lock on the project, so they run one at a
 //     time per project, as on SQLite, and version numbers are assigned
@@ -32,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sync"
 	"time"
 
@@ -81,19 +84,23 @@ func Open(ctx context.Context, dbURL string, now time.Time) (*Store, error) {
 	return &Store{pool: pool, stop: stop, stopped: stopped}, nil
 }
 
-// Redact returns a database URL without its password, for messages.
+// Redact returns a database URL, or a key=value connection string, without
+// its password, for messages.
 func Redact(dbURL string) string {
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		return "(an unparsable URL)"
+	if u, err := url.Parse(dbURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.Redacted()
 	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
+	return dsnPassword.ReplaceAllString(dbURL, "${1}xxxxx")
 }
+
+// dsnPassword is the password of a key=value connection string, quoted or
+// not.
+var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 
 // SchemaVersion returns the version recorded in schema_migrations.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {

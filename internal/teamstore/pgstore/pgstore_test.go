@@ -345,6 +345,22 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// Redact hides the password of a URL (user info or query) and of a
+// key=value string, and keeps the rest.
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://vault:s3cret@db:5432/team?sslmode=require": "postgres://vault:xxxxx@db:5432/team?sslmode=require",
+		"postgresql://vault@db/team?password=s3cret":           "postgresql://vault@db/team?password=xxxxx",
+		"postgres://db/team":                                   "postgres://db/team",
+		"host=db user=vault password=s3cret dbname=team":       "host=db user=vault password=xxxxx dbname=team",
+		"host=db password = 's3 cr\\'et' dbname=team":          "host=db password = xxxxx dbname=team",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // Unique violations are told apart by SQLSTATE, not by message text.
 func TestPgCode(t *testing.T) {
 	s := open(t, pgtest.DB(t))
