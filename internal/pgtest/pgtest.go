@@ -25,7 +25,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -128,10 +127,13 @@ func DB(t testing.TB) string {
 	srv, err := server()
 	if err != nil {
 		mu.Lock()
-		skip := noPG && !inCI()
+		missing := noPG
 		mu.Unlock()
-		if skip {
+		if missing && !inCI() {
 			t.Skipf("no PostgreSQL: %v (set %s=postgres://... or install PostgreSQL; with CI set this fails)", err, EnvURL)
+		}
+		if missing {
+			t.Fatalf("no PostgreSQL, and CI is set: %v (install PostgreSQL or set %s=postgres://...)", err, EnvURL)
 		}
 		t.Fatalf("PostgreSQL for the tests: %v", err)
 	}
@@ -249,6 +251,9 @@ func redact(u string) string {
 // binaries are the PostgreSQL programs used.
 type binaries struct{ initdb, pgctl string }
 
+// debianBins are Debian's folders of PostgreSQL programs, one per version.
+var debianBins = "/usr/lib/postgresql/*/bin"
+
 // findBinaries looks on the PATH, then in Debian's versioned folders (the
 // newest version first).
 func findBinaries() (binaries, error) {
@@ -257,7 +262,7 @@ func findBinaries() (binaries, error) {
 	if err1 == nil && err2 == nil {
 		return binaries{initdb, pgctl}, nil
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(debianBins)
 	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
 	for _, d := range dirs {
 		b := binaries{filepath.Join(d, "initdb"), filepath.Join(d, "pg_ctl")}
@@ -265,7 +270,7 @@ func findBinaries() (binaries, error) {
 			return b, nil
 		}
 	}
-	return binaries{}, errors.New("no initdb and pg_ctl on the PATH or in /usr/lib/postgresql/*/bin")
+	return binaries{}, fmt.Errorf("no initdb and pg_ctl on the PATH or in %s", debianBins)
 }
 
 func version(binDir string) float64 {
