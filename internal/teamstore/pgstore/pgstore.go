@@ -87,7 +87,7 @@ func Open(ctx context.Context, dbURL string, now time.Time) (*Store, error) {
 // Redact returns a database URL, or a key=value connection string, without
 // its password, for messages.
 func Redact(dbURL string) string {
-	if u, err := url.Parse(dbURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+	if u, err := url.Parse(dbURL); err == nil && u.Scheme != "" && u.Opaque == "" {
 		q := u.Query()
 		if q.Has("password") {
 			q.Set("password", "xxxxx")

@@ -352,6 +352,7 @@ func TestRedact(t *testing.T) {
 		"postgres://vault:s3cret@db:5432/team?sslmode=require": "postgres://vault:xxxxx@db:5432/team?sslmode=require",
 		"postgresql://vault@db/team?password=s3cret":           "postgresql://vault@db/team?password=xxxxx",
 		"postgres://db/team":                                   "postgres://db/team",
+		"mysql://vault:s3cret@db/x":                            "mysql://vault:xxxxx@db/x",
 		"host=db user=vault password=s3cret dbname=team":       "host=db user=vault password=xxxxx dbname=team",
 		"host=db password = 's3 cr\\'et' dbname=team":          "host=db password = xxxxx dbname=team",
 	} {
