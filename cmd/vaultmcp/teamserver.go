@@ -6,17 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamserver"
 )
 
 const teamUsage = `Usage:
   vaultmcp team-server --data DIR [--listen ADDR] [--tls-cert FILE --tls-key FILE] [--insecure-http]
-                       [--lang en|pt] [--rate-limit N] [--rate-burst N]      serve the REST API
+                       [--lang en|pt] [--rate-limit N] [--rate-burst N] [--public-url URL]
+                                                       serve the REST API and MCP at /projects/NAME/mcp
   vaultmcp team-server project add --data DIR [--from VAULT_DIR] NAME         create a project (prints its id)
   vaultmcp team-server project list --data DIR
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
@@ -50,8 +53,11 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&l.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.BoolVar(&l.InsecureHTTP, "insecure-http", false, "allow plain HTTP on a non-loopback address (behind a TLS proxy)")
 	lang := fs.String("lang", envOr("VAULT_LANG", "en"), "language of the vaults' new notes: en or pt (default $VAULT_LANG)")
+	issuer := fs.String("oauth-issuer", os.Getenv("VAULTMCP_OAUTH_ISSUER"), "also accept JWT access tokens of this OAuth issuer (its JWKS from its metadata); needs --oauth-audience ($VAULTMCP_OAUTH_ISSUER)")
+	audience := fs.String("oauth-audience", os.Getenv("VAULTMCP_OAUTH_AUDIENCE"), "the audience (aud) the tokens must carry, usually this server's public URL ($VAULTMCP_OAUTH_AUDIENCE)")
 	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
 	burst := fs.Int("rate-burst", teamserver.DefaultRateBurst, "requests a key may send at once")
+	publicURL := fs.String("public-url", "", "the server's URL as clients reach it (behind a proxy), for the OAuth protected-resource metadata")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
@@ -74,9 +80,23 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	log := logger(stderr, c.LogLevel)
+	var verifier *oauth.Verifier
+	switch {
+	case *issuer != "" && *audience != "":
+		if u, err := url.Parse(*issuer); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+			return &exitError{2, fmt.Errorf("--oauth-issuer %q: must be an https URL (http only on loopback)", *issuer)}
+		}
+		verifier = &oauth.Verifier{Issuer: *issuer, Audience: *audience}
+		if err := verifier.Refresh(ctx); err != nil {
+			log.Warn("the OAuth issuer's keys could not be fetched yet; tokens are refused until they can", "issuer", *issuer, "err", err)
+		}
+	case *issuer != "" || *audience != "":
+		return &exitError{2, errors.New("--oauth-issuer and --oauth-audience go together")}
+	}
+	teamserver.SetVersion(version)
 	srv, err := teamserver.New(ctx, teamserver.Config{
 		Data: d, Lang: c.Lang, Logger: log, RateLimit: *rate, RateBurst: *burst,
-		NoSnapshots: c.CacheDir == "", CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
+		NoSnapshots: c.CacheDir == "", PublicURL: *publicURL, OAuth: verifier, CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
 	})
 	if err != nil {
 		return err
@@ -93,13 +113,6 @@ func dataFlag(fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&f.dir, "data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
 	fs.StringVar(&f.db, "db", os.Getenv("VAULTMCP_DB"), "metadata database: a postgres:// URL (default $VAULTMCP_DB; none: SQLite in the data directory)")
 	return f
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {

@@ -3,12 +3,14 @@ package teamserver
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
@@ -43,7 +45,10 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	}
 	secret := credential(r)
 	if secret == "" {
-		return nil, s.unauthorized("no API key: send the X-API-Key header (or Authorization: Bearer)")
+		return nil, s.unauthorized(r, "no API key: send the X-API-Key header (or Authorization: Bearer)")
+	}
+	if s.cfg.OAuth != nil && looksLikeJWT(secret) {
+		return s.authenticateToken(r, secret)
 	}
 	want := HashKey(secret)
 	k, err := s.store.KeyByHash(r.Context(), want)
@@ -52,21 +57,66 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 			s.log.Error("looking up an API key", "err", err)
 			return nil, errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error")
 		}
-		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}
 	// The lookup matched on the hash already; compare again in constant
 	// time so that no timing of ours depends on how much of it matched.
 	if subtle.ConstantTimeCompare(k.Hash, want) != 1 {
-		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}
 	s.touch(r, &k)
 	return &k, nil
 }
 
-func (s *Server) unauthorized(msg string) *response {
+// unauthorized is the 401 answer; its WWW-Authenticate names the
+// protected-resource metadata (RFC 9728) of what was asked for.
+func (s *Server) unauthorized(r *http.Request, msg string) *response {
 	resp := errorf(http.StatusUnauthorized, teamapi.CodeUnauthorized, "%s", msg)
-	resp.header.Set("WWW-Authenticate", `Bearer realm="vaultmcp", error="invalid_token"`)
+	resp.header.Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="vaultmcp", error="invalid_token", resource_metadata=%q`, s.metadataURL(r)))
 	return resp
+}
+
+// metadataURL is where the protected-resource metadata of what r asks for
+// is served.
+func (s *Server) metadataURL(r *http.Request) string {
+	meta := s.baseURL(r) + wellKnown
+	if strings.HasSuffix(r.URL.Path, "/mcp") {
+		meta += r.URL.Path
+	}
+	return meta
+}
+
+// looksLikeJWT tells an access token (three base64url parts) from an API
+// key (tv_...).
+func looksLikeJWT(s string) bool {
+	return !strings.HasPrefix(s, KeyPrefix) && strings.Count(s, ".") == 2
+}
+
+// authenticateToken checks an OAuth access token and makes the key it
+// stands for: the subject, read-only unless the token has vault:write, with
+// every project in scope. A token with neither scope is refused (403).
+func (s *Server) authenticateToken(r *http.Request, token string) (*teamstore.Key, *response) {
+	c, err := s.cfg.OAuth.Verify(r.Context(), token)
+	if err != nil {
+		var oe *oauth.Error
+		if !errors.As(err, &oe) {
+			oe = &oauth.Error{Code: "invalid_token", Reason: "the token could not be checked"}
+		}
+		resp := errorf(http.StatusUnauthorized, teamapi.CodeUnauthorized, "the access token is not valid: %s", oe.Reason)
+		resp.header.Set("WWW-Authenticate", oauth.Challenge(s.metadataURL(r), oe))
+		return nil, resp
+	}
+	if !c.Has(oauth.ScopeRead) && !c.Has(oauth.ScopeWrite) {
+		oe := &oauth.Error{Code: "insufficient_scope", Reason: "the token has neither " + oauth.ScopeRead + " nor " + oauth.ScopeWrite}
+		resp := errorf(http.StatusForbidden, teamapi.CodeForbidden, "%s", oe.Reason)
+		resp.header.Set("WWW-Authenticate", oauth.Challenge(s.metadataURL(r), oe))
+		return nil, resp
+	}
+	name := c.Name
+	if name == "" {
+		name = c.Subject
+	}
+	return &teamstore.Key{ID: "oauth:" + c.Subject, Name: name, Hash: HashKey(token), ReadOnly: !c.Has(oauth.ScopeWrite)}, nil
 }
 
 // touch records the key's last use, at most once a minute per key.

@@ -1,0 +1,140 @@
+package oauth_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
+	"github.com/vaultmcp/vaultmcp/internal/oauth/oauthtest"
+)
+
+const aud = "https://vault.example/api"
+
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func verifier(p *oauthtest.IDP, clock *time.Time) *oauth.Verifier {
+	return &oauth.Verifier{Issuer: p.Issuer(), Audience: aud, Now: func() time.Time { return *clock }}
+}
+
+func claims(p *oauthtest.IDP, extra map[string]any) map[string]any {
+	return p.Claims(aud, now, "vault:read vault:write", extra)
+}
+
+func TestVerifyAccepts(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	for _, alg := range []string{"RS256", "PS256", "ES256"} {
+		kid := p.KidRSA()
+		if alg == "ES256" {
+			kid = p.KidEC()
+		}
+		c, err := v.Verify(context.Background(), p.Sign(t, alg, kid, claims(p, nil)))
+		if err != nil {
+			t.Fatalf("%s: %v", alg, err)
+		}
+		if c.Subject != "user-42" || c.Name != "Ana" || !c.Has(oauth.ScopeRead) || !c.Has(oauth.ScopeWrite) {
+			t.Fatalf("%s: claims %+v", alg, c)
+		}
+	}
+	// An audience list and scp claims.
+	c, err := v.Verify(context.Background(), p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"aud": []string{"other", aud}, "scope": nil, "scp": []string{"vault:read"}})))
+	if err != nil || !c.Has(oauth.ScopeRead) || c.Has(oauth.ScopeWrite) {
+		t.Fatalf("claims %+v, %v", c, err)
+	}
+	if err := oauth.Require(c, oauth.ScopeWrite); err == nil || err.(*oauth.Error).Code != "insufficient_scope" {
+		t.Fatalf("Require write = %v", err)
+	}
+	if p.Fetches.Load() != 1 {
+		t.Fatalf("the JWKS was fetched %d times, want once (cached)", p.Fetches.Load())
+	}
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	good := p.Sign(t, "RS256", p.KidRSA(), claims(p, nil))
+	parts := strings.Split(good, ".")
+	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"`+p.Issuer()+`","sub":"admin","aud":"`+aud+`","exp":9999999999}`)) + "." + parts[2]
+	cases := map[string]string{
+		"not a jwt":          "abc",
+		"alg none":           p.Sign(t, "none", p.KidRSA(), claims(p, nil)),
+		"hmac":               p.Sign(t, "HS256", "secret", claims(p, nil)),
+		"tampered claims":    tampered,
+		"expired":            p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"exp": now.Add(-2 * time.Minute).Unix()})),
+		"no expiry":          p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"exp": nil})),
+		"not yet valid":      p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"nbf": now.Add(10 * time.Minute).Unix()})),
+		"other issuer":       p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"iss": "https://evil.example"})),
+		"other audience":     p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"aud": "https://other.example"})),
+		"key of another alg": p.Sign(t, "ES256", p.KidRSA(), claims(p, nil)),
+		"unknown key":        p.Sign(t, "RS256", "rotated-away", claims(p, nil)),
+	}
+	for name, tok := range cases {
+		_, err := v.Verify(context.Background(), tok)
+		var e *oauth.Error
+		if !errors.As(err, &e) || e.Code != "invalid_token" {
+			t.Errorf("%s: err = %v, want invalid_token", name, err)
+			continue
+		}
+		if strings.Contains(e.Error(), tok) {
+			t.Errorf("%s: the error quotes the token", name)
+		}
+	}
+	// Within the leeway an expired token still passes.
+	if _, err := v.Verify(context.Background(), p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"exp": now.Add(-30 * time.Second).Unix()}))); err != nil {
+		t.Fatalf("inside the leeway: %v", err)
+	}
+}
+
+// TestKeyRotation: a token signed by a key the verifier has not seen makes
+// it fetch the JWKS again, at most once every RefetchAfter.
+func TestKeyRotation(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	if err := v.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.RotateRSA("rsa-2")
+	tok := p.Sign(t, "RS256", "rsa-2", claims(p, nil))
+	if _, err := v.Verify(context.Background(), tok); err == nil {
+		t.Fatal("a refetch happened sooner than RefetchAfter")
+	}
+	clock = clock.Add(oauth.RefetchAfter + time.Second)
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("after the rotation: %v", err)
+	}
+	if p.Fetches.Load() != 2 {
+		t.Fatalf("fetches = %d, want 2", p.Fetches.Load())
+	}
+}
+
+// TestOpenIDDiscovery: an issuer without RFC 8414 metadata is found through
+// OpenID discovery.
+func TestOpenIDDiscovery(t *testing.T) {
+	p := oauthtest.New(t)
+	p.OpenIDOnly()
+	clock := now
+	if _, err := verifier(p, &clock).Verify(context.Background(), p.Sign(t, "ES256", p.KidEC(), claims(p, nil))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMetadataAndChallenge(t *testing.T) {
+	md := oauth.Metadata("https://vault.example/api", "https://idp.example")
+	b, _ := json.Marshal(md)
+	want := `{"resource":"https://vault.example/api","authorization_servers":["https://idp.example"],"scopes_supported":["vault:read","vault:write"],"bearer_methods_supported":["header"],"resource_name":"vaultmcp team server"}`
+	if string(b) != want {
+		t.Fatalf("metadata %s", b)
+	}
+	got := oauth.Challenge("https://vault.example/.well-known/oauth-protected-resource", &oauth.Error{Code: "insufficient_scope", Reason: `the token lacks "x"`})
+	if got != `Bearer realm="vaultmcp", resource_metadata="https://vault.example/.well-known/oauth-protected-resource", error="insufficient_scope", error_description="the token lacks 'x'", scope="vault:read vault:write"` {
+		t.Fatalf("challenge %s", got)
+	}
+}
