@@ -26,6 +26,8 @@ const teamUsage = `Usage:
   vaultmcp team-server key list --data DIR
   vaultmcp team-server key revoke --data DIR NAME
 
+Every command also takes --db URL (default $VAULTMCP_DB): the metadata in PostgreSQL (postgres://...)
+instead of SQLite in DIR; DIR still holds the vaults.
 --data defaults to $VAULTMCP_DATA. The server listens on ` + teamserver.DefaultListen + ` unless --listen says otherwise;
 an address that is not loopback needs --tls-cert/--tls-key, or --insecure-http behind a proxy that terminates TLS.
 `
@@ -103,15 +105,21 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return srv.Serve(ctx, l)
 }
 
-func dataFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
+// dataFlags are where the team server keeps its data: --data and --db.
+type dataFlags struct{ dir, db string }
+
+func dataFlag(fs *flag.FlagSet) *dataFlags {
+	f := &dataFlags{}
+	fs.StringVar(&f.dir, "data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
+	fs.StringVar(&f.db, "db", os.Getenv("VAULTMCP_DB"), "metadata database: a postgres:// URL (default $VAULTMCP_DB; none: SQLite in the data directory)")
+	return f
 }
 
-func openData(ctx context.Context, dir string) (*teamserver.Data, error) {
-	if dir == "" {
+func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {
+	if f.dir == "" {
 		return nil, &exitError{2, errors.New("team-server: no data directory: pass --data DIR or set VAULTMCP_DATA")}
 	}
-	return teamserver.OpenData(ctx, dir, nil)
+	return teamserver.OpenDataDB(ctx, f.dir, f.db, nil)
 }
 
 func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
-	"github.com/vaultmcp/vaultmcp/internal/teamstore/sqlitestore"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -43,6 +42,12 @@ type Data struct {
 // OpenData opens (creating if needed, mode 0700) the data directory and its
 // database. now may be nil (time.Now).
 func OpenData(ctx context.Context, dir string, now func() time.Time) (*Data, error) {
+	return OpenDataDB(ctx, dir, "", now)
+}
+
+// OpenDataDB is OpenData with the metadata in the store db names (OpenStore:
+// "" for SQLite in the data directory).
+func OpenDataDB(ctx context.Context, dir, db string, now func() time.Time) (*Data, error) {
 	if dir == "" {
 		return nil, errors.New("--data: no data directory given")
 	}
@@ -56,7 +61,7 @@ func OpenData(ctx context.Context, dir string, now func() time.Time) (*Data, err
 	if err := os.MkdirAll(filepath.Join(abs, vaultsDir), 0o700); err != nil {
 		return nil, fmt.Errorf("--data %s: %w", dir, err)
 	}
-	st, err := sqlitestore.Open(ctx, filepath.Join(abs, dbFile), now())
+	st, err := OpenStore(ctx, db, filepath.Join(abs, dbFile), now())
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,13 @@
 //   - Times are stored with microsecond precision and returned in UTC; every
 //     time comes from the caller, so tests drive the clock.
 //
-// Implementations: sqlitestore (embedded, the default). A PostgreSQL store
-// meets the same interface and passes the same suite (package storetest).
+// Strings are valid UTF-8 without NUL bytes (the server validates what it
+// stores; PostgreSQL refuses anything else).
+//
+// Implementations: sqlitestore (embedded, the default) and pgstore
+// (PostgreSQL, shared by replicas; it also implements Leases). Both pass the
+// suite of package storetest, run on one handle and on two handles sharing
+// the database.
 package teamstore
 
 import (

@@ -15,7 +15,7 @@ import (
 
 var now = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
-func open(t *testing.T, file string) *Store {
+func open(t testing.TB, file string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), file, now)
 	if err != nil {
@@ -28,6 +28,20 @@ func open(t *testing.T, file string) *Store {
 func TestSuite(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) teamstore.Store {
 		return open(t, filepath.Join(t.TempDir(), "team.db"))
+	})
+}
+
+// The store calls of every request, on a file in a temporary folder.
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) teamstore.Store { return open(b, filepath.Join(b.TempDir(), "team.db")) })
+}
+
+// The same suite over two handles on one file, as the server and a
+// management command.
+func TestSuiteTwoHandles(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) (teamstore.Store, teamstore.Store) {
+		file := filepath.Join(t.TempDir(), "team.db")
+		return open(t, file), open(t, file)
 	})
 }
 

@@ -1,5 +1,6 @@
-// Package storetest is the test suite every teamstore.Store passes: the
-// SQLite store today, a PostgreSQL store later. Each test names the
+// Package storetest is the test suite every teamstore.Store passes (the
+// SQLite and the PostgreSQL stores), the suite of every teamstore.Leases,
+// and the benchmarks of the calls on a request's path. Each test names the
 // guarantee of the teamstore package documentation it checks.
 package storetest
 
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -42,6 +44,11 @@ func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
 		{"Audit", testAudit},
 		{"ConcurrentEnsureFile", testConcurrentEnsure},
 		{"ConcurrentBeginIdem", testConcurrentBegin},
+		{"ByteOrder", testByteOrder},
+		{"TimesInUTCToTheMicrosecond", testTimes},
+		{"AddKeyIsAtomic", testAddKeyAtomic},
+		{"DeleteTwiceKeepsTheTombstone", testDeleteTwice},
+		{"ConcurrentRecordNumbersVersions", testConcurrentRecord},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -577,5 +584,203 @@ func testConcurrentBegin(t *testing.T, s teamstore.Store) {
 	wg.Wait()
 	if creators != 1 {
 		t.Errorf("%d Begins created the record, want 1", creators)
+	}
+}
+
+// Lists are in byte order of names and paths (not a locale's order): upper
+// case before lower case, punctuation by its code, accented letters last.
+func testByteOrder(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	names := []string{"beta.1", "Zeta", "alpha", "beta-2", "beta_3", "Beta", "émile", "a1", "a-1"}
+	for _, n := range names {
+		addProject(t, s, n)
+	}
+	want := append([]string(nil), names...)
+	sort.Strings(want)
+	ps, err := s.Projects(c)
+	must(t, err)
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Name)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Projects in order %q, want byte order %q", got, want)
+	}
+
+	p := ps[0]
+	paths := []string{"b.md", "B.md", "a b.md", "a-b.md", "ab.md", "a/b.md", "a.md", "é.md", "Z/z.md", "_x.md"}
+	_, err = s.EnsureFiles(c, p.ID, paths, t0)
+	must(t, err)
+	live, err := s.LiveFiles(c, p.ID)
+	must(t, err)
+	wantPaths := append([]string(nil), paths...)
+	sort.Strings(wantPaths)
+	got = got[:0]
+	for _, f := range live {
+		got = append(got, f.Path)
+	}
+	if !reflect.DeepEqual(got, wantPaths) {
+		t.Errorf("LiveFiles in order %q, want byte order %q", got, wantPaths)
+	}
+
+	for i, n := range []string{"bob", "Alice", "alice", "_ci"} {
+		must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: n, Hash: hashOf(n), CreatedAt: t0.Add(time.Duration(i) * time.Second)}))
+	}
+	keys, err := s.Keys(c)
+	must(t, err)
+	got = got[:0]
+	for _, k := range keys {
+		got = append(got, k.Name)
+	}
+	if want := []string{"Alice", "_ci", "alice", "bob"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Keys in order %q, want %q", got, want)
+	}
+	// A name matches exactly: no case folding.
+	_, err = s.Project(c, "zeta")
+	wantErr(t, err, teamstore.ErrNotFound, "Project(zeta) with only Zeta")
+	_, err = s.FileByPath(c, p.ID, "AB.md")
+	wantErr(t, err, teamstore.ErrNotFound, "FileByPath(AB.md) with only ab.md")
+}
+
+// Times given in any zone with nanoseconds come back in UTC, cut to the
+// microsecond, from every call that returns one.
+func testTimes(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	zone := time.FixedZone("UTC+5:30", 5*3600+1800)
+	at := time.Date(2026, 11, 20, 15, 0, 0, 123456789, zone)
+	want := time.Date(2026, 11, 20, 9, 30, 0, 123456000, time.UTC)
+	check := func(what string, got time.Time) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v (%s), want %v", what, got, got.Location(), want)
+		}
+	}
+	p := teamstore.Project{ID: teamstore.NewID(), Name: "p", CreatedAt: at}
+	must(t, s.AddProject(c, p))
+	got, err := s.Project(c, p.ID)
+	must(t, err)
+	check("Project.CreatedAt", got.CreatedAt)
+	ps, err := s.Projects(c)
+	must(t, err)
+	check("Projects[0].CreatedAt", ps[0].CreatedAt)
+
+	k := teamstore.Key{ID: teamstore.NewID(), Name: "k", Hash: hashOf("k"), CreatedAt: at}
+	must(t, s.AddKey(c, k))
+	must(t, s.TouchKey(c, k.ID, at))
+	must(t, s.RevokeKey(c, "k", at))
+	keys, err := s.Keys(c)
+	must(t, err)
+	check("Key.CreatedAt", keys[0].CreatedAt)
+	check("Key.LastUsedAt", keys[0].LastUsedAt)
+	check("Key.RevokedAt", keys[0].RevokedAt)
+
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", at)
+	must(t, err)
+	check("EnsureFile.CreatedAt", f.CreatedAt)
+	check("EnsureFile.UpdatedAt", f.UpdatedAt)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: at, Deletes: []string{f.ID},
+		Versions: []teamstore.Version{{FileID: f.ID, Path: "a.md", Hash: "h", VersionID: "v", Message: "m"}},
+		Audit:    &teamstore.AuditEntry{At: at, Project: p.ID, Operation: "delete", Result: "ok"}}))
+	f, err = s.File(c, p.ID, f.ID)
+	must(t, err)
+	check("File.CreatedAt", f.CreatedAt)
+	check("File.DeletedAt", f.DeletedAt)
+	revived, err := teamstore.EnsureFile(c, s, p.ID, "a.md", at)
+	must(t, err)
+	check("revived UpdatedAt", revived.UpdatedAt)
+	vs, err := s.Versions(c, p.ID, f.ID)
+	must(t, err)
+	check("Version.CreatedAt", vs[0].CreatedAt)
+	audit, err := s.Audit(c, teamstore.AuditQuery{})
+	must(t, err)
+	check("AuditEntry.At", audit[0].At)
+
+	rec := newIdem("k", "i", "fp", at)
+	held, _, err := s.BeginIdem(c, rec)
+	must(t, err)
+	check("BeginIdem.CreatedAt", held.CreatedAt)
+	held, _, err = s.BeginIdem(c, rec)
+	must(t, err)
+	check("BeginIdem (held).CreatedAt", held.CreatedAt)
+	running, err := s.RunningIdem(c)
+	must(t, err)
+	check("RunningIdem.CreatedAt", running[0].CreatedAt)
+	if !running[0].ExpiresAt.Equal(want.Add(24*time.Hour)) || running[0].ExpiresAt.Location() != time.UTC {
+		t.Errorf("RunningIdem.ExpiresAt = %v", running[0].ExpiresAt)
+	}
+}
+
+// AddKey is all or nothing: a key scoped to a project that does not exist
+// is refused, and leaves no key behind.
+func testAddKeyAtomic(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	err := s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "k", Hash: hashOf("k"), Projects: []string{p.ID, "no-such-project"}, CreatedAt: t0})
+	if err == nil {
+		t.Fatal("AddKey with an unknown project in its scope succeeded")
+	}
+	_, err = s.KeyByHash(c, hashOf("k"))
+	wantErr(t, err, teamstore.ErrNotFound, "the refused key")
+	keys, err := s.Keys(c)
+	must(t, err)
+	if len(keys) != 0 {
+		t.Errorf("Keys after a refused AddKey = %+v", keys)
+	}
+	// The name is still free.
+	must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "k", Hash: hashOf("k"), Projects: []string{p.ID}, CreatedAt: t0}))
+}
+
+// Deleting a tombstone again changes nothing: it keeps its first time.
+func testDeleteTwice(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	first := t0.Add(time.Minute)
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: first, Deletes: []string{f.ID}}))
+	must(t, s.Record(c, teamstore.Record{Project: p.ID, At: first.Add(time.Hour), Deletes: []string{f.ID}}))
+	got, err := s.File(c, p.ID, f.ID)
+	must(t, err)
+	if !got.DeletedAt.Equal(first) || !got.UpdatedAt.Equal(first) {
+		t.Errorf("after a second delete: %+v, want deleted at %v", got, first)
+	}
+}
+
+// Concurrent Records on one file number its versions 1..n, each once.
+func testConcurrentRecord(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Record(c, teamstore.Record{Project: p.ID, At: t0, Versions: []teamstore.Version{{FileID: f.ID, Path: "a.md", Hash: fmt.Sprint("h", i), VersionID: "v", Message: "m"}},
+				Audit: &teamstore.AuditEntry{At: t0, Project: p.ID, Operation: "write", Result: "ok"}})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	vs, err := s.Versions(c, p.ID, f.ID)
+	must(t, err)
+	hashes := map[string]bool{}
+	for i, v := range vs {
+		if v.Number != n-i {
+			t.Errorf("version %d has number %d, want %d", i, v.Number, n-i)
+		}
+		hashes[v.Hash] = true
+	}
+	if len(vs) != n || len(hashes) != n {
+		t.Errorf("%d versions with %d distinct hashes, want %d", len(vs), len(hashes), n)
+	}
+	audit, err := s.Audit(c, teamstore.AuditQuery{})
+	must(t, err)
+	if len(audit) != n {
+		t.Errorf("%d audit rows, want %d", len(audit), n)
 	}
 }
