@@ -89,10 +89,11 @@ func (r *Record) Paths() []string {
 // Dir is a folder of records.
 type Dir struct{ path string }
 
-// Open returns the folder of records at path, creating it (0700).
+// Open returns the folder of records at path. The folder is made (0700) by
+// the first Write, so a vault that is only read gets none.
 func Open(path string) (*Dir, error) {
-	if err := os.MkdirAll(path, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+	if path == "" {
+		return nil, fmt.Errorf("journal: no folder")
 	}
 	return &Dir{path: path}, nil
 }
@@ -119,6 +120,9 @@ func (d *Dir) Write(r *Record) error {
 	r.Format = Format
 	data, err := json.Marshal(r)
 	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := os.MkdirAll(d.path, 0o700); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	tmp, err := os.CreateTemp(d.path, ".rec-*")
