@@ -43,13 +43,8 @@ func (c *Config) common(fs *flag.FlagSet) {
 
 // check validates the config: the vault must be an existing directory.
 func (c *Config) check() error {
-	switch strings.ToLower(c.Lang) {
-	case "en", "pt":
-		c.Lang = strings.ToLower(c.Lang)
-	case "pt-br", "pt_br":
-		c.Lang = "pt"
-	default:
-		return fmt.Errorf("--lang / VAULT_LANG: %q is not supported (use en or pt)", c.Lang)
+	if err := c.checkLang(); err != nil {
+		return err
 	}
 	if c.Vault == "" {
 		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR")
@@ -64,6 +59,24 @@ func (c *Config) check() error {
 	if !fi.IsDir() {
 		return fmt.Errorf("vault %s: not a directory", c.Vault)
 	}
+	return c.checkEnv()
+}
+
+// checkLang validates the language.
+func (c *Config) checkLang() error {
+	switch strings.ToLower(c.Lang) {
+	case "en", "pt":
+		c.Lang = strings.ToLower(c.Lang)
+	case "pt-br", "pt_br":
+		c.Lang = "pt"
+	default:
+		return fmt.Errorf("--lang / VAULT_LANG: %q is not supported (use en or pt)", c.Lang)
+	}
+	return nil
+}
+
+// checkEnv reads the cache folder and the log level from the environment.
+func (c *Config) checkEnv() error {
 	dir, err := cacheDir(os.Getenv("VAULTMCP_CACHE_DIR"))
 	if err != nil {
 		return err

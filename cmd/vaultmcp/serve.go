@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
@@ -30,6 +31,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if len(pos) > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected argument %q", pos[0])}
+	}
+	if r, ok := remoteFromEnv(); ok {
+		return runRemote(ctx, c, r, *httpAddr, *apiKey, stdin, stdout, stderr)
 	}
 	if err := c.check(); err != nil {
 		return err
@@ -63,7 +67,7 @@ func (nopWriteCloser) Close() error { return nil }
 
 // serveHTTP serves MCP over Streamable HTTP at /mcp. Off loopback a key is
 // required; the SDK's DNS-rebinding protection stays on.
-func serveHTTP(ctx context.Context, addr, key string, svc *vault.Service, opts mcpserver.Options, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, addr, key string, svc api.Backend, opts mcpserver.Options, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--http %q: %w", addr, err)
