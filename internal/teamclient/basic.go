@@ -180,11 +180,16 @@ func (cl *call) remove(p project, id string) (*teamapi.DeleteAnswer, error) {
 // ext calls an extension endpoint: POST /api/projects/{p}/{op} with the
 // api request as JSON, answered with the api result.
 func ext[Out any](cl *call, p project, op string, req any, write bool) (*Out, error) {
+	return extIf[Out](cl, p, op, req, write, "")
+}
+
+// extIf is ext with an If-Match header (the hash a replacement expects).
+func extIf[Out any](cl *call, p project, op string, req any, write bool, ifMatch string) (*Out, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, api.Invalid("arguments", "%v", err)
 	}
-	a, err := cl.send(request{method: http.MethodPost, segs: projectSegs(p.ref, op), body: body, ctype: jsonType, write: write})
+	a, err := cl.send(request{method: http.MethodPost, segs: projectSegs(p.ref, op), body: body, ctype: jsonType, write: write, ifMatch: ifMatch})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -145,7 +146,9 @@ func (c *Client) WriteNote(ctx context.Context, req api.WriteRequest) (*api.Writ
 		}
 		req.Path = rel
 		if p.ext {
-			return ext[api.WriteResult](cl, p, "write", req, true)
+			// The server checks expected_sha256 itself; If-Match says it
+			// to anything on the way that honours it.
+			return extIf[api.WriteResult](cl, p, "write", req, true, strings.ToLower(req.ExpectedSHA256))
 		}
 		return cl.plainWrite(p, req)
 	})

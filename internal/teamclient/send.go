@@ -91,10 +91,15 @@ func (cl *call) attempt(r request, timeout time.Duration) outcome {
 	}()
 	var wrote atomic.Bool
 	trace := &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, trace), r.method, cl.c.endpoint(r.segs, r.query), bytes.NewReader(r.body))
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(actx, trace), r.method, cl.c.endpoint(r.segs, r.query), nil)
 	if err != nil {
 		return outcome{err: err}
 	}
+	// A body without GetBody makes the request one that net/http never
+	// sends again by itself (it would, on a reused connection, for a GET
+	// or a request with an Idempotency-Key): every attempt is this
+	// package's, counted and paused. An empty body is sent as none.
+	req.Body, req.GetBody, req.ContentLength = io.NopCloser(bytes.NewReader(r.body)), nil, int64(len(r.body))
 	req.Header.Set(teamapi.HeaderAPIKey, cl.c.key)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "vaultmcp-remote")
