@@ -219,10 +219,10 @@ func (cl *call) extensions(ref string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch a.status {
-	case http.StatusBadRequest, http.StatusOK:
+	switch code := serverCode(a.body); {
+	case a.status == http.StatusBadRequest && (code == teamapi.CodeBadRequest || code == teamapi.CodeInvalidArgument):
 		v = true
-	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+	case a.status == http.StatusNotFound || a.status == http.StatusMethodNotAllowed || a.status == http.StatusNotImplemented:
 		b, err := cl.send(request{method: http.MethodGet, segs: projectSegs(ref, "files"), query: url.Values{"path": {"vaultmcp-probe.md"}}})
 		if err != nil {
 			return false, err

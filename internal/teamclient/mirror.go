@@ -221,39 +221,6 @@ func (m *mirror) rebuild(cache string) error {
 	return m.open(cache)
 }
 
-// syncOne brings one note's copy up to date: f is the server's file at
-// rel, nil when there is none.
-func (cl *call) syncOne(p project, rel string, f *teamapi.File) (*mirror, error) {
-	m, err := cl.mirrorOf(p)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := m.svc.Ready(cl.ctx); err != nil {
-		return nil, err
-	}
-	if f == nil || !mirrorable(*f) {
-		if err := m.drop(rel); errors.Is(err, errRebuild) {
-			return m, m.rebuild(cl.c.cacheDir)
-		} else if err != nil {
-			return nil, fieldErr("path", err)
-		}
-		return m, nil
-	}
-	if m.hashOf(rel) == f.ContentHash {
-		return m, nil
-	}
-	data, err := cl.fetch(p, "path", rel, f.ID)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.put(rel, data); err != nil {
-		return nil, fieldErr("path", err)
-	}
-	return m, nil
-}
-
 // syncAll brings the whole mirror up to date: one listing, then only the
 // notes whose hash differs are fetched, and the copies of notes gone are
 // removed. A sync cut short (by the budget) keeps what it fetched, so the

@@ -41,16 +41,11 @@ func (c *Client) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, e
 		if p.ext {
 			return ext[api.Note](cl, p, "note", req, false)
 		}
-		f, err := cl.lookup(p, rel)
+		// The whole mirror, not the one note: its links resolve against
+		// every other note.
+		m, err := cl.syncAll(p)
 		if err != nil {
 			return nil, err
-		}
-		m, err := cl.syncOne(p, rel, f)
-		if err != nil {
-			return nil, err
-		}
-		if f == nil {
-			return nil, notFound("path", rel, p.ref)
 		}
 		return m.svc.GetNote(cl.ctx, req)
 	})
