@@ -190,7 +190,8 @@ const (
 	dropAfter        // pass it on, wait for the answer, then close the connection without it
 	slow             // pass it on, then let the attempt time out (advance the clock) and never answer
 	hang             // hold the request, never pass it on, until the client goes away
-	status           // answer with the seen.answer status, header and body without passing it on
+	status           // answer with the canned status, header and body without passing it on
+	vanish           // pass it on without waiting, and close the connection at once (the server is still applying it)
 )
 
 // seen is one request the proxy saw.
@@ -213,6 +214,7 @@ type proxy struct {
 	plan    func(n int, r *http.Request) (fault, *canned)
 	log     []seen
 	arrived chan struct{} // a hang request arrived
+	wg      sync.WaitGroup // requests passed on in the background
 }
 
 // canned is the answer of a status fault.
@@ -228,7 +230,10 @@ func newProxy(t *testing.T, upstream http.Handler, clock *fakeClock) *proxy {
 	t.Cleanup(up.Close)
 	p := &proxy{t: t, to: up.URL, clock: clock, arrived: make(chan struct{}, 16)}
 	p.http = httptest.NewServer(http.HandlerFunc(p.serve))
-	t.Cleanup(p.http.Close)
+	t.Cleanup(func() {
+		p.http.Close()
+		p.wg.Wait()
+	})
 	return p
 }
 
@@ -262,6 +267,16 @@ func (p *proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case hang:
 		p.arrived <- struct{}{}
 		<-r.Context().Done()
+		return
+	case vanish:
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			if _, err := p.forward(r, body); err != nil {
+				p.t.Errorf("proxy: %v", err)
+			}
+		}()
+		p.drop(w)
 		return
 	case status:
 		for k, v := range c.header {
