@@ -213,7 +213,7 @@ type proxy struct {
 	mu      sync.Mutex
 	plan    func(n int, r *http.Request) (fault, *canned)
 	log     []seen
-	arrived chan struct{} // a hang request arrived
+	arrived chan struct{}  // a hang request arrived
 	wg      sync.WaitGroup // requests passed on in the background
 }
 
