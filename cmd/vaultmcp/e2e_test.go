@@ -99,7 +99,8 @@ func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULTMCP_API_KEY":
+		case "VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_READ_ONLY", "VAULT_LANG", "VAULTMCP_API_KEY",
+			"TEAM_VAULT_URL", "TEAM_VAULT_API_KEY", "TEAM_VAULT_PROJECT_ID", "TEAM_VAULT_READ_ONLY":
 			continue
 		}
 		out = append(out, kv)
