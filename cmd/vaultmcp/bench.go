@@ -15,6 +15,9 @@ import (
 // runBench measures speed and memory on the given vault and on generated
 // vaults (DESIGN.md section 9) and prints the figures.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "team" {
+		return runBenchTeam(ctx, args[1:], stdout, stderr)
+	}
 	var c Config
 	fs := newFlagSet("bench", stderr)
 	c.common(fs)

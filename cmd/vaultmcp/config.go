@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 )
 
@@ -89,6 +92,67 @@ func (c *Config) checkEnv() error {
 		}
 	}
 	return nil
+}
+
+// httpConfig holds the limits of serve --http, as given (flag or
+// environment), checked by options.
+type httpConfig struct {
+	sessionTimeout, maxSessions, bodyTimeout, origins string
+}
+
+func (h *httpConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&h.sessionTimeout, "session-timeout", envOr("VAULTMCP_SESSION_TIMEOUT", "30m"), "HTTP: close an MCP session idle this long, a duration or off ($VAULTMCP_SESSION_TIMEOUT)")
+	fs.StringVar(&h.maxSessions, "max-sessions", envOr("VAULTMCP_MAX_SESSIONS", strconv.Itoa(mcphttp.DefaultMaxSessions)), "HTTP: most MCP sessions open at once; a new one evicts the one idle the longest ($VAULTMCP_MAX_SESSIONS)")
+	fs.StringVar(&h.bodyTimeout, "body-timeout", envOr("VAULTMCP_BODY_TIMEOUT", "10s"), "HTTP: a request body must arrive within this, or 408 ($VAULTMCP_BODY_TIMEOUT)")
+	fs.StringVar(&h.origins, "allow-origin", os.Getenv("VAULTMCP_ALLOWED_ORIGINS"), "HTTP: origins allowed besides the listen address's own, comma-separated, e.g. https://app.example.com; any other Origin gets 403 (default $VAULTMCP_ALLOWED_ORIGINS)")
+}
+
+// options checks the limits; an error names the flag and the value.
+func (h *httpConfig) options() (mcphttp.Options, error) {
+	var o mcphttp.Options
+	switch v := strings.ToLower(strings.TrimSpace(h.sessionTimeout)); v {
+	case "off", "never", "0":
+		o.SessionIdleTimeout = -1
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return o, fmt.Errorf("--session-timeout / VAULTMCP_SESSION_TIMEOUT: %q is not a duration of at least 1s (e.g. 30m) or off", h.sessionTimeout)
+		}
+		o.SessionIdleTimeout = d
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(h.maxSessions))
+	if err != nil || n < 1 {
+		return o, fmt.Errorf("--max-sessions / VAULTMCP_MAX_SESSIONS: %q is not a count of at least 1", h.maxSessions)
+	}
+	o.MaxSessions = n
+	d, err := time.ParseDuration(strings.TrimSpace(h.bodyTimeout))
+	if err != nil || d < 100*time.Millisecond {
+		return o, fmt.Errorf("--body-timeout / VAULTMCP_BODY_TIMEOUT: %q is not a duration of at least 100ms (e.g. 10s)", h.bodyTimeout)
+	}
+	o.BodyTimeout = d
+	for _, origin := range strings.Split(h.origins, ",") {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			if err := mcphttp.CheckOrigin(origin); err != nil {
+				return o, fmt.Errorf("--allow-origin / VAULTMCP_ALLOWED_ORIGINS: %q: %w", origin, err)
+			}
+			o.AllowedOrigins = append(o.AllowedOrigins, origin)
+		}
+	}
+	return o, nil
+}
+
+func sessionTimeoutText(d time.Duration) string {
+	if d < 0 {
+		return "off"
+	}
+	return d.String()
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 // cacheDir resolves VAULTMCP_CACHE_DIR: unset, the user's cache folder

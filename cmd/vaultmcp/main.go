@@ -20,7 +20,9 @@ const usage = `vaultmcp — long-term memory for coding agents in an Obsidian va
 
 Usage:
   vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt]   MCP over stdio (default)
-  vaultmcp serve --http ADDR [--api-key KEY]                    MCP over Streamable HTTP
+  vaultmcp serve --http ADDR [--api-key KEY] [--allow-origin LIST]
+                [--session-timeout 30m] [--max-sessions 1000] [--body-timeout 10s]
+                                                                MCP over Streamable HTTP at /mcp
   vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal
   vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
   vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000]     speed and memory figures (see README)
@@ -29,7 +31,8 @@ Usage:
   vaultmcp version
 
 Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
-VAULTMCP_API_KEY (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
+VAULTMCP_API_KEY, VAULTMCP_ALLOWED_ORIGINS, VAULTMCP_SESSION_TIMEOUT, VAULTMCP_MAX_SESSIONS,
+VAULTMCP_BODY_TIMEOUT (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
 VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder).
 `
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
+	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/teamclient"
 )
@@ -46,9 +46,16 @@ func remoteFromEnv() (remoteConfig, bool) {
 	return r, r.URL != "" || r.Key != ""
 }
 
-func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey string, hc httpConfig, stdin io.Reader, stdout, stderr io.Writer) error {
 	if r.URL == "" || r.Key == "" {
 		return errors.New(remoteUsage)
+	}
+	var hopts mcphttp.Options
+	if httpAddr != "" {
+		var err error
+		if hopts, err = hc.options(); err != nil {
+			return &exitError{2, err}
+		}
 	}
 	if err := c.checkLang(); err != nil {
 		return err
@@ -84,10 +91,10 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	}
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: readOnly, Version: version, Logger: log}
 	if httpAddr != "" {
-		return serveHTTP(ctx, httpAddr, httpKey, client, opts, stderr)
+		return serveHTTP(ctx, httpAddr, httpKey, hopts, client, opts)
 	}
 	server := mcpserver.New(client, opts)
-	t := &mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}
+	t := &jsonrpcio.Transport{Reader: stdin, Writer: stdout, Logger: log}
 	err = server.Run(ctx, t)
 	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
 		return nil

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,24 +58,6 @@ func startTeamServer(t *testing.T, wrap func(http.Handler) http.Handler) *teamSe
 		d.Close()
 	})
 	return ts
-}
-
-// lockedBuffer is a stderr that a test reads while the process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func connectRemote(t *testing.T, env ...string) (*mcp.ClientSession, *lockedBuffer) {

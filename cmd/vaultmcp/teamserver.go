@@ -16,7 +16,8 @@ import (
 
 const teamUsage = `Usage:
   vaultmcp team-server --data DIR [--listen ADDR] [--tls-cert FILE --tls-key FILE] [--insecure-http]
-                       [--lang en|pt] [--rate-limit N] [--rate-burst N]      serve the REST API
+                       [--lang en|pt] [--rate-limit N] [--rate-burst N] [--public-url URL]
+                                                       serve the REST API and MCP at /projects/NAME/mcp
   vaultmcp team-server project add --data DIR [--from VAULT_DIR] NAME         create a project (prints its id)
   vaultmcp team-server project list --data DIR
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
@@ -50,6 +51,7 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	lang := fs.String("lang", envOr("VAULT_LANG", "en"), "language of the vaults' new notes: en or pt (default $VAULT_LANG)")
 	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
 	burst := fs.Int("rate-burst", teamserver.DefaultRateBurst, "requests a key may send at once")
+	publicURL := fs.String("public-url", "", "the server's URL as clients reach it (behind a proxy), for the OAuth protected-resource metadata")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
@@ -72,9 +74,10 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	log := logger(stderr, c.LogLevel)
+	teamserver.SetVersion(version)
 	srv, err := teamserver.New(ctx, teamserver.Config{
 		Data: d, Lang: c.Lang, Logger: log, RateLimit: *rate, RateBurst: *burst,
-		NoSnapshots: c.CacheDir == "", CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
+		NoSnapshots: c.CacheDir == "", PublicURL: *publicURL, CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
 	})
 	if err != nil {
 		return err
@@ -85,13 +88,6 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 func dataFlag(fs *flag.FlagSet) *string {
 	return fs.String("data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 func openData(ctx context.Context, dir string) (*teamserver.Data, error) {

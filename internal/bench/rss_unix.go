@@ -12,13 +12,18 @@ import (
 
 // peakRSS returns the peak resident set size of a running process in bytes
 // (VmHWM from /proc on Linux), or 0 when the system does not tell.
-func peakRSS(pid int) int64 {
+func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
+
+// currentRSS is the resident set size of a running process now (VmRSS).
+func currentRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+func procStatus(pid int, field string) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(v)
 			if len(f) >= 1 {
 				kb, err := strconv.ParseInt(f[0], 10, 64)

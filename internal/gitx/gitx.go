@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -51,6 +52,14 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		r.prefix = lines[1]
 	}
 	return r, nil
+}
+
+// topDir is the top of the work tree: the vault folder less its prefix.
+func (r *Repo) topDir() string {
+	if r.prefix == "" {
+		return r.dir
+	}
+	return filepath.Join(r.dir, strings.Repeat(".."+string(filepath.Separator), strings.Count(r.prefix, "/")))
 }
 
 // Dir is the folder git runs in.
@@ -107,6 +116,7 @@ type runOpts struct {
 	stdin string   // fed to git's stdin when non-empty
 	env   []string // added to Env()
 	pre   []string // global options before the subcommand (not shown in errors)
+	top   bool     // run at the top of the work tree, not in the vault folder
 }
 
 func (r *Repo) run(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
@@ -116,7 +126,11 @@ func (r *Repo) run(ctx context.Context, o runOpts, args ...string) ([]byte, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	full := append([]string{"-C", r.dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, o.pre...)
+	dir := r.dir
+	if o.top {
+		dir = r.topDir()
+	}
+	full := append([]string{"-C", dir, "-c", "core.quotepath=off", "-c", "color.ui=false"}, o.pre...)
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = append(Env(), o.env...)

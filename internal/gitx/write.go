@@ -210,8 +210,11 @@ func hasTrailer(message string) bool {
 // Paths that are unchanged, unknown to git and absent, or ignored by
 // .gitignore are left out; when nothing is left, ErrNothingToCommit.
 // The repository's identity is used; parts of it that are not configured are
-// filled in with "vaultmcp <vaultmcp@localhost>". The user's hooks run.
-// Returns the new commit's full hash.
+// filled in with "vaultmcp <vaultmcp@localhost>". Where the repository has no
+// commit hook and no commit signing, the commit is built with plumbing
+// (plumbing.go) and never reads the rest of the index, so its cost does not
+// grow with the vault; otherwise it is `git commit`, and the user's hooks run
+// and signing applies. Returns the new commit's full hash.
 func (r *Repo) Commit(ctx context.Context, paths []string, message string) (string, error) {
 	return r.CommitWith(ctx, paths, message, CommitOptions{})
 }
@@ -233,6 +236,12 @@ func (r *Repo) CommitWith(ctx context.Context, paths []string, message string, c
 	}
 	if len(specs) == 0 {
 		return "", ErrNothingToCommit
+	}
+	if c := r.config(ctx); !c.sign && !r.hasCommitHooks(ctx, c) {
+		sha, err := r.commitFast(ctx, specs, message, co, c)
+		if !errors.Is(err, errFallback) {
+			return sha, err
+		}
 	}
 	// What git thinks of each path. GIT_OPTIONAL_LOCKS=0: status must not
 	// take the index lock just to refresh stat data.

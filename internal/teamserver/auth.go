@@ -3,6 +3,7 @@ package teamserver
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -43,7 +44,7 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	}
 	secret := credential(r)
 	if secret == "" {
-		return nil, s.unauthorized("no API key: send the X-API-Key header (or Authorization: Bearer)")
+		return nil, s.unauthorized(r, "no API key: send the X-API-Key header (or Authorization: Bearer)")
 	}
 	want := HashKey(secret)
 	k, err := s.store.KeyByHash(r.Context(), want)
@@ -52,20 +53,26 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 			s.log.Error("looking up an API key", "err", err)
 			return nil, errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error")
 		}
-		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}
 	// The lookup matched on the hash already; compare again in constant
 	// time so that no timing of ours depends on how much of it matched.
 	if subtle.ConstantTimeCompare(k.Hash, want) != 1 {
-		return nil, s.unauthorized("the API key is not valid (unknown or revoked)")
+		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}
 	s.touch(r, &k)
 	return &k, nil
 }
 
-func (s *Server) unauthorized(msg string) *response {
+// unauthorized is the 401 answer; its WWW-Authenticate names the
+// protected-resource metadata (RFC 9728) of what was asked for.
+func (s *Server) unauthorized(r *http.Request, msg string) *response {
 	resp := errorf(http.StatusUnauthorized, teamapi.CodeUnauthorized, "%s", msg)
-	resp.header.Set("WWW-Authenticate", `Bearer realm="vaultmcp", error="invalid_token"`)
+	meta := s.baseURL(r) + wellKnown
+	if strings.HasSuffix(r.URL.Path, "/mcp") {
+		meta += r.URL.Path
+	}
+	resp.header.Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="vaultmcp", error="invalid_token", resource_metadata=%q`, meta))
 	return resp
 }
 

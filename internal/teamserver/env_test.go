@@ -45,7 +45,7 @@ func (c *clock) Advance(d time.Duration) {
 // env is a team server over a data directory holding the example vault as
 // project "ex" and an empty project "other", served on 127.0.0.1.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	data  *Data
 	srv   *Server
 	http  *httptest.Server
@@ -61,7 +61,7 @@ type envOpts struct {
 	burst int
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)}
@@ -121,7 +121,7 @@ type answer struct {
 	body   []byte
 }
 
-func (a answer) json(t *testing.T, v any) {
+func (a answer) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(a.body, v); err != nil {
 		t.Fatalf("answer %d is not JSON: %v\n%s", a.status, err, a.body)
@@ -159,7 +159,7 @@ func (e *env) do(method, path, key string, body []byte, header ...string) answer
 
 // multipartBody is a create's body: "path" and a "file" part named after
 // the last segment, as the Team Vault client sends it.
-func multipartBody(t *testing.T, path, content string) ([]byte, string) {
+func multipartBody(t testing.TB, path, content string) ([]byte, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)

@@ -2,10 +2,13 @@ package teamserver
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 )
+
+var serverURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
 // shape is what the golden files hold of an answer: the status, the
 // headers a client relies on, and the JSON body.
@@ -22,7 +25,7 @@ func shape(t *testing.T, a answer) []byte {
 		t.Fatalf("answer %d is not JSON: %s", a.status, a.body)
 	}
 	b, _ := json.Marshal(map[string]any{"status": a.status, "headers": h, "body": body})
-	return normalise(t, b)
+	return serverURL.ReplaceAll(normalise(t, b), []byte("http://<server>"))
 }
 
 // The JSON shapes of the API, one golden file per answer (ids and versions

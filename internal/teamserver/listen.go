@@ -31,6 +31,8 @@ type Listen struct {
 	// InsecureHTTP allows plain HTTP on a non-loopback address (behind a
 	// proxy that terminates TLS).
 	InsecureHTTP bool
+	// OnListen, when set, is told the address listened on.
+	OnListen func(net.Addr)
 }
 
 // DefaultListen is the loopback address served when none is given.
@@ -85,7 +87,13 @@ func (s *Server) Serve(ctx context.Context, l Listen) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	// Long-lived MCP event streams end when the shutdown starts; every
+	// other request is finished.
+	srv.RegisterOnShutdown(s.stopOnce)
 	s.log.Info("team server listening", "url", scheme+"://"+ln.Addr().String())
+	if l.OnListen != nil {
+		l.OnListen(ln.Addr())
+	}
 	done := make(chan error, 1)
 	go func() {
 		<-ctx.Done()

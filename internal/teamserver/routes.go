@@ -21,6 +21,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/projects/{p}/files/{id}", s.withProject(s.handleFile))
 	mux.HandleFunc("/api/projects/{p}/files/{id}/versions", s.withProject(s.handleVersions))
 	mux.HandleFunc("/api/projects/{p}/{op}", s.withProject(s.handleExt))
+	mux.HandleFunc("/projects/{p}/mcp", s.withKey(s.handleMCP))
+	mux.HandleFunc("/mcp", s.withKey(s.handleMCP))
+	mux.HandleFunc("/.well-known/oauth-protected-resource", s.handleResourceMetadata)
+	mux.HandleFunc("/.well-known/oauth-protected-resource/", s.handleResourceMetadata)
 	mux.HandleFunc("/api/", s.withKey(func(w http.ResponseWriter, r *http.Request, _ *teamstore.Key) {
 		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %s", r.URL.Path).write(w)
 	}))
@@ -52,23 +56,27 @@ func (s *Server) withKey(h keyHandler) http.HandlerFunc {
 // withProject also resolves {p} (id or name) within the key's scope.
 func (s *Server) withProject(h projectHandler) http.HandlerFunc {
 	return s.withKey(func(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
-		ref := r.PathValue("p")
-		pr, err := s.project(r.Context(), ref)
-		if err != nil {
-			if errors.Is(err, teamstore.ErrNotFound) {
-				errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
-				return
-			}
-			s.log.Error("opening a project", "project", ref, "err", err)
-			errorf(http.StatusInternalServerError, teamapi.CodeInternal, "project %q cannot be opened", ref).write(w)
-			return
-		}
-		if !k.Allows(pr.meta.ID) {
-			errorf(http.StatusForbidden, teamapi.CodeForbidden, "the key %q may not use project %q", k.Name, ref).write(w)
-			return
-		}
-		h(w, r, k, pr)
+		s.withProjectRef(r.PathValue("p"), w, r, k, h)
 	})
+}
+
+// withProjectRef runs h on the project ref names, within the key's scope.
+func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Request, k *teamstore.Key, h projectHandler) {
+	pr, err := s.project(r.Context(), ref)
+	if err != nil {
+		if errors.Is(err, teamstore.ErrNotFound) {
+			errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
+			return
+		}
+		s.log.Error("opening a project", "project", ref, "err", err)
+		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "project %q cannot be opened", ref).write(w)
+		return
+	}
+	if !k.Allows(pr.meta.ID) {
+		errorf(http.StatusForbidden, teamapi.CodeForbidden, "the key %q may not use project %q", k.Name, ref).write(w)
+		return
+	}
+	h(w, r, k, pr)
 }
 
 func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
@@ -121,6 +129,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes flushes on (MCP event streams need them).
+func (w *statusWriter) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -46,6 +46,10 @@ type Config struct {
 	RateBurst int
 	// NoSnapshots turns the index snapshots of the vaults off.
 	NoSnapshots bool
+	// PublicURL is the server's address as clients reach it (behind a
+	// proxy), for the protected-resource metadata; "" derives it from each
+	// request.
+	PublicURL string
 	// CrashAt is a test hook (see the Crash* constants); "" in production.
 	CrashAt string
 }
@@ -69,7 +73,14 @@ type Server struct {
 
 	// writes counts the writes in flight, so that Close waits for them.
 	writes sync.WaitGroup
+
+	mcp mcpHandlers
+	// stopping is closed when a shutdown starts.
+	stopping chan struct{}
+	stopped  sync.Once
 }
+
+func (s *Server) stopOnce() { s.stopped.Do(func() { close(s.stopping) }) }
 
 // project is one open project: its vault service and the lock that keeps
 // the API's bookkeeping of a write next to the write itself.
@@ -114,6 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		projects: make(map[string]*project),
 		touched:  make(map[string]time.Time),
+		stopping: make(chan struct{}),
 	}
 	ps, err := s.store.Projects(ctx)
 	if err != nil {
@@ -187,6 +199,7 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 // Close waits for the writes in flight, then closes every vault and lets
 // the data directory go.
 func (s *Server) Close() error {
+	s.closeMCP()
 	s.writes.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()

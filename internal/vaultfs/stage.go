@@ -38,6 +38,10 @@ import (
 // what the write read.
 const CodeChanged Code = "CHANGED"
 
+// anyNote is the expectation of a write that replaces whatever plain note
+// is there (WriteFile): no content is compared.
+const anyNote = "*"
+
 // Staged is a note's new content waiting in a hidden temporary file.
 type Staged struct {
 	// Rel is the note's clean path; Temp the temporary file's
@@ -82,6 +86,9 @@ func (v *Vault) stage(p string, data []byte, acc Access, create bool, mode fs.Fi
 	}
 	if len(data) > MaxNoteSize {
 		return nil, tooLarge(t.rel, int64(len(data)))
+	}
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(t.real)
 	}
 	dir := path.Dir(t.real)
 	d, err := v.openDir(t.rel, dir, true)
@@ -266,18 +273,21 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 	}
 	defer d.close()
 	tmpName := path.Base(temp)
-	if fi, err := d.root.Lstat(tmpName); err != nil {
+	fi, err := d.root.Lstat(tmpName)
+	if err != nil {
 		return fromOS(rel, err)
 	} else if !fi.Mode().IsRegular() {
 		return newErr(CodeNotANote, rel, "its temporary file is not a regular file")
-	}
-	if err := d.expect(rel, name, expect); err != nil {
-		return err
 	}
 	if testHookBeforePublish != nil {
 		if err := testHookBeforePublish(d.join(tmpName)); err != nil {
 			return &Error{Code: CodeIO, Path: rel, Reason: "write interrupted: " + err.Error(), Err: err}
 		}
+	}
+	// Checked right before the rename, which replaces whatever name is
+	// there: it must be nothing, or a plain note with the expected bytes.
+	if err := d.expect(rel, name, expect); err != nil {
+		return err
 	}
 	if create {
 		err := linkFile(d.root, tmpName, name)
@@ -288,8 +298,13 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 		case errors.Is(err, fs.ErrExist):
 			return newErr(CodeChanged, rel, "a file appeared there while the write was in progress; it was left alone")
 		case linkUnsupported(err):
-			// No hard links here: a rename cannot replace a file that
-			// appeared since the check above, which was just made.
+			// No hard links here: create the note itself exclusively and
+			// copy the content in (weaker on a crash; see CreateFile).
+			if _, err := d.copyExclusive(rel, tmpName, name, fi.Mode().Perm()); err != nil {
+				return err
+			}
+			d.removeTemp(rel, tmpName)
+			return nil
 		default:
 			return fromOS(rel, err)
 		}
@@ -300,12 +315,29 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 	return nil
 }
 
+// copyExclusive creates name with O_EXCL and copies the temporary file
+// into it (the create of a file system without hard links).
+func (d *dirHandle) copyExclusive(rel, tmpName, name string, mode fs.FileMode) (fs.FileInfo, error) {
+	data, err := d.root.ReadFile(tmpName)
+	if err != nil {
+		return nil, fromOS(rel, err)
+	}
+	st, err := d.createDirect(rel, name, mode, func(f *os.File) error { return writeData(f, data) })
+	if err != nil && CodeOf(err) == CodeAlreadyExists {
+		return nil, newErr(CodeChanged, rel, "a file appeared there while the write was in progress; it was left alone")
+	}
+	return st, err
+}
+
 // expect checks that name is what the write read: absent when want is "",
 // else a plain note whose bytes hash to want.
 func (d *dirHandle) expect(rel, name, want string) error {
 	cur, err := d.plainFile(rel, name)
 	if err != nil {
 		return err
+	}
+	if want == anyNote {
+		return nil
 	}
 	if cur == nil {
 		if want == "" {
@@ -348,19 +380,22 @@ func (d *dirHandle) hashOf(rel, name string, cur fs.FileInfo) (string, error) {
 // by a move) if its bytes still hash to expect; CHANGED otherwise. A missing
 // note is NOT_FOUND. The folder is not fsynced (SyncDirs).
 func (v *Vault) RemoveIf(p, expect string) error {
-	if err := v.removeIf(p, expect); err != nil {
+	if err := v.removeIf(p, expect, Move); err != nil {
 		return v.fail(err)
 	}
 	return nil
 }
 
-func (v *Vault) removeIf(p, expect string) error {
-	t, err := v.check(p, Move)
+func (v *Vault) removeIf(p, expect string, acc Access) error {
+	t, err := v.check(p, acc)
 	if err != nil {
 		return err
 	}
 	if t.info == nil {
 		return newErr(CodeNotFound, t.rel, "no such note")
+	}
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(t.real)
 	}
 	d, err := v.openDir(t.rel, path.Dir(t.real), false)
 	if err != nil {

@@ -81,7 +81,7 @@ var linkFile = func(dir *os.Root, oldname, newname string) error {
 //
 // It returns the info of the written file, with Path the clean path.
 func (v *Vault) WriteFile(p string, data []byte, acc Access) (FileInfo, error) {
-	fi, err := v.writeFile(p, data, acc, false)
+	fi, err := v.writeOne(p, data, acc, false)
 	if err != nil {
 		return FileInfo{}, v.fail(err)
 	}
@@ -104,101 +104,49 @@ func (v *Vault) WriteFile(p string, data []byte, acc Access) (FileInfo, error) {
 // second, hidden name, so writes refuse it (two hard links) until CleanTemp
 // removes the temporary one.
 func (v *Vault) CreateFile(p string, data []byte, acc Access) (FileInfo, error) {
-	fi, err := v.writeFile(p, data, acc, true)
+	fi, err := v.writeOne(p, data, acc, true)
 	if err != nil {
 		return FileInfo{}, v.fail(err)
 	}
 	return fi, nil
 }
 
-func (v *Vault) writeFile(p string, data []byte, acc Access, exclusive bool) (FileInfo, error) {
-	if acc != Write && acc != Move {
-		return FileInfo{}, newErr(CodeProtectedPath, p, "a write needs %v or %v access, not %v", Write, Move, acc)
-	}
-	t, err := v.check(p, acc)
+// writeOne is a one-file write on the staged path (stage.go): stage, fsync,
+// publish over whatever plain note is there (or, exclusive, over nothing),
+// fsync the folder.
+func (v *Vault) writeOne(p string, data []byte, acc Access, exclusive bool) (FileInfo, error) {
+	st, err := v.stage(p, data, acc, exclusive, 0)
 	if err != nil {
 		return FileInfo{}, err
 	}
-	if exclusive && t.info != nil {
-		return FileInfo{}, newErr(CodeAlreadyExists, t.rel, "a note already exists there; it is never overwritten")
+	fail := func(err error) (FileInfo, error) {
+		v.Discard(st)
+		return FileInfo{}, err
 	}
-	if len(data) > MaxNoteSize {
-		return FileInfo{}, tooLarge(t.rel, int64(len(data)))
+	if err := v.syncFile(st.Temp, st.Rel); err != nil {
+		return fail(err)
 	}
-	if testHookBeforeOpen != nil {
-		testHookBeforeOpen(t.real)
+	expect := anyNote
+	if exclusive {
+		expect = ""
 	}
-	d, err := v.openDir(t.rel, path.Dir(t.real), true)
+	if err := v.publish(st.Temp, st.Rel, st.dir, st.name, expect, exclusive); err != nil {
+		if e, ok := err.(*Error); ok && e.Code == CodeChanged {
+			err = newErr(CodeAlreadyExists, st.Rel, "a file appeared there while the note was being written; it is never overwritten")
+		}
+		return fail(err)
+	}
+	d, err := v.openDir(st.Rel, st.dir, false)
 	if err != nil {
 		return FileInfo{}, err
 	}
 	defer d.close()
-	name := path.Base(t.real)
-
-	// What is at the target now (the check above may be stale).
-	cur, err := d.plainFile(t.rel, name)
+	d.sync(st.Rel)
+	fi, err := d.root.Lstat(st.name)
 	if err != nil {
-		return FileInfo{}, d.undo(err)
+		return FileInfo{}, fromOS(st.Rel, err)
 	}
-	mode := newFileMode
-	if cur != nil {
-		if exclusive {
-			return FileInfo{}, d.undo(newErr(CodeAlreadyExists, t.rel, "a note already exists there; it is never overwritten"))
-		}
-		if cur.Mode().Perm()&0o200 == 0 {
-			return FileInfo{}, d.undo(newErr(CodePermissionDenied, t.rel, "the note is read-only (mode %04o); it is not changed", cur.Mode().Perm()))
-		}
-		mode = cur.Mode().Perm()
-	}
-
-	tmp, st, err := d.writeTemp(t.rel, data, mode)
-	if err != nil {
-		return FileInfo{}, d.undo(err)
-	}
-	// fail removes the temporary file, then the folders made for it.
-	fail := func(err error) (FileInfo, error) {
-		if tmp != "" {
-			d.removeTemp(t.rel, tmp)
-		}
-		return FileInfo{}, d.undo(err)
-	}
-	if testHookBeforePublish != nil {
-		if err := testHookBeforePublish(d.join(tmp)); err != nil {
-			return fail(&Error{Code: CodeIO, Path: t.rel, Reason: "write interrupted: " + err.Error(), Err: err})
-		}
-	}
-
-	if exclusive {
-		err := linkFile(d.root, tmp, name)
-		switch {
-		case err == nil:
-		case errors.Is(err, fs.ErrExist):
-			return fail(newErr(CodeAlreadyExists, t.rel, "a file appeared there while the note was being written; it is never overwritten"))
-		case linkUnsupported(err):
-			d.removeTemp(t.rel, tmp)
-			tmp = ""
-			st, err = d.createDirect(t.rel, name, mode, func(f *os.File) error { return writeData(f, data) })
-			if err != nil {
-				return fail(err)
-			}
-		default:
-			return fail(fromOS(t.rel, err))
-		}
-		if tmp != "" {
-			d.removeTemp(t.rel, tmp)
-		}
-	} else {
-		// Check again right before the rename: it replaces whatever name is
-		// there, so that must be nothing or a plain note.
-		if _, err := d.plainFile(t.rel, name); err != nil {
-			return fail(err)
-		}
-		if err := d.root.Rename(tmp, name); err != nil {
-			return fail(fromOS(t.rel, err))
-		}
-	}
-	d.sync(t.rel)
-	return FileInfo{Path: t.rel, Size: st.Size(), ModTime: st.ModTime(), IsNote: true}, nil
+	return FileInfo{Path: st.Rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: true}, nil
 }
 
 // Rename moves the note from to the path to without ever overwriting: an
@@ -364,43 +312,10 @@ func (v *Vault) copyExclusive(sd *dirHandle, srcName string, srcInfo fs.FileInfo
 // (PERMISSION_DENIED). The folder is fsynced after the removal; an emptied
 // folder is kept.
 func (v *Vault) Remove(p string) error {
-	if err := v.remove(p); err != nil {
+	if err := v.removeIf(p, anyNote, Write); err != nil {
 		return v.fail(err)
 	}
-	return nil
-}
-
-func (v *Vault) remove(p string) error {
-	t, err := v.check(p, Write)
-	if err != nil {
-		return err
-	}
-	if t.info == nil {
-		return newErr(CodeNotFound, t.rel, "no such note")
-	}
-	if testHookBeforeOpen != nil {
-		testHookBeforeOpen(t.real)
-	}
-	d, err := v.openDir(t.rel, path.Dir(t.real), false)
-	if err != nil {
-		return err
-	}
-	defer d.close()
-	name := path.Base(t.real)
-	cur, err := d.plainFile(t.rel, name)
-	if err != nil {
-		return err
-	}
-	if cur == nil || !os.SameFile(cur, t.info) {
-		return newErr(CodeNotFound, t.rel, "the note was moved or replaced while being removed; try again")
-	}
-	if cur.Mode().Perm()&0o200 == 0 {
-		return newErr(CodePermissionDenied, t.rel, "the note is read-only (mode %04o); it is not removed", cur.Mode().Perm())
-	}
-	if err := d.root.Remove(name); err != nil {
-		return fromOS(t.rel, err)
-	}
-	d.sync(t.rel)
+	v.SyncDirs([]string{p})
 	return nil
 }
 
@@ -646,33 +561,6 @@ func (d *dirHandle) plainFile(rel, name string) (fs.FileInfo, error) {
 		return nil, newErr(CodeNotANote, rel, "has %d hard links; writing it would change the other names too", n)
 	}
 	return fi, nil
-}
-
-// writeTemp writes data to a new temporary file of the folder, with mode,
-// and fsyncs it. It returns the file's name and its final fstat.
-func (d *dirHandle) writeTemp(rel string, data []byte, mode fs.FileMode) (string, fs.FileInfo, error) {
-	var f *os.File
-	var name string
-	for range 10 {
-		name = newTempName()
-		var err error
-		f, err = d.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", nil, fromOS(rel, err)
-		}
-	}
-	if f == nil {
-		return "", nil, newErr(CodeIO, rel, "could not create a temporary file with a fresh name")
-	}
-	st, err := finishFile(f, mode, func(f *os.File) error { return writeData(f, data) })
-	if err != nil {
-		d.removeTemp(rel, name)
-		return "", nil, wrapWrite(rel, err)
-	}
-	return name, st, nil
 }
 
 // createDirect creates name exclusively (the fallback where hard links are

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,8 @@ const BusyTimeout = 10 * time.Second
 // Store is a teamstore.Store in one SQLite file.
 type Store struct {
 	db *sql.DB
+	// keyByHash is prepared once: it runs on every request.
+	keyByHash *sql.Stmt
 	// wmu serialises this process's write transactions, so they queue in
 	// Go instead of spinning in SQLite's busy handler; the busy timeout is
 	// for other processes.
@@ -59,7 +62,16 @@ func Open(ctx context.Context, file string, now time.Time) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
-	return &Store{db: db}, nil
+	st := &Store{db: db}
+	// One query for the key and its scope (project ids joined by commas;
+	// ids never contain one).
+	st.keyByHash, err = db.PrepareContext(ctx, `SELECT `+keyColumns+`, (SELECT GROUP_CONCAT(project_id, ',') FROM (SELECT project_id FROM api_key_projects WHERE key_id = api_keys.id ORDER BY project_id))
+		FROM api_keys WHERE hash = ? AND revoked_at IS NULL`)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // SchemaVersion returns the version recorded in schema_migrations.
@@ -70,7 +82,10 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.keyByHash.Close()
+	return s.db.Close()
+}
 
 // DB is the database handle (tests use it to check invariants the interface
 // does not expose).
@@ -188,11 +203,11 @@ func (s *Store) AddKey(ctx context.Context, k teamstore.Key) error {
 
 const keyColumns = `id, name, hash, read_only, created_at, last_used_at, revoked_at`
 
-func scanKey(sc interface{ Scan(...any) error }) (teamstore.Key, error) {
+func scanKey(sc interface{ Scan(...any) error }, extra ...any) (teamstore.Key, error) {
 	var k teamstore.Key
 	var created int64
 	var used, revoked sql.NullInt64
-	if err := sc.Scan(&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &created, &used, &revoked); err != nil {
+	if err := sc.Scan(append([]any{&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &created, &used, &revoked}, extra...)...); err != nil {
 		return k, err
 	}
 	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMicro(created), fromNull(used), fromNull(revoked)
@@ -217,15 +232,18 @@ func (s *Store) keyProjects(ctx context.Context, id string) ([]string, error) {
 }
 
 func (s *Store) KeyByHash(ctx context.Context, hash []byte) (teamstore.Key, error) {
-	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ? AND revoked_at IS NULL`, hash))
+	var scope sql.NullString
+	k, err := scanKey(s.keyByHash.QueryRowContext(ctx, hash), &scope)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, notFound("key")
 	}
 	if err != nil {
 		return k, err
 	}
-	k.Projects, err = s.keyProjects(ctx, k.ID)
-	return k, err
+	if scope.Valid && scope.String != "" {
+		k.Projects = strings.Split(scope.String, ",")
+	}
+	return k, nil
 }
 
 func (s *Store) Keys(ctx context.Context) ([]teamstore.Key, error) {

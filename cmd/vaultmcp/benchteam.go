@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/bench"
+)
+
+// runBenchTeam is `vaultmcp bench team`: the team server under load on
+// loopback (the real binary, one project imported from --vault).
+func runBenchTeam(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c Config
+	fs := newFlagSet("bench team", stderr)
+	c.common(fs)
+	clients := fs.String("clients", "1,16,64", "concurrent clients of each level, comma-separated")
+	dur := fs.Duration("for", 10*time.Second, "how long each level sends searches, then writes (at most 5m)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	if len(pos) > 0 {
+		return &exitError{2, fmt.Errorf("bench team: unexpected argument %q", pos[0])}
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	if *dur <= 0 || *dur > 5*time.Minute {
+		return &exitError{2, fmt.Errorf("--for: must be between 1s and 5m")}
+	}
+	var levels []int
+	for _, f := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 256 {
+			return &exitError{2, fmt.Errorf("--clients: %q is not a number from 1 to 256", f)}
+		}
+		levels = append(levels, n)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	rep, err := bench.RunTeam(ctx, bench.TeamOptions{Exe: exe, Vault: c.Vault, Lang: c.Lang, Clients: levels, For: *dur, Seed: 1, Logger: logger(stderr, c.LogLevel)})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.WriteTable(stdout)
+}

@@ -1,0 +1,749 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// teamProc is a running `vaultmcp team-server`.
+type teamProc struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *lockedBuffer
+	done   chan error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var listenURL = regexp.MustCompile(`msg="team server listening" url=(\S+)`)
+
+// startTeam starts the server on a free loopback port and waits until it
+// listens.
+func startTeam(t *testing.T, data string, env []string, args ...string) *teamProc {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"team-server", "--data", data, "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
+	pr, pw := io.Pipe()
+	p := &teamProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = io.MultiWriter(p.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := listenURL.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	go func() { p.done <- cmd.Wait(); pw.Close() }()
+	select {
+	case p.url = <-found:
+	case err := <-p.done:
+		t.Fatalf("team-server exited before listening: %v\n%s", err, p.stderr.String())
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("team-server did not listen within 60 s\n%s", p.stderr.String())
+	}
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *teamProc) stop(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		p.done <- err
+		if err != nil && !strings.Contains(err.Error(), "killed") {
+			t.Errorf("team-server exited with %v\n%s", err, p.stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		p.cmd.Process.Kill()
+		t.Errorf("team-server did not stop within 90 s of SIGTERM")
+	}
+}
+
+// waitDead waits for a server that kills itself.
+func (p *teamProc) waitDead(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+	case <-time.After(60 * time.Second):
+		t.Fatal("the server did not die")
+	}
+}
+
+// teamCLI runs a management command.
+func teamCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"team-server"}, args...)...)
+	cmd.Env = cleanEnv()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, err := teamCLI(t, args...)
+	if err != nil {
+		t.Fatalf("team-server %v: %v\n%s", args, err, errs)
+	}
+	return strings.TrimSpace(out)
+}
+
+// teamAnswer is one HTTP answer of the server.
+type teamAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a teamAnswer) code() string {
+	var b struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	json.Unmarshal(a.body, &b)
+	return b.Error.Code
+}
+
+func (a teamAnswer) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("not JSON (%d): %s", a.status, a.body)
+	}
+}
+
+var teamClient = &http.Client{Timeout: 60 * time.Second}
+
+func teamDo(t *testing.T, method, url, key string, body []byte, header ...string) teamAnswer {
+	t.Helper()
+	a, err := teamTry(method, url, key, body, header...)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return a
+}
+
+func teamTry(method, url, key string, body []byte, header ...string) (teamAnswer, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return teamAnswer{}, err
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := teamClient.Do(req)
+	if err != nil {
+		return teamAnswer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return teamAnswer{resp.StatusCode, resp.Header, b}, err
+}
+
+func want(t *testing.T, what string, a teamAnswer, status int, code string) {
+	t.Helper()
+	if a.status != status || (code != "" && a.code() != code) {
+		t.Errorf("%s: %d %s, want %d %s", what, a.status, strings.TrimSpace(string(a.body)), status, code)
+	}
+}
+
+type wireFile struct {
+	ID          string `json:"id"`
+	Path        string `json:"path"`
+	FileType    string `json:"fileType"`
+	ContentHash string `json:"contentHash"`
+	Size        int64  `json:"size"`
+	MimeType    string `json:"mimeType"`
+	CreatedAt   string `json:"createdAt"`
+	UpdatedAt   string `json:"updatedAt"`
+}
+
+// createBody is a create as the Team Vault client sends it: a "path" field
+// and a "file" part whose file name is the path's last segment.
+func createBody(t *testing.T, path, content string) ([]byte, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("path", path)
+	h := make(textproto.MIMEHeader)
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, path[strings.LastIndex(path, "/")+1:]))
+	h.Set("Content-Type", "text/markdown")
+	fw, err := mw.CreatePart(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(fw, content)
+	mw.Close()
+	return buf.Bytes(), mw.FormDataContentType()
+}
+
+func gitCount(t *testing.T, dir string, args ...string) int {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir, "rev-list", "--count", "HEAD"}, args...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	fmt.Sscan(string(out), &n)
+	return n
+}
+
+// teamData makes a data directory with the example vault (a git repository
+// with history) as project "ex", and returns it with a read-write key.
+func teamData(t *testing.T) (data, key, vaultDir string) {
+	t.Helper()
+	src := copyExampleVault(t)
+	data = filepath.Join(t.TempDir(), "data")
+	id := mustCLI(t, "project", "add", "--data", data, "--from", src, "ex")
+	key = mustCLI(t, "key", "add", "--data", data, "alice")
+	return data, key, filepath.Join(data, "vaults", id)
+}
+
+// The management commands: projects (empty and imported with history), keys
+// (printed once, scoped, read-only, listed with their last use, revoked).
+func TestTeamServerManagement(t *testing.T) {
+	src := copyExampleVault(t)
+	if err := os.WriteFile(filepath.Join(src, "uncommitted.md"), []byte("# Not committed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	out, errs, err := teamCLI(t, "project", "add", "--data", data, "--from", src, "ex")
+	if err != nil {
+		t.Fatalf("project add: %v\n%s", err, errs)
+	}
+	id := strings.TrimSpace(out)
+	if !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(id) {
+		t.Errorf("project add printed %q, want the project id", out)
+	}
+	if !strings.Contains(errs, "1 uncommitted change(s)") {
+		t.Errorf("no warning about the uncommitted note: %q", errs)
+	}
+	vault := filepath.Join(data, "vaults", id)
+	if got, want := gitCount(t, vault), gitCount(t, src); got != want {
+		t.Errorf("the imported vault has %d commits, the source %d: history not imported", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(vault, "uncommitted.md")); err == nil {
+		t.Error("an uncommitted note was imported")
+	}
+	if _, errs, err := teamCLI(t, "project", "add", "--data", data, "ex"); err == nil || !strings.Contains(errs, `a project named "ex" exists`) {
+		t.Errorf("second project ex: %v %s", err, errs)
+	}
+	if _, errs, err := teamCLI(t, "project", "add", "--data", data, "bad/name"); err == nil || !strings.Contains(errs, "project name") {
+		t.Errorf("bad project name: %v %s", err, errs)
+	}
+	mustCLI(t, "project", "add", "--data", data, "empty")
+	list := mustCLI(t, "project", "list", "--data", data)
+	if !strings.Contains(list, "ex") || !strings.Contains(list, "empty") || !strings.Contains(list, id) {
+		t.Errorf("project list:\n%s", list)
+	}
+
+	key := mustCLI(t, "key", "add", "--data", data, "alice")
+	if !regexp.MustCompile(`^tv_[0-9a-f]{64}$`).MatchString(key) {
+		t.Errorf("key add printed %q, want tv_ and 64 hex digits", key)
+	}
+	ro := mustCLI(t, "key", "add", "--data", data, "--project", "ex", "--read-only", "bob")
+	if _, errs, err := teamCLI(t, "key", "add", "--data", data, "alice"); err == nil || !strings.Contains(errs, "active key") {
+		t.Errorf("second key alice: %v %s", err, errs)
+	}
+	if _, errs, err := teamCLI(t, "key", "add", "--data", data, "--project", "nope", "carol"); err == nil || !strings.Contains(errs, "nope") {
+		t.Errorf("key for an unknown project: %v %s", err, errs)
+	}
+	db, _ := os.ReadFile(filepath.Join(data, "team.db"))
+	if bytes.Contains(db, []byte(key)) || bytes.Contains(db, []byte(key[3:])) {
+		t.Error("the key is stored in clear in the database")
+	}
+	keys := mustCLI(t, "key", "list", "--data", data)
+	if !regexp.MustCompile(`alice\s+all projects\s+read-write\s+\S+\s+never\s+active`).MatchString(keys) ||
+		!regexp.MustCompile(`bob\s+ex\s+read-only`).MatchString(keys) || strings.Contains(keys, "tv_") {
+		t.Errorf("key list:\n%s", keys)
+	}
+
+	srv := startTeam(t, data, nil)
+	want(t, "alice", teamDo(t, "GET", srv.url+"/api/auth/me", key, nil), 200, "")
+	want(t, "bob reads ex", teamDo(t, "GET", srv.url+"/api/projects/ex/files?path=02-wiki/go/context.md", ro, nil), 200, "")
+	want(t, "bob on empty", teamDo(t, "GET", srv.url+"/api/projects/empty/files", ro, nil), 403, "forbidden")
+	if !regexp.MustCompile(`alice\s+all projects\s+read-write\s+\S+\s+\d{4}-\d\d-\d\dT`).MatchString(mustCLI(t, "key", "list", "--data", data)) {
+		t.Error("key list does not show alice's last use")
+	}
+	// Revocation takes effect on the running server at once.
+	mustCLI(t, "key", "revoke", "--data", data, "alice")
+	want(t, "alice after the revoke", teamDo(t, "GET", srv.url+"/api/auth/me", key, nil), 401, "unauthorized")
+	if _, errs, err := teamCLI(t, "key", "revoke", "--data", data, "alice"); err == nil || !strings.Contains(errs, "no active key") {
+		t.Errorf("revoking twice: %v %s", err, errs)
+	}
+	// A project added while the server runs is served without a restart.
+	mustCLI(t, "project", "add", "--data", data, "late")
+	want(t, "bob on late", teamDo(t, "GET", srv.url+"/api/projects/late/files", ro, nil), 403, "forbidden")
+	admin := mustCLI(t, "key", "add", "--data", data, "admin")
+	want(t, "a project added while running", teamDo(t, "GET", srv.url+"/api/projects/late/files", admin, nil), 200, "")
+	// A second server on the same data directory is refused.
+	cmd := exec.Command(binary, "team-server", "--data", data, "--listen", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "another team-server") {
+		t.Errorf("a second server on the same data: %v %s", err, out)
+	}
+}
+
+// Listening off loopback needs TLS or an explicit --insecure-http; with TLS
+// the server speaks HTTPS.
+func TestTeamServerListenRules(t *testing.T) {
+	data, key, _ := teamData(t)
+	cmd := exec.Command(binary, "team-server", "--data", data, "--listen", "0.0.0.0:0")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--insecure-http") {
+		t.Errorf("non-loopback without TLS: %v %s", err, out)
+	}
+	cmd = exec.Command(binary, "team-server", "--listen", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--data") {
+		t.Errorf("no data directory: %v %s", err, out)
+	}
+	certFile, keyFile, pool := selfSigned(t)
+	srv := startTeam(t, data, nil, "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(srv.url, "https://127.0.0.1:") {
+		t.Fatalf("TLS server at %s", srv.url)
+	}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest("GET", srv.url+"/api/auth/me", nil)
+	req.Header.Set("X-API-Key", key)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("HTTPS request: %d", resp.StatusCode)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T) (string, string, *x509.CertPool) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cf, kf := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cf, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	kb, _ := x509.MarshalECPrivateKey(priv)
+	os.WriteFile(kf, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return cf, kf, pool
+}
+
+// Every endpoint of the REST API and its error codes, over the real binary.
+func TestTeamServerEndpoints(t *testing.T) {
+	data, key, _ := teamData(t)
+	ro := mustCLI(t, "key", "add", "--data", data, "--read-only", "reader")
+	srv := startTeam(t, data, nil)
+	api := srv.url + "/api/projects/ex"
+
+	var me struct {
+		Key struct {
+			Name     string   `json:"name"`
+			ReadOnly bool     `json:"readOnly"`
+			Projects []string `json:"projects"`
+		} `json:"key"`
+	}
+	teamDo(t, "GET", srv.url+"/api/auth/me", key, nil).decode(t, &me)
+	if me.Key.Name != "alice" || me.Key.ReadOnly {
+		t.Errorf("me = %+v", me)
+	}
+	var projects struct {
+		Projects []struct{ ID, Name string } `json:"projects"`
+	}
+	teamDo(t, "GET", srv.url+"/api/projects", key, nil).decode(t, &projects)
+	if len(projects.Projects) != 1 || projects.Projects[0].Name != "ex" {
+		t.Fatalf("projects = %+v", projects)
+	}
+	byID := srv.url + "/api/projects/" + projects.Projects[0].ID
+
+	var all struct{ Files []wireFile }
+	teamDo(t, "GET", api+"/files", key, nil).decode(t, &all)
+	if len(all.Files) < 30 {
+		t.Errorf("%d files listed", len(all.Files))
+	}
+	for _, f := range all.Files {
+		if f.ID == "" || f.FileType != "markdown" || f.MimeType != "text/markdown" || len(f.ContentHash) != 64 || f.Size == 0 || f.CreatedAt == "" {
+			t.Errorf("listed file %+v", f)
+		}
+		if strings.HasPrefix(f.Path, "attachments/") || strings.HasPrefix(f.Path, "_templates/") {
+			t.Errorf("listed %s", f.Path)
+		}
+	}
+	var pre struct{ Files []wireFile }
+	teamDo(t, "GET", byID+"/files?prefix=02-wiki/go/", key, nil).decode(t, &pre)
+	if len(pre.Files) < 5 {
+		t.Errorf("prefix 02-wiki/go/: %d files", len(pre.Files))
+	}
+	for _, f := range pre.Files {
+		if !strings.HasPrefix(f.Path, "02-wiki/go/") {
+			t.Errorf("prefix listed %s", f.Path)
+		}
+	}
+	var missing struct{ Files []wireFile }
+	a := teamDo(t, "GET", api+"/files?path=no/such/note.md", key, nil)
+	want(t, "missing path", a, 200, "")
+	a.decode(t, &missing)
+	if missing.Files == nil || len(missing.Files) != 0 {
+		t.Errorf("a missing path answers %s, want an empty list", a.body)
+	}
+
+	body, ct := createBody(t, "notes/e2e.md", "# E2E\n\nfirst\n")
+	a = teamDo(t, "POST", api+"/files", key, body, "Content-Type", ct)
+	want(t, "create", a, 201, "")
+	var created struct{ File wireFile }
+	a.decode(t, &created)
+	f := created.File
+	if f.Path != "notes/e2e.md" || a.header.Get("ETag") != `"`+f.ContentHash+`"` {
+		t.Errorf("created %+v ETag %s", f, a.header.Get("ETag"))
+	}
+	want(t, "create again", teamDo(t, "POST", api+"/files", key, body, "Content-Type", ct), 409, "path_exists")
+	raw := teamDo(t, "GET", api+"/files/"+f.ID, key, nil)
+	want(t, "raw bytes", raw, 200, "")
+	if !strings.HasSuffix(string(raw.body), "# E2E\n\nfirst\n") || raw.header.Get("ETag") != `"`+f.ContentHash+`"` {
+		t.Errorf("raw = %q, ETag %s", raw.body, raw.header.Get("ETag"))
+	}
+	put := teamDo(t, "PUT", api+"/files/"+f.ID, key, []byte("# E2E\n\nsecond\n"), "Content-Type", "application/octet-stream", "If-Match", raw.header.Get("ETag"))
+	want(t, "PUT", put, 200, "")
+	want(t, "PUT with the old ETag", teamDo(t, "PUT", api+"/files/"+f.ID, key, []byte("# E2E\n\nthird\n"), "If-Match", raw.header.Get("ETag")), 412, "precondition_failed")
+	want(t, "PUT with a read-only key", teamDo(t, "PUT", api+"/files/"+f.ID, ro, []byte("x")), 403, "read_only_key")
+	var moved struct{ File struct{ ID, Path string } }
+	a = teamDo(t, "PATCH", api+"/files/"+f.ID, key, []byte(`{"newPath":"notes/e2e-moved.md"}`), "Content-Type", "application/json")
+	want(t, "PATCH", a, 200, "")
+	a.decode(t, &moved)
+	if moved.File.ID != f.ID || moved.File.Path != "notes/e2e-moved.md" {
+		t.Errorf("moved = %+v", moved)
+	}
+	var versions struct {
+		Versions []struct {
+			ID            string `json:"id"`
+			VersionNumber int    `json:"versionNumber"`
+			ContentHash   string `json:"contentHash"`
+			Message       string `json:"message"`
+			CreatedAt     string `json:"createdAt"`
+		}
+	}
+	teamDo(t, "GET", api+"/files/"+f.ID+"/versions", key, nil).decode(t, &versions)
+	if len(versions.Versions) != 3 || versions.Versions[0].VersionNumber != 3 || versions.Versions[2].VersionNumber != 1 || len(versions.Versions[0].ID) != 40 {
+		t.Errorf("versions = %+v", versions)
+	}
+	var sr struct {
+		Results []struct{ Path string } `json:"results"`
+	}
+	teamDo(t, "POST", api+"/search", key, []byte(`{"query":"advisory locks","limit":2}`)).decode(t, &sr)
+	if len(sr.Results) == 0 || !strings.Contains(sr.Results[0].Path, "advisory-locks") {
+		t.Errorf("search = %+v", sr)
+	}
+	want(t, "DELETE", teamDo(t, "DELETE", api+"/files/"+f.ID, key, nil), 200, "")
+	want(t, "GET deleted", teamDo(t, "GET", api+"/files/"+f.ID, key, nil), 404, "not_found")
+	want(t, "unknown file id", teamDo(t, "GET", api+"/files/nope", key, nil), 404, "not_found")
+	want(t, "unknown project", teamDo(t, "GET", srv.url+"/api/projects/nope/files", key, nil), 404, "not_found")
+	want(t, "unknown endpoint", teamDo(t, "GET", srv.url+"/nothing", key, nil), 404, "not_found")
+	want(t, "wrong method", teamDo(t, "DELETE", api+"/files", key, nil), 405, "method_not_allowed")
+	want(t, "not multipart", teamDo(t, "POST", api+"/files", key, []byte("x"), "Content-Type", "text/plain"), 415, "unsupported_media_type")
+	want(t, "a path attack", teamDo(t, "GET", api+"/files?path=../../etc/passwd.md", key, nil), 400, "path_escape")
+	big := bytes.Repeat([]byte("a"), 10<<20+1)
+	want(t, "over 10 MiB", teamDo(t, "PUT", api+"/files/"+all.Files[0].ID, key, big), 413, "too_large")
+	want(t, "no key", teamDo(t, "GET", api+"/files", "", nil), 401, "unauthorized")
+	want(t, "key in the query", teamDo(t, "GET", api+"/files?apikey="+key, "", nil), 400, "key_in_query")
+}
+
+// The rate limit over the real binary: 429 with Retry-After.
+func TestTeamServerRateLimit(t *testing.T) {
+	data, key, _ := teamData(t)
+	srv := startTeam(t, data, nil, "--rate-limit", "0.5", "--rate-burst", "2")
+	for i := range 2 {
+		want(t, fmt.Sprint("request ", i+1), teamDo(t, "GET", srv.url+"/api/auth/me", key, nil), 200, "")
+	}
+	a := teamDo(t, "GET", srv.url+"/api/auth/me", key, nil)
+	want(t, "over the burst", a, 429, "rate_limited")
+	if ra := a.header.Get("Retry-After"); ra != "1" && ra != "2" {
+		t.Errorf("Retry-After = %q", ra)
+	}
+}
+
+// kill -9 of the server between applying a write and recording its answer:
+// after a restart the retry gets the answer, and the write is in git once.
+func TestTeamServerCrashAfterApply(t *testing.T) {
+	data, key, vault := teamData(t)
+	before := gitCount(t, vault)
+	srv := startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=after-apply"})
+	body, ct := createBody(t, "notes/crash.md", "# Crash\n\nonce\n")
+	if a, err := teamTry("POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-1"); err == nil {
+		t.Fatalf("the server answered %d instead of dying", a.status)
+	}
+	srv.waitDead(t)
+	if n := gitCount(t, vault); n != before+1 {
+		t.Fatalf("%d commits after the crash, want the write applied (+1)", n-before)
+	}
+	srv2 := startTeam(t, data, nil)
+	a := teamDo(t, "POST", srv2.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-1")
+	want(t, "the retry", a, 201, "")
+	if a.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was applied again instead of answered from the record: %v %s", a.header, a.body)
+	}
+	var created struct{ File wireFile }
+	a.decode(t, &created)
+	if created.File.Path != "notes/crash.md" || created.File.ID == "" {
+		t.Errorf("answer = %s", a.body)
+	}
+	if n := gitCount(t, vault); n != before+1 {
+		t.Errorf("%d commits after the retry, want 1", n-before)
+	}
+	out, _ := exec.Command("git", "-C", vault, "log", "--format=%an %s", "-1").Output()
+	if !strings.HasPrefix(string(out), "alice docs(vault): create notes/crash.md") {
+		t.Errorf("last commit: %s", out)
+	}
+	raw := teamDo(t, "GET", srv2.url+"/api/projects/ex/files/"+created.File.ID, key, nil)
+	if strings.Count(string(raw.body), "once") != 1 {
+		t.Errorf("note after the retry: %q", raw.body)
+	}
+}
+
+// kill -9 after the idempotency record but before the write: the restart
+// drops the record and the retry applies the write, once.
+func TestTeamServerCrashBeforeApply(t *testing.T) {
+	data, key, vault := teamData(t)
+	before := gitCount(t, vault)
+	srv := startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=before-apply"})
+	body, ct := createBody(t, "notes/never.md", "# Never\n")
+	if a, err := teamTry("POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-2"); err == nil {
+		t.Fatalf("the server answered %d instead of dying", a.status)
+	}
+	srv.waitDead(t)
+	if n := gitCount(t, vault); n != before {
+		t.Fatalf("%d commits after a crash before the write", n-before)
+	}
+	srv2 := startTeam(t, data, nil)
+	a := teamDo(t, "POST", srv2.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-2")
+	want(t, "the retry", a, 201, "")
+	if a.header.Get("Idempotent-Replayed") != "" {
+		t.Error("a write never applied was answered from the record")
+	}
+	again := teamDo(t, "POST", srv2.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-2")
+	if again.header.Get("Idempotent-Replayed") != "true" || again.status != 201 {
+		t.Errorf("a second retry: %d %v", again.status, again.header)
+	}
+	if n := gitCount(t, vault); n != before+1 {
+		t.Errorf("%d commits, want 1", n-before)
+	}
+}
+
+// A restart keeps ids, tombstones, versions, keys and idempotency records.
+func TestTeamServerRestartPersistence(t *testing.T) {
+	data, key, _ := teamData(t)
+	srv := startTeam(t, data, nil)
+	api := srv.url + "/api/projects/ex"
+	body, ct := createBody(t, "notes/keep.md", "# Keep\n")
+	created := teamDo(t, "POST", api+"/files", key, body, "Content-Type", ct, "Idempotency-Key", "persist-1")
+	var c struct{ File wireFile }
+	created.decode(t, &c)
+	gone, gct := createBody(t, "notes/gone.md", "# Gone\n")
+	var g struct{ File wireFile }
+	teamDo(t, "POST", api+"/files", key, gone, "Content-Type", gct).decode(t, &g)
+	want(t, "delete", teamDo(t, "DELETE", api+"/files/"+g.File.ID, key, nil), 200, "")
+	var ctx struct{ Files []wireFile }
+	teamDo(t, "GET", api+"/files?path=02-wiki/go/context.md", key, nil).decode(t, &ctx)
+	srv.stop(t)
+
+	srv = startTeam(t, data, nil)
+	api = srv.url + "/api/projects/ex"
+	var again struct{ Files []wireFile }
+	teamDo(t, "GET", api+"/files?path=notes/keep.md", key, nil).decode(t, &again)
+	if len(again.Files) != 1 || again.Files[0].ID != c.File.ID {
+		t.Errorf("after a restart notes/keep.md is %+v, want id %s", again.Files, c.File.ID)
+	}
+	var ctx2 struct{ Files []wireFile }
+	teamDo(t, "GET", api+"/files?path=02-wiki/go/context.md", key, nil).decode(t, &ctx2)
+	if ctx2.Files[0].ID != ctx.Files[0].ID {
+		t.Error("an imported note's id changed across a restart")
+	}
+	replay := teamDo(t, "POST", api+"/files", key, body, "Content-Type", ct, "Idempotency-Key", "persist-1")
+	if replay.header.Get("Idempotent-Replayed") != "true" || string(replay.body) != string(created.body) {
+		t.Errorf("the idempotency record did not survive the restart: %d %v", replay.status, replay.header)
+	}
+	want(t, "the tombstone", teamDo(t, "GET", api+"/files/"+g.File.ID, key, nil), 404, "not_found")
+	var revived struct{ File wireFile }
+	teamDo(t, "POST", api+"/files", key, gone, "Content-Type", gct).decode(t, &revived)
+	if revived.File.ID != g.File.ID {
+		t.Errorf("revived after a restart with id %s, want %s", revived.File.ID, g.File.ID)
+	}
+	var vs struct{ Versions []struct{ VersionNumber int } }
+	teamDo(t, "GET", api+"/files/"+c.File.ID+"/versions", key, nil).decode(t, &vs)
+	if len(vs.Versions) != 1 {
+		t.Errorf("versions after a restart: %+v", vs)
+	}
+}
+
+// The API driven exactly as the Team Vault MCP client drives it: find a
+// note by GET files?path= and an exact path match among the answers,
+// create with multipart ("path", and "file" named after the last segment),
+// replace with a raw PUT as application/octet-stream, read raw bytes.
+func TestTeamVaultClientCompat(t *testing.T) {
+	data, key, _ := teamData(t)
+	srv := startTeam(t, data, nil)
+	base := srv.url + "/api/projects/ex"
+	find := func(path string) (wireFile, bool) {
+		var l struct{ Files []wireFile }
+		teamDo(t, "GET", base+"/files?path="+url.QueryEscape(path), key, nil).decode(t, &l)
+		for _, f := range l.Files {
+			if f.Path == path {
+				return f, true
+			}
+		}
+		return wireFile{}, false
+	}
+	upsert := func(path, content string) wireFile {
+		if f, ok := find(path); ok {
+			a := teamDo(t, "PUT", base+"/files/"+f.ID, key, []byte(content), "Content-Type", "application/octet-stream")
+			want(t, "PUT "+path, a, 200, "")
+			var r struct{ File wireFile }
+			a.decode(t, &r)
+			return r.File
+		}
+		body, ct := createBody(t, path, content)
+		a := teamDo(t, "POST", base+"/files", key, body, "Content-Type", ct)
+		want(t, "POST "+path, a, 201, "")
+		var r struct{ File wireFile }
+		a.decode(t, &r)
+		return r.File
+	}
+	first := upsert("03-projects/team/plan.md", "# Plan\n\n- step one\n")
+	second := upsert("03-projects/team/plan.md", "---\ntype: project\n---\n# Plan\n\n- step one\n- step two\n")
+	if first.ID != second.ID {
+		t.Errorf("the upsert changed the id: %s then %s", first.ID, second.ID)
+	}
+	raw := teamDo(t, "GET", base+"/files/"+second.ID, key, nil)
+	if string(raw.body) != "---\ntype: project\n---\n# Plan\n\n- step one\n- step two\n" {
+		t.Errorf("raw content = %q", raw.body)
+	}
+	if raw.header.Get("ETag") != `"`+second.ContentHash+`"` {
+		t.Errorf("ETag %s, contentHash %s", raw.header.Get("ETag"), second.ContentHash)
+	}
+	// A note name with spaces and non-ASCII letters round-trips.
+	odd := upsert("02-wiki/postgres/Índice de conexões.md", "# Índice\n")
+	if f, ok := find("02-wiki/postgres/Índice de conexões.md"); !ok || f.ID != odd.ID {
+		t.Errorf("lookup of a non-ASCII name: %+v %v", f, ok)
+	}
+	if _, ok := find("03-projects/team/PLAN.md"); ok {
+		t.Error("the exact-path lookup matched another letter case")
+	}
+}
+
+// headerTransport adds the API key to every request of an MCP client.
+type headerTransport struct{ key string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+h.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// MCP over Streamable HTTP on the real binary: the go-sdk client connects
+// to a project's endpoint with a key, searches, writes (authored by the
+// key), and the server still stops cleanly on SIGTERM with the client's
+// event stream open.
+func TestTeamServerMCP(t *testing.T) {
+	data, key, vault := teamData(t)
+	srv := startTeam(t, data, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url + "/projects/ex/mcp", HTTPClient: &http.Client{Transport: headerTransport{key}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, srv.stderr.String())
+	}
+	defer s.Close()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "vault_search", Arguments: map[string]any{"query": "retry backoff"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "retry-backoff.md") {
+		t.Fatalf("vault_search: %v %+v", err, res)
+	}
+	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "vault_learn", Arguments: map[string]any{
+		"title": "Jitter spreads retries", "insight": "Add random jitter to every backoff so clients do not retry in lockstep.",
+		"context": "e2e", "domain": "go", "tags": []string{"pattern"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("vault_learn: %v %+v", err, res)
+	}
+	out, _ := exec.Command("git", "-C", vault, "log", "-1", "--format=%an|%s").Output()
+	if strings.TrimSpace(string(out)) != "alice|docs(vault): Jitter spreads retries" {
+		t.Errorf("last commit %q", out)
+	}
+	srv.stop(t)
+	if strings.Contains(srv.stderr.String(), "shutdown:") {
+		t.Errorf("the shutdown did not finish cleanly:\n%s", srv.stderr.String())
+	}
+}

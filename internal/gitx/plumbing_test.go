@@ -1,0 +1,145 @@
+package gitx
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestFastCommitMatchesGitCommit runs the same random sequence of writes in
+// two repositories, one committing through the fast path and one through
+// `git commit` (a no-op commit hook makes it fall back): every commit has
+// the same tree, and the index and the work tree end up the same, the
+// user's own staged and unstaged changes included.
+func TestFastCommitMatchesGitCommit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hook")
+	}
+	ctx := context.Background()
+	files := map[string]string{"a.md": "a\n", "dir/b.md": "b\n", "dir/sub/c.md": "c\n", "keep/user.md": "user\n", ".gitignore": "ignored/\n"}
+	fast, slow := newRepo(t, files), newRepo(t, files)
+	hook := filepath.Join(slow, ".git", "hooks", "pre-commit")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{fast, slow} {
+		// The user's own work in progress, which must stay as it is.
+		writeFile(t, dir, "keep/user.md", "user, staged\n")
+		git(t, dir, "add", "keep/user.md")
+		writeFile(t, dir, "keep/user.md", "user, staged, then edited\n")
+	}
+	rf, rs := open(t, fast), open(t, slow)
+	rng := rand.New(rand.NewSource(7))
+	names := []string{"a.md", "dir/b.md", "dir/sub/c.md", "new/n1.md", "new/deep/n2.md", "dir/sub/d.md", "ignored/x.md", "sp ace/ñ.md"}
+	before := usedFast.Load()
+	for step := range 40 {
+		var touched []string
+		for _, n := range names {
+			if rng.Intn(3) != 0 {
+				continue
+			}
+			touched = append(touched, n)
+			op := rng.Intn(3)
+			for _, dir := range []string{fast, slow} {
+				p := filepath.Join(dir, filepath.FromSlash(n))
+				switch op {
+				case 0:
+					os.Remove(p)
+				case 1:
+					writeFile(t, dir, n, fmt.Sprintf("step %d of %s\n", step, n))
+				case 2:
+					writeFile(t, dir, n, fmt.Sprintf("exec %d\n", step))
+					os.Chmod(p, 0o755)
+				}
+			}
+		}
+		msg := fmt.Sprintf("step %d", step)
+		sf, ef := rf.Commit(ctx, touched, msg)
+		ss, es := rs.Commit(ctx, touched, msg)
+		if (ef == nil) != (es == nil) {
+			t.Fatalf("step %d: fast err %v, git commit err %v", step, ef, es)
+		}
+		if ef != nil {
+			continue
+		}
+		if tf, ts := gitOut(t, fast, "rev-parse", sf+"^{tree}"), gitOut(t, slow, "rev-parse", ss+"^{tree}"); tf != ts {
+			t.Fatalf("step %d: trees differ:\nfast %s\n%s\ngit  %s\n%s", step, tf, gitOut(t, fast, "ls-tree", "-r", sf), ts, gitOut(t, slow, "ls-tree", "-r", ss))
+		}
+		if mf, ms := gitOut(t, fast, "log", "-1", "--format=%B"), gitOut(t, slow, "log", "-1", "--format=%B"); mf != ms {
+			t.Fatalf("step %d: messages differ: %q vs %q", step, mf, ms)
+		}
+	}
+	if usedFast.Load() == before {
+		t.Fatal("the fast path was never taken")
+	}
+	for _, args := range [][]string{{"status", "--porcelain=v1", "--untracked-files=all"}, {"diff", "--cached", "--name-status"}, {"ls-files", "-s"}} {
+		if f, s := gitOut(t, fast, args...), gitOut(t, slow, args...); f != s {
+			t.Fatalf("git %s differs:\nfast:\n%s\ngit commit:\n%s", strings.Join(args, " "), f, s)
+		}
+	}
+}
+
+// TestFastCommitUserCommitsMeanwhile: the user commits between the fast
+// commit's commit-tree and its update-ref; their commit is kept and ours
+// goes on top of it.
+func TestFastCommitUserCommitsMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "u.md": "u\n"})
+	writeFile(t, dir, "a.md", "ours\n")
+	once := false
+	testHookBeforeUpdateRef = func() {
+		if once {
+			return
+		}
+		once = true
+		writeFile(t, dir, "u.md", "the user's commit\n")
+		git(t, dir, "commit", "-qm", "user: meanwhile", "--", "u.md")
+	}
+	defer func() { testHookBeforeUpdateRef = nil }()
+	sha, err := open(t, dir).Commit(ctx, []string{"a.md"}, "ours")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := gitOut(t, dir, "log", "--format=%s", sha); log != "ours\nuser: meanwhile\nuser: initial" {
+		t.Fatalf("history:\n%s", log)
+	}
+	if got := gitOut(t, dir, "show", "HEAD:u.md"); got != "the user's commit" {
+		t.Fatalf("the user's commit was lost: %q", got)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+}
+
+// TestFastCommitSHA256: a repository with SHA-256 object names.
+func TestFastCommitSHA256(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := gitCmd(dir, "init", "-q", "--object-format=sha256").Run(); err != nil {
+		t.Skip("git without SHA-256 repositories")
+	}
+	writeFile(t, dir, "d/a.md", "a\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "user: initial")
+	writeFile(t, dir, "d/a.md", "b\n")
+	writeFile(t, dir, "d/e/new.md", "n\n")
+	before := usedFast.Load()
+	sha, err := open(t, dir).Commit(ctx, []string{"d/a.md", "d/e/new.md"}, "sha256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sha) != 64 || usedFast.Load() == before {
+		t.Fatalf("sha %q, fast path %v", sha, usedFast.Load() > before)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+}

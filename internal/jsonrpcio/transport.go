@@ -1,0 +1,284 @@
+package jsonrpcio
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transport is an mcp.Transport over newline-delimited JSON-RPC on a reader
+// and a writer (stdin and stdout), with the guarantees of the package. It
+// takes the place of the SDK's mcp.IOTransport, which ends the connection
+// on the first malformed frame. Neither stream is closed by the transport.
+type Transport struct {
+	Reader io.Reader
+	Writer io.Writer
+	// Logger receives one line per refused frame (the first ten at warn
+	// level, the rest at debug); nil discards them.
+	Logger *slog.Logger
+	// MaxFrame bounds a frame in bytes; 0 means MaxFrame.
+	MaxFrame int
+}
+
+// Connect implements mcp.Transport. A transport is connected once.
+func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
+	if t.Reader == nil || t.Writer == nil {
+		return nil, errors.New("jsonrpcio: Transport needs a Reader and a Writer")
+	}
+	log := t.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	limit := t.MaxFrame
+	if limit <= 0 {
+		limit = MaxFrame
+	}
+	c := &conn{
+		out:      &frameWriter{w: t.Writer},
+		incoming: make(chan incoming),
+		closed:   make(chan struct{}),
+		log:      log,
+	}
+	go c.readLoop(newLineReader(t.Reader, limit))
+	return c, nil
+}
+
+// incoming is a message for the SDK, or the error that ends the input.
+type incoming struct {
+	msg jsonrpc.Message
+	err error
+}
+
+type conn struct {
+	out       *frameWriter
+	incoming  chan incoming
+	closed    chan struct{}
+	closeOnce sync.Once
+	log       *slog.Logger
+	// readErr is the error that ended the input, once Read has seen it
+	// (Read is called by one goroutine at a time).
+	readErr error
+	// refused counts the frames answered with an error (read loop only).
+	refused int
+}
+
+// Read implements mcp.Connection.
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.readErr != nil {
+		return nil, c.readErr
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case in := <-c.incoming:
+		if in.err != nil {
+			c.readErr = in.err
+		}
+		return in.msg, in.err
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.out.write(data)
+}
+
+// Close implements mcp.Connection: it ends Read; the streams stay open.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection: stdio has no session id.
+func (c *conn) SessionID() string { return "" }
+
+// deliver hands in to Read; false once the connection is closed.
+func (c *conn) deliver(in incoming) bool {
+	select {
+	case c.incoming <- in:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// readLoop reads frames until the input ends, answering the malformed ones
+// and delivering the others.
+func (c *conn) readLoop(r *lineReader) {
+	for {
+		line, tooLong, err := r.next()
+		switch {
+		case tooLong:
+			if !c.refuse(&Error{Code: CodeParseError, Message: "parse error: the frame is over " + sizeText(r.limit) + "; skipped to the next newline"}, r.lastLen) {
+				return
+			}
+		case len(trimSpace(line)) > 0:
+			if !c.frame(line) {
+				return
+			}
+		}
+		if err != nil {
+			c.deliver(incoming{err: err})
+			return
+		}
+		select {
+		case <-c.closed:
+			return
+		default:
+		}
+	}
+}
+
+// frame handles one non-blank line; false when the connection is done.
+func (c *conn) frame(line []byte) bool {
+	msg, kind, ferr := Decode(line)
+	switch {
+	case ferr != nil:
+		return c.refuse(ferr, int64(len(line)))
+	case kind == Unattributed:
+		c.log.Warn("JSON-RPC error response with id null dropped (it answers no call)", "bytes", len(line))
+		return true
+	}
+	return c.deliver(incoming{msg: msg})
+}
+
+// refuse answers a malformed frame; false when the answer cannot be
+// written (the connection is then over).
+func (c *conn) refuse(e *Error, size int64) bool {
+	c.refused++
+	level := slog.LevelWarn
+	if c.refused > 10 {
+		level = slog.LevelDebug
+	}
+	c.log.Log(context.Background(), level, "malformed JSON-RPC frame answered with an error", "code", int(e.Code), "error", e.Message, "bytes", size, "refused", c.refused)
+	if err := c.out.write(errorFrame(e)); err != nil {
+		c.deliver(incoming{err: err})
+		return false
+	}
+	return true
+}
+
+// errorFrame is the JSON-RPC error response for e.
+func errorFrame(e *Error) []byte {
+	msg, _ := json.Marshal(e.Message)
+	b := make([]byte, 0, 64+len(msg)+len(e.ID))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	if e.ID != nil {
+		b = append(b, e.ID...)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = append(b, msg...)
+	return append(b, "}}"...)
+}
+
+// sizeText says n bytes in MiB when it is a whole number of them.
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// frameWriter writes whole frames, each in one Write call under a mutex,
+// so that no two frames interleave.
+type frameWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func (w *frameWriter) write(frame []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(append(w.buf[:0], frame...), '\n')
+	_, err := w.w.Write(w.buf)
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil // do not keep a large answer's buffer
+	}
+	return err
+}
+
+// lineReader reads lines of at most limit bytes, discarding longer ones
+// without holding them.
+type lineReader struct {
+	r     *bufio.Reader
+	limit int
+	buf   []byte
+	// lastLen is the length of the last line read, counted even when it
+	// was discarded.
+	lastLen int64
+}
+
+func newLineReader(r io.Reader, limit int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// next returns the next line without its newline (valid until the next
+// call), or tooLong when it was over the limit and discarded. err is the read
+// error after the line (io.EOF at the end; a last line without newline is
+// returned with it).
+func (r *lineReader) next() (line []byte, tooLong bool, err error) {
+	if cap(r.buf) > 1<<20 {
+		r.buf = nil // do not keep a large frame's buffer
+	}
+	r.buf = r.buf[:0]
+	r.lastLen = 0
+	for {
+		chunk, err := r.r.ReadSlice('\n')
+		r.lastLen += int64(len(chunk))
+		if err == bufio.ErrBufferFull {
+			if !tooLong && len(r.buf)+len(chunk) > r.limit {
+				tooLong, r.buf = true, nil
+			}
+			if !tooLong {
+				r.buf = appendDoubling(r.buf, chunk)
+			}
+			continue
+		}
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			chunk = chunk[:len(chunk)-1]
+			r.lastLen--
+		}
+		if tooLong || len(r.buf)+len(chunk) > r.limit {
+			return nil, true, err
+		}
+		if len(r.buf) == 0 {
+			return chunk, false, err
+		}
+		r.buf = appendDoubling(r.buf, chunk)
+		return r.buf, false, err
+	}
+}
+
+// appendDoubling appends, doubling the capacity when it grows (append
+// grows large slices by a quarter: reaching 16 MiB would allocate 80 MiB
+// on the way, against 32 MiB by doubling).
+func appendDoubling(buf, b []byte) []byte {
+	if need := len(buf) + len(b); need > cap(buf) {
+		grown := make([]byte, len(buf), max(2*cap(buf), need))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, b...)
+}

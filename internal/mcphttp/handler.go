@@ -1,0 +1,527 @@
+package mcphttp
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of Options.
+const (
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions        = 1000
+	DefaultBodyTimeout        = 10 * time.Second
+	DefaultMaxBodyBytes       = mcp.DefaultMaxRequestBodyBytes
+)
+
+// Options configure a Handler. The zero value is usable: no key, the
+// defaults above.
+type Options struct {
+	// AllowedOrigins are origins ("https://app.example.com",
+	// "http://localhost:3000") served besides the listen address's own.
+	AllowedOrigins []string
+	// Verify checks the key of every request (from X-API-Key, or
+	// Authorization: Bearer). It returns auth.ErrInvalidToken (wrapped) for
+	// a bad key. The TokenInfo it returns may have a zero Expiration. nil:
+	// no key is asked for.
+	Verify auth.TokenVerifier
+	// ResourceMetadataURL is announced in the WWW-Authenticate header of a
+	// 401 (RFC 9728), for OAuth clients.
+	ResourceMetadataURL string
+	// SessionIdleTimeout closes a session with no request for this long;
+	// 0 means DefaultSessionIdleTimeout, negative never.
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps the open sessions; 0 means DefaultMaxSessions.
+	MaxSessions int
+	// BodyTimeout bounds the time a request body takes to arrive; 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Now is the clock of the idle expiry; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Handler serves MCP over Streamable HTTP (mount it at /mcp).
+type Handler struct {
+	sdk http.Handler
+	// authed is the part of ServeHTTP after the Origin check, behind the
+	// key check when there is one.
+	authed    http.Handler
+	getServer func(*http.Request) *mcp.Server
+	origins   map[string]bool
+	opts      Options
+	log       *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	// idle holds the sessions with no request in flight, the one idle the
+	// longest at the back.
+	idle    *list.List
+	pending int // sessions being created
+	closed  bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+type session struct {
+	id       string
+	ss       *mcp.ServerSession
+	inFlight int
+	// idleSince is when the last request ended; elem is its place in
+	// Handler.idle while inFlight is 0.
+	idleSince time.Time
+	elem      *list.Element
+}
+
+// New returns a Handler serving the servers getServer gives (as
+// mcp.NewStreamableHTTPHandler). Close it to stop its expiry sweeps and
+// close its sessions.
+func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, error) {
+	origins := map[string]bool{}
+	for _, o := range opts.AllowedOrigins {
+		n, err := normalizeOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+		origins[n] = true
+	}
+	if opts.SessionIdleTimeout == 0 {
+		opts.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessions < 0 {
+		return nil, fmt.Errorf("max sessions: %d is not a count", opts.MaxSessions)
+	}
+	if opts.BodyTimeout == 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	if opts.BodyTimeout < 0 {
+		return nil, fmt.Errorf("body timeout: %s is negative", opts.BodyTimeout)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{
+		getServer: getServer,
+		origins:   origins,
+		opts:      opts,
+		log:       log,
+		sessions:  map[string]*session{},
+		idle:      list.New(),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	// The SDK's DNS-rebinding protection stays on (DisableLocalhostProtection
+	// is never set); its own idle timeout is not used: ours is on the
+	// injected clock and the cap needs the same idle times.
+	h.sdk = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Logger:              log,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+	})
+	h.authed = http.HandlerFunc(h.serveAuthed)
+	if opts.Verify != nil {
+		// The SDK's middleware, so that the TokenInfo lands where the SDK
+		// reads it (tool handlers, the session's user check).
+		h.authed = auth.RequireBearerToken(opts.Verify, &auth.RequireBearerTokenOptions{
+			ResourceMetadataURL:    opts.ResourceMetadataURL,
+			AllowMissingExpiration: true,
+		})(h.authed)
+	}
+	go h.sweepLoop()
+	return h, nil
+}
+
+// StaticKey is a Verify that accepts one key, compared in constant time.
+func StaticKey(key string) auth.TokenVerifier {
+	want := []byte(key)
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if subtle.ConstantTimeCompare([]byte(token), want) != 1 {
+			return nil, fmt.Errorf("%w: missing or wrong API key", auth.ErrInvalidToken)
+		}
+		return &auth.TokenInfo{}, nil
+	}
+}
+
+// Sessions is the number of open sessions.
+func (h *Handler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// Close stops the expiry sweeps and closes every session.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	var all []*session
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	h.sessions = map[string]*session{}
+	h.idle.Init()
+	h.mu.Unlock()
+	close(h.stop)
+	<-h.done
+	for _, s := range all {
+		_ = s.ss.Close()
+	}
+	return nil
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Everything read from the client until the body is in, the discarding
+	// of an unread body after a refusal included, is bounded by one
+	// deadline. Errors mean the connection cannot take deadlines (not a
+	// net/http server): nothing to bound then.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+
+	if rebound(r) {
+		// The SDK refuses it too; refused here before any session is
+		// counted or evicted for it.
+		writeError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not a loopback name on a loopback address (DNS rebinding?)")
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
+		h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
+		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
+		return
+	}
+	if h.opts.Verify != nil {
+		if key := r.Header.Get("X-API-Key"); key != "" {
+			// One place for the key, X-API-Key first: the SDK's
+			// auth.RequireBearerToken reads it there.
+			r.Header.Set("Authorization", "Bearer "+key)
+		} else if a := r.Header.Get("Authorization"); len(a) < 7 || !strings.EqualFold(a[:7], "bearer ") {
+			if h.opts.ResourceMetadataURL != "" {
+				w.Header().Set("WWW-Authenticate", "Bearer resource_metadata="+strconv.Quote(h.opts.ResourceMetadataURL))
+			}
+			writeError(w, http.StatusUnauthorized, "missing API key: send X-API-Key or Authorization: Bearer")
+			return
+		}
+	}
+	h.authed.ServeHTTP(w, r)
+}
+
+// serveAuthed serves a request whose origin and key are good.
+func (h *Handler) serveAuthed(w http.ResponseWriter, r *http.Request) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" && r.Method == http.MethodPost {
+		h.serveNew(w, r, body)
+		return
+	}
+	h.serveSession(w, r, sid)
+}
+
+// readBody reads the whole body within the deadline already set and gives
+// the SDK a copy; false when the request was answered.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		h.log.Warn("MCP request body too slow: cut off", "timeout", h.opts.BodyTimeout, "received", len(body))
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, "the request body did not arrive within "+h.opts.BodyTimeout.String())
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return nil, false
+	case int64(len(body)) > h.opts.MaxBodyBytes:
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestEntityTooLarge, "the request body is over "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return body, true
+}
+
+// serveNew serves a POST without session id: an initialize makes a
+// session.
+func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) {
+	// Room is made only for what may be an initialize (the loose test
+	// errs towards making room); anything else makes no session the SDK
+	// keeps, and must not evict one.
+	mayInit := bytes.Contains(body, []byte(`"initialize"`))
+	if mayInit && !h.reserve(w) {
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	func() {
+		defer func() {
+			if mayInit {
+				h.mu.Lock()
+				h.pending--
+				h.mu.Unlock()
+			}
+		}()
+		h.sdk.ServeHTTP(sw, r)
+	}()
+
+	id := sw.Header().Get("Mcp-Session-Id")
+	if id == "" || sw.status/100 != 2 {
+		return
+	}
+	ss := h.findSession(r, id)
+	if ss == nil {
+		return // the SDK closed it: its initialize failed
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		go ss.Close()
+		return
+	}
+	s := &session{id: id, ss: ss}
+	h.sessions[id] = s
+	h.idleLocked(s, h.opts.Now())
+	// A session made without room reserved (the SDK read as initialize
+	// what the test above did not) still counts: the cap holds.
+	for len(h.sessions) > h.opts.MaxSessions {
+		if !h.evictLocked(h.opts.Now()) {
+			break
+		}
+	}
+}
+
+// reserve makes room for one new session, evicting the session idle the
+// longest at the cap; false when it answered 503 (every session busy).
+func (h *Handler) reserve(w http.ResponseWriter) bool {
+	now := h.opts.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked(now)
+	if len(h.sessions)+h.pending >= h.opts.MaxSessions && !h.evictLocked(now) {
+		h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions: all %d are busy; retry later", h.opts.MaxSessions))
+		return false
+	}
+	h.pending++
+	return true
+}
+
+// evictLocked closes the session idle the longest; false when none is idle.
+func (h *Handler) evictLocked(now time.Time) bool {
+	e := h.idle.Back()
+	if e == nil {
+		return false
+	}
+	s := e.Value.(*session)
+	h.forgetLocked(s)
+	h.log.Info("MCP session evicted to make room (the cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions", h.opts.MaxSessions)
+	go s.ss.Close()
+	return true
+}
+
+// findSession is the SDK's session with id, if it is open and initialized.
+func (h *Handler) findSession(r *http.Request, id string) *mcp.ServerSession {
+	server := h.getServer(r)
+	if server == nil {
+		return nil
+	}
+	for ss := range server.Sessions() {
+		if ss.ID() == id {
+			if ss.InitializeParams() == nil {
+				return nil
+			}
+			return ss
+		}
+	}
+	return nil
+}
+
+// serveSession serves a request of an existing session (or one the SDK
+// refuses: no or unknown session id).
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	h.mu.Lock()
+	h.expireLocked(h.opts.Now())
+	s := h.sessions[id]
+	if s != nil {
+		if s.inFlight == 0 {
+			h.idle.Remove(s.elem)
+			s.elem = nil
+		}
+		s.inFlight++
+	}
+	h.mu.Unlock()
+
+	sw := &statusWriter{ResponseWriter: w}
+	h.sdk.ServeHTTP(sw, r)
+
+	if s == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.inFlight--
+	if h.sessions[id] != s {
+		return // expired, evicted or closed meanwhile
+	}
+	ended := sw.status == http.StatusNotFound || r.Method == http.MethodDelete && sw.status/100 == 2
+	if ended {
+		delete(h.sessions, id)
+		if s.elem != nil {
+			h.idle.Remove(s.elem)
+		}
+		return
+	}
+	if s.inFlight == 0 {
+		h.idleLocked(s, h.opts.Now())
+	}
+}
+
+// idleLocked puts s, with no request in flight, at the front of idle.
+func (h *Handler) idleLocked(s *session, now time.Time) {
+	s.idleSince = now
+	s.elem = h.idle.PushFront(s)
+}
+
+// forgetLocked drops an idle session from the table.
+func (h *Handler) forgetLocked(s *session) {
+	delete(h.sessions, s.id)
+	if s.elem != nil {
+		h.idle.Remove(s.elem)
+		s.elem = nil
+	}
+}
+
+// expireLocked closes the sessions idle for the timeout or longer.
+func (h *Handler) expireLocked(now time.Time) {
+	if h.opts.SessionIdleTimeout < 0 {
+		return
+	}
+	for e := h.idle.Back(); e != nil; e = h.idle.Back() {
+		s := e.Value.(*session)
+		if now.Sub(s.idleSince) < h.opts.SessionIdleTimeout {
+			return
+		}
+		h.forgetLocked(s)
+		h.log.Info("idle MCP session expired", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second))
+		go s.ss.Close()
+	}
+}
+
+// ExpireIdle closes the sessions idle for the timeout or longer now; the
+// handler also does it on every request and on a timer.
+func (h *Handler) ExpireIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked(h.opts.Now())
+}
+
+// sweepLoop expires idle sessions when no request comes to do it.
+func (h *Handler) sweepLoop() {
+	defer close(h.done)
+	period := time.Minute
+	if t := h.opts.SessionIdleTimeout / 10; t > 0 && t < period {
+		period = max(t, time.Second)
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-tick.C:
+			h.ExpireIdle()
+		}
+	}
+}
+
+// Timeouts of NewServer.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	IdleConnTimeout   = 2 * time.Minute
+)
+
+// NewServer is an http.Server for handler with the timeouts a server facing
+// untrusted clients needs: request headers within ReadHeaderTimeout, an
+// idle keep-alive connection closed after IdleConnTimeout. It sets no
+// ReadTimeout or WriteTimeout, which would cut the long-lived event
+// streams: a Handler bounds each request body itself.
+func NewServer(handler http.Handler, log *slog.Logger) *http.Server {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       IdleConnTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if log != nil {
+		srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	}
+	return srv
+}
+
+// writeError answers with a JSON-RPC error body (the SDK's client reads it).
+func writeError(w http.ResponseWriter, status int, message string) {
+	msg, _ := json.Marshal(message)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":%s}}`, msg)
+}
+
+// statusWriter notes the status of an answer. Unwrap lets the SDK flush
+// its event streams through it (http.ResponseController).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,544 @@
+// Package oauth is the resource-server side of OAuth 2.0 for the team
+// server: it validates JWT access tokens issued by an external identity
+// provider and describes this server as a protected resource (RFC 9728),
+// as the MCP authorization specification asks of an MCP server.
+//
+// # Guarantees
+//
+//   - A token is accepted only when every check passes: a signature by a key
+//     the issuer publishes in its JWKS (RS256, RS384, RS512, PS256, ES256,
+//     ES384; "none" and the HMAC algorithms are refused: an HMAC key would be
+//     a secret this server does not have), the issuer exactly the
+//     configured one, the configured audience among `aud`, `exp` in the
+//     future and `nbf`/`iat` not in the future (with one minute of leeway for
+//     clock skew).
+//   - Scopes come from `scope` (space-separated, RFC 8693/9068) or `scp` (a
+//     list); the caller asks for the one it needs (ScopeRead, ScopeWrite).
+//   - The JWKS is fetched from the issuer's metadata (RFC 8414, then OpenID
+//     discovery), cached, and fetched again when a token names a key id it
+//     does not hold (key rotation), at most once every RefetchAfter.
+//   - Every failure is an *Error with a reason fit for a WWW-Authenticate
+//     header; a token's content never appears in it.
+package oauth
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	_ "crypto/sha256" // RS256, PS256, ES256
+	_ "crypto/sha512" // RS384, RS512, ES384
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The scopes of the team server.
+const (
+	ScopeRead  = "vault:read"
+	ScopeWrite = "vault:write"
+)
+
+// Leeway is the clock skew tolerated on exp, nbf and iat.
+const Leeway = time.Minute
+
+// RefetchAfter bounds how often an unknown key id makes the JWKS be fetched
+// again.
+const RefetchAfter = 30 * time.Second
+
+// maxDoc bounds a metadata or JWKS document.
+const maxDoc = 1 << 20
+
+// Error is a token refused. Code is "invalid_token" or
+// "insufficient_scope" (RFC 6750).
+type Error struct {
+	Code   string
+	Reason string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Reason }
+
+func invalid(format string, args ...any) error {
+	return &Error{Code: "invalid_token", Reason: fmt.Sprintf(format, args...)}
+}
+
+// Claims is what the server uses of a valid token.
+type Claims struct {
+	Subject string
+	Name    string // "name" or "preferred_username", for commit authorship
+	Email   string
+	Scopes  []string
+	Expiry  time.Time
+}
+
+// Has reports whether the token carries scope.
+func (c *Claims) Has(scope string) bool {
+	for _, s := range c.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Verifier validates tokens of one issuer for one audience.
+type Verifier struct {
+	Issuer   string
+	Audience string
+	// Client fetches the metadata and the JWKS; nil means a client with a
+	// 10 s timeout.
+	Client *http.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	keys    map[string]crypto.PublicKey // by kid ("" for a key without one)
+	fetched time.Time
+	jwksURI string
+}
+
+func (v *Verifier) now() time.Time {
+	if v.Now != nil {
+		return v.Now()
+	}
+	return time.Now()
+}
+
+func (v *Verifier) client() *http.Client {
+	if v.Client != nil {
+		return v.Client
+	}
+	return &http.Client{Timeout: 10 * time.Second}
+}
+
+// Verify checks a compact JWS access token and returns its claims.
+func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, invalid("not a JWT")
+	}
+	var hdr struct {
+		Alg string `json:"alg"`
+		Kid string `json:"kid"`
+		Typ string `json:"typ"`
+	}
+	if err := decodePart(parts[0], &hdr); err != nil {
+		return nil, invalid("the header is not valid: %v", err)
+	}
+	hash, kind, ok := algorithm(hdr.Alg)
+	if !ok {
+		return nil, invalid("algorithm %q is not accepted", hdr.Alg)
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil {
+		return nil, invalid("the signature is not base64url")
+	}
+	key, err := v.key(ctx, hdr.Kid)
+	if err != nil {
+		return nil, err
+	}
+	h := hash.New()
+	h.Write([]byte(parts[0] + "." + parts[1]))
+	if err := verifySig(key, kind, hash, h.Sum(nil), sig); err != nil {
+		return nil, err
+	}
+	var c struct {
+		Iss   string          `json:"iss"`
+		Sub   string          `json:"sub"`
+		Aud   json.RawMessage `json:"aud"`
+		Exp   *json.Number    `json:"exp"`
+		Nbf   *json.Number    `json:"nbf"`
+		Iat   *json.Number    `json:"iat"`
+		Scope string          `json:"scope"`
+		Scp   []string        `json:"scp"`
+		Name  string          `json:"name"`
+		User  string          `json:"preferred_username"`
+		Email string          `json:"email"`
+	}
+	if err := decodePart(parts[1], &c); err != nil {
+		return nil, invalid("the claims are not valid: %v", err)
+	}
+	if c.Iss != v.Issuer {
+		return nil, invalid("the token was issued by another issuer")
+	}
+	if !audienceHas(c.Aud, v.Audience) {
+		return nil, invalid("the token is not meant for this server (audience)")
+	}
+	now := v.now()
+	exp, err := numericDate(c.Exp)
+	if err != nil || exp.IsZero() {
+		return nil, invalid("the token has no valid expiry")
+	}
+	if !now.Before(exp.Add(Leeway)) {
+		return nil, invalid("the token has expired")
+	}
+	for _, d := range []*json.Number{c.Nbf, c.Iat} {
+		t, err := numericDate(d)
+		if err != nil {
+			return nil, invalid("a time claim is not a number")
+		}
+		if !t.IsZero() && t.After(now.Add(Leeway)) {
+			return nil, invalid("the token is not valid yet")
+		}
+	}
+	out := &Claims{Subject: c.Sub, Name: c.Name, Email: c.Email, Expiry: exp}
+	if out.Name == "" {
+		out.Name = c.User
+	}
+	out.Scopes = append(strings.Fields(c.Scope), c.Scp...)
+	return out, nil
+}
+
+// Require checks that c carries scope.
+func Require(c *Claims, scope string) error {
+	if c.Has(scope) {
+		return nil
+	}
+	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope}
+}
+
+func decodePart(s string, v any) error {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+func numericDate(n *json.Number) (time.Time, error) {
+	if n == nil {
+		return time.Time{}, nil
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)), nil
+}
+
+func audienceHas(raw json.RawMessage, want string) bool {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one == want
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		for _, a := range many {
+			if a == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type sigKind int
+
+const (
+	sigRSA sigKind = iota
+	sigPSS
+	sigEC
+)
+
+func algorithm(alg string) (crypto.Hash, sigKind, bool) {
+	switch alg {
+	case "RS256":
+		return crypto.SHA256, sigRSA, true
+	case "RS384":
+		return crypto.SHA384, sigRSA, true
+	case "RS512":
+		return crypto.SHA512, sigRSA, true
+	case "PS256":
+		return crypto.SHA256, sigPSS, true
+	case "ES256":
+		return crypto.SHA256, sigEC, true
+	case "ES384":
+		return crypto.SHA384, sigEC, true
+	}
+	return 0, 0, false
+}
+
+func verifySig(key crypto.PublicKey, kind sigKind, hash crypto.Hash, digest, sig []byte) error {
+	bad := invalid("the signature does not verify")
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		switch kind {
+		case sigRSA:
+			if rsa.VerifyPKCS1v15(k, hash, digest, sig) != nil {
+				return bad
+			}
+			return nil
+		case sigPSS:
+			if rsa.VerifyPSS(k, hash, digest, sig, nil) != nil {
+				return bad
+			}
+			return nil
+		}
+	case *ecdsa.PublicKey:
+		if kind != sigEC {
+			break
+		}
+		n := (k.Curve.Params().BitSize + 7) / 8
+		if len(sig) != 2*n {
+			return bad
+		}
+		r, s := new(big.Int).SetBytes(sig[:n]), new(big.Int).SetBytes(sig[n:])
+		if !ecdsa.Verify(k, digest, r, s) {
+			return bad
+		}
+		return nil
+	}
+	return invalid("the key does not match the token's algorithm")
+}
+
+// key returns the issuer's key kid, fetching the JWKS when it is not known
+// (at most once every RefetchAfter).
+func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if k, ok := v.lookup(kid); ok {
+		return k, nil
+	}
+	if !v.fetched.IsZero() && v.now().Sub(v.fetched) < RefetchAfter {
+		return nil, invalid("the token's signing key is not one the issuer publishes")
+	}
+	if err := v.fetchLocked(ctx); err != nil {
+		return nil, &Error{Code: "invalid_token", Reason: "the issuer's keys could not be fetched: " + err.Error()}
+	}
+	if k, ok := v.lookup(kid); ok {
+		return k, nil
+	}
+	return nil, invalid("the token's signing key is not one the issuer publishes")
+}
+
+func (v *Verifier) lookup(kid string) (crypto.PublicKey, bool) {
+	if k, ok := v.keys[kid]; ok {
+		return k, true
+	}
+	if kid == "" && len(v.keys) == 1 {
+		for _, k := range v.keys {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// Refresh fetches the issuer's metadata and keys now (at start, so a
+// misconfigured issuer is reported at once).
+func (v *Verifier) Refresh(ctx context.Context) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.fetchLocked(ctx)
+}
+
+func (v *Verifier) fetchLocked(ctx context.Context) error {
+	v.fetched = v.now()
+	if v.jwksURI == "" {
+		uri, err := v.discover(ctx)
+		if err != nil {
+			return err
+		}
+		v.jwksURI = uri
+	}
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := v.getJSON(ctx, v.jwksURI, &set); err != nil {
+		return err
+	}
+	keys := make(map[string]crypto.PublicKey, len(set.Keys))
+	for _, raw := range set.Keys {
+		kid, k, err := parseJWK(raw)
+		if err != nil {
+			continue // a key of a kind we do not use
+		}
+		keys[kid] = k
+	}
+	if len(keys) == 0 {
+		return errors.New("the JWKS holds no usable key")
+	}
+	v.keys = keys
+	return nil
+}
+
+// discover finds the JWKS of the issuer: RFC 8414 metadata first, then
+// OpenID Connect discovery.
+func (v *Verifier) discover(ctx context.Context) (string, error) {
+	base := strings.TrimSuffix(v.Issuer, "/")
+	var lastErr error
+	for _, u := range metadataURLs(base) {
+		var md struct {
+			Issuer  string `json:"issuer"`
+			JWKSURI string `json:"jwks_uri"`
+		}
+		if err := v.getJSON(ctx, u, &md); err != nil {
+			lastErr = err
+			continue
+		}
+		if md.Issuer != v.Issuer || md.JWKSURI == "" {
+			lastErr = fmt.Errorf("%s names issuer %q and jwks_uri %q", u, md.Issuer, md.JWKSURI)
+			continue
+		}
+		return md.JWKSURI, nil
+	}
+	return "", lastErr
+}
+
+// metadataURLs are where an issuer's metadata lives: RFC 8414 inserts the
+// well-known segment before the issuer's path; OpenID appends it.
+func metadataURLs(base string) []string {
+	scheme, rest, ok := strings.Cut(base, "://")
+	if !ok {
+		return []string{base + "/.well-known/openid-configuration"}
+	}
+	host, p, _ := strings.Cut(rest, "/")
+	if p != "" {
+		p = "/" + p
+	}
+	return []string{
+		scheme + "://" + host + "/.well-known/oauth-authorization-server" + p,
+		base + "/.well-known/openid-configuration",
+	}
+}
+
+func (v *Verifier) getJSON(ctx context.Context, url string, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := v.client().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDoc+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > maxDoc {
+		return fmt.Errorf("GET %s: the document is over %d bytes", url, maxDoc)
+	}
+	return json.Unmarshal(body, into)
+}
+
+// parseJWK reads one RSA or EC public key of a JWKS.
+func parseJWK(raw json.RawMessage) (string, crypto.PublicKey, error) {
+	var k struct {
+		Kty string `json:"kty"`
+		Kid string `json:"kid"`
+		Use string `json:"use"`
+		N   string `json:"n"`
+		E   string `json:"e"`
+		Crv string `json:"crv"`
+		X   string `json:"x"`
+		Y   string `json:"y"`
+	}
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return "", nil, err
+	}
+	if k.Use != "" && k.Use != "sig" {
+		return "", nil, errors.New("not a signing key")
+	}
+	b := func(s string) (*big.Int, error) {
+		d, err := base64.RawURLEncoding.DecodeString(s)
+		if err != nil {
+			return nil, err
+		}
+		return new(big.Int).SetBytes(d), nil
+	}
+	switch k.Kty {
+	case "RSA":
+		n, err := b(k.N)
+		if err != nil {
+			return "", nil, err
+		}
+		e, err := b(k.E)
+		if err != nil || !e.IsInt64() || e.Int64() < 3 || n.BitLen() < 2048 {
+			return "", nil, errors.New("unusable RSA key")
+		}
+		return k.Kid, &rsa.PublicKey{N: n, E: int(e.Int64())}, nil
+	case "EC":
+		var curve elliptic.Curve
+		switch k.Crv {
+		case "P-256":
+			curve = elliptic.P256()
+		case "P-384":
+			curve = elliptic.P384()
+		default:
+			return "", nil, errors.New("unsupported curve")
+		}
+		x, err := b(k.X)
+		if err != nil {
+			return "", nil, err
+		}
+		y, err := b(k.Y)
+		if err != nil {
+			return "", nil, err
+		}
+		pub := &ecdsa.PublicKey{Curve: curve, X: x, Y: y}
+		if !curve.IsOnCurve(x, y) {
+			return "", nil, errors.New("the point is not on the curve")
+		}
+		return k.Kid, pub, nil
+	}
+	return "", nil, errors.New("unsupported key type")
+}
+
+// ProtectedResource is the RFC 9728 metadata of this server.
+type ProtectedResource struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name,omitempty"`
+}
+
+// Metadata describes a resource at the URL resource, protected by the
+// issuer (empty when the server takes API keys only).
+func Metadata(resource, issuer string) ProtectedResource {
+	pr := ProtectedResource{
+		Resource:               resource,
+		ScopesSupported:        []string{ScopeRead, ScopeWrite},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "vaultmcp team server",
+	}
+	if issuer != "" {
+		pr.AuthorizationServers = []string{issuer}
+	}
+	return pr
+}
+
+// MetadataPath is where the metadata is served (RFC 9728 section 3).
+const MetadataPath = "/.well-known/oauth-protected-resource"
+
+// Challenge is the WWW-Authenticate value of a 401 or 403 answer: the
+// error, and where the client finds the resource's metadata.
+func Challenge(metadataURL string, err *Error) string {
+	var b strings.Builder
+	b.WriteString(`Bearer realm="vaultmcp"`)
+	if metadataURL != "" {
+		fmt.Fprintf(&b, `, resource_metadata=%q`, metadataURL)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, `, error=%q, error_description=%q`, err.Code, strings.ReplaceAll(err.Reason, `"`, "'"))
+		if err.Code == "insufficient_scope" {
+			fmt.Fprintf(&b, `, scope=%q`, ScopeRead+" "+ScopeWrite)
+		}
+	}
+	return b.String()
+}

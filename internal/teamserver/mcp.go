@@ -1,0 +1,284 @@
+package teamserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
+	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// MCP over Streamable HTTP, one endpoint per project: /projects/{p}/mcp
+// (and /mcp?project=P; /mcp alone when the key may use exactly one
+// project). The same API keys authenticate it (withKey: 401 naming the
+// protected-resource metadata, rate limit, scope); a read-only key gets only
+// the read tools. Every write a tool makes goes through the same
+// bookkeeping as the REST API (author, ids, versions, audit).
+//
+// Each project's endpoint is an internal/mcphttp handler: Origin checked,
+// the SDK's DNS-rebinding protection on, bodies bounded in size and time,
+// idle sessions closed after mcphttp's idle timeout and sessions capped
+// (the idle one evicted first). A session belongs to the key that opened it:
+// the key is the session's user, so another key presenting its id is
+// refused by the SDK.
+
+// mcpKeyCtx carries the authenticated key to the MCP handler.
+type mcpKeyCtx struct{}
+
+// mcpHandlers holds each project's MCP handler and each (project, key)'s
+// MCP server.
+type mcpHandlers struct {
+	mu       sync.Mutex
+	handlers map[string]*mcphttp.Handler // by project id
+	servers  map[string]*mcp.Server      // by project id + key id
+}
+
+// mcpVersion is reported in the MCP handshake.
+var mcpVersion = "dev"
+
+// SetVersion sets the version the MCP endpoint reports.
+func SetVersion(v string) { mcpVersion = v }
+
+func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
+	ref := r.PathValue("p")
+	if ref == "" {
+		ref = r.URL.Query().Get("project")
+	}
+	if ref == "" {
+		ref = s.onlyProject(r.Context(), k)
+		if ref == "" {
+			errorf(http.StatusBadRequest, teamapi.CodeInvalidArgument, "which project? use /projects/{project}/mcp (or /mcp?project=NAME)").write(w)
+			return
+		}
+	}
+	s.withProjectRef(ref, w, r, k, s.serveMCP)
+}
+
+// onlyProject is the one project a key may use, or "".
+func (s *Server) onlyProject(ctx context.Context, k *teamstore.Key) string {
+	if len(k.Projects) == 1 {
+		return k.Projects[0]
+	}
+	ps, err := s.store.Projects(ctx)
+	if err != nil || len(ps) != 1 || !k.Allows(ps[0].ID) {
+		return ""
+	}
+	return ps[0].ID
+}
+
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
+	h, err := s.mcpHandler(pr)
+	if err != nil {
+		s.log.Error("MCP handler", "err", err)
+		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error").write(w)
+		return
+	}
+	ctx := context.WithValue(r.Context(), mcpKeyCtx{}, k)
+	if r.Method == http.MethodGet {
+		// A standalone event stream never ends by itself: it is exempt from
+		// the server's write timeout, and ended when the server shuts down so
+		// that the shutdown does not wait for it.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	h.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// mcpVerify gives mcphttp the key withKey already checked, as the
+// session's user (so a session is bound to its key).
+func mcpVerify(_ context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+	k, _ := r.Context().Value(mcpKeyCtx{}).(*teamstore.Key)
+	if k == nil || subtle.ConstantTimeCompare(HashKey(token), k.Hash) != 1 {
+		return nil, fmt.Errorf("%w: not the request's API key", auth.ErrInvalidToken)
+	}
+	scopes := []string{"vault:read"}
+	if !k.ReadOnly {
+		scopes = append(scopes, "vault:write")
+	}
+	return &auth.TokenInfo{UserID: k.ID, Scopes: scopes}, nil
+}
+
+// mcpHandler is the project's MCP handler (made once).
+func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if h, ok := s.mcp.handlers[pr.meta.ID]; ok {
+		return h, nil
+	}
+	h, err := mcphttp.New(func(r *http.Request) *mcp.Server {
+		k, _ := r.Context().Value(mcpKeyCtx{}).(*teamstore.Key)
+		if k == nil {
+			return nil
+		}
+		return s.mcpServer(pr, k)
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, Logger: s.log.With("project", pr.meta.Name)})
+	if err != nil {
+		return nil, err
+	}
+	if s.mcp.handlers == nil {
+		s.mcp.handlers = make(map[string]*mcphttp.Handler)
+	}
+	s.mcp.handlers[pr.meta.ID] = h
+	return h, nil
+}
+
+// mcpServer is the MCP server of a (project, key): the project's vault
+// with the key's rights and authorship.
+func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
+	id := pr.meta.ID + "\x00" + k.ID
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if srv, ok := s.mcp.servers[id]; ok {
+		return srv
+	}
+	key := *k
+	srv := mcpserver.New(&projectBackend{s: s, pr: pr, key: &key}, mcpserver.Options{Lang: s.cfg.Lang, ReadOnly: k.ReadOnly, Version: mcpVersion, Logger: s.log.With("project", pr.meta.Name, "key", k.Name)})
+	if s.mcp.servers == nil {
+		s.mcp.servers = make(map[string]*mcp.Server)
+	}
+	s.mcp.servers[id] = srv
+	return srv
+}
+
+// closeMCP closes every MCP session.
+func (s *Server) closeMCP() {
+	s.mcp.mu.Lock()
+	hs := s.mcp.handlers
+	s.mcp.handlers = nil
+	s.mcp.mu.Unlock()
+	for _, h := range hs {
+		h.Close()
+	}
+}
+
+// projectBackend is a project's vault as the MCP tools see it: reads go to
+// the vault service, writes through the server's write path.
+type projectBackend struct {
+	s   *Server
+	pr  *project
+	key *teamstore.Key
+}
+
+var (
+	_ api.WriteBackend = (*projectBackend)(nil)
+	_ api.Learner      = (*projectBackend)(nil)
+)
+
+func (b *projectBackend) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
+	return b.pr.svc.Search(ctx, req)
+}
+
+func (b *projectBackend) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
+	return b.pr.svc.GetNote(ctx, req)
+}
+
+func (b *projectBackend) List(ctx context.Context, req api.ListRequest) (*api.ListResult, error) {
+	return b.pr.svc.List(ctx, req)
+}
+
+func (b *projectBackend) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
+	return b.pr.svc.Backlinks(ctx, req)
+}
+
+func (b *projectBackend) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphResult, error) {
+	return b.pr.svc.Graph(ctx, req)
+}
+
+func (b *projectBackend) History(ctx context.Context, req api.HistoryRequest) (*api.HistoryResult, error) {
+	return b.pr.svc.History(ctx, req)
+}
+
+// write runs one tool write as the REST writes run: under the project's
+// lock, authored by the key, reconciled, audited.
+func (b *projectBackend) write(ctx context.Context, op string, fn func(ctx context.Context) (*api.WriteResult, error)) error {
+	if b.key.ReadOnly {
+		return &api.Error{Code: api.CodeReadOnly, Message: "the key is read-only"}
+	}
+	var failure error
+	wop := writeOp{pr: b.pr, op: "mcp " + op, apply: func(ctx context.Context) *outcome {
+		res, err := fn(ctx)
+		if err != nil {
+			failure = err
+			out := failed(vaultError(err))
+			return out
+		}
+		return b.s.written(ctx, b.pr, res, op+" "+res.Path, func(time.Time, map[string]teamstore.File) *response { return &response{status: http.StatusOK} })
+	}}
+	b.s.writes.Add(1)
+	defer b.s.writes.Done()
+	out := b.s.applyOp(ctx, b.key, wop, "")
+	if err := b.s.finish(context.WithoutCancel(ctx), b.key, wop, out, "", nil); err != nil {
+		b.s.log.Error("recording an MCP write", "err", err)
+	}
+	return failure
+}
+
+func (b *projectBackend) WriteNote(ctx context.Context, req api.WriteRequest) (res *api.WriteResult, err error) {
+	err = b.write(ctx, "write", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.WriteNote(ctx, req)
+		return res, err
+	})
+	return res, err
+}
+
+func (b *projectBackend) EditNote(ctx context.Context, req api.EditRequest) (res *api.WriteResult, err error) {
+	err = b.write(ctx, "edit", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.EditNote(ctx, req)
+		return res, err
+	})
+	return res, err
+}
+
+func (b *projectBackend) Move(ctx context.Context, req api.MoveRequest) (res *api.WriteResult, err error) {
+	err = b.write(ctx, "move", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.Move(ctx, req)
+		return res, err
+	})
+	return res, err
+}
+
+func (b *projectBackend) Delete(ctx context.Context, req api.DeleteRequest) (res *api.WriteResult, err error) {
+	err = b.write(ctx, "delete", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.Delete(ctx, req)
+		return res, err
+	})
+	return res, err
+}
+
+func (b *projectBackend) Undo(ctx context.Context, req api.UndoRequest) (res *api.WriteResult, err error) {
+	err = b.write(ctx, "undo", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.Undo(ctx, req)
+		return res, err
+	})
+	return res, err
+}
+
+func (b *projectBackend) Learn(ctx context.Context, req api.LearnRequest) (res *api.LearnResult, err error) {
+	err = b.write(ctx, "learn", func(ctx context.Context) (*api.WriteResult, error) {
+		res, err = b.pr.svc.Learn(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return &res.WriteResult, nil
+	})
+	return res, err
+}
