@@ -34,6 +34,8 @@ Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1, VAULT_LANG=
 VAULTMCP_API_KEY, VAULTMCP_ALLOWED_ORIGINS, VAULTMCP_SESSION_TIMEOUT, VAULTMCP_MAX_SESSIONS,
 VAULTMCP_BODY_TIMEOUT (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
 VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder).
+Remote mode (the tools of a team server's project): TEAM_VAULT_URL, TEAM_VAULT_API_KEY, TEAM_VAULT_PROJECT_ID,
+TEAM_VAULT_READ_ONLY=1.
 `
 
 // exitError carries an exit code.
