@@ -187,38 +187,27 @@ func (m *mirror) put(rel string, data []byte) error {
 
 // drop removes a copy and forgets it in the index. The gatekeeper removes
 // nothing under 99-archive (a note leaves the archive only by a move), so
-// a note gone from there empties the whole mirror: it is fetched again.
+// an archived copy is first moved out of it under a name no note of the
+// server has, then removed; a crash in between leaves a copy the next sync
+// removes.
 func (m *mirror) drop(rel string) error {
 	if m.hashOf(rel) == "" {
 		return nil
 	}
+	target := rel
 	if vaultfs.IsArchived(rel) {
-		return errRebuild
+		target = "vaultmcp-dropped-" + newKey() + ".md"
+		if err := m.w.Rename(rel, target); err != nil {
+			return err
+		}
 	}
-	if err := m.w.Remove(rel); err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
+	if err := m.w.Remove(target); err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
 		return err
 	}
 	m.w.PruneEmptyDirs(rel)
 	delete(m.hashes, rel)
 	m.svc.Refresh(rel)
 	return nil
-}
-
-var errRebuild = errors.New("the mirror must be fetched again")
-
-// rebuild empties the mirror: the folder is removed and opened again.
-func (m *mirror) rebuild(cache string) error {
-	m.log.Info("the project's local mirror is fetched again (a note left 99-archive)", "dir", m.dir)
-	m.svc.Close()
-	m.w.Close()
-	if err := os.RemoveAll(m.dir); err != nil {
-		return &api.Error{Code: api.CodeInternal, Message: "emptying the project's local mirror failed", Err: err}
-	}
-	if err := os.MkdirAll(m.dir, 0o700); err != nil {
-		return &api.Error{Code: api.CodeInternal, Message: "creating the project's local mirror failed", Err: err}
-	}
-	m.hashes, m.scanned = map[string]string{}, true
-	return m.open(cache)
 }
 
 // syncAll brings the whole mirror up to date: one listing, then only the
@@ -252,12 +241,7 @@ func (cl *call) syncAll(p project) (*mirror, error) {
 		if _, ok := want[rel]; ok {
 			continue
 		}
-		if err := m.drop(rel); errors.Is(err, errRebuild) {
-			if err := m.rebuild(cl.c.cacheDir); err != nil {
-				return nil, err
-			}
-			break
-		} else if err != nil {
+		if err := m.drop(rel); err != nil {
 			return nil, fieldErr("path", err)
 		}
 	}

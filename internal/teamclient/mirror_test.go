@@ -93,9 +93,11 @@ func TestPlainServerMirror(t *testing.T) {
 
 	p.setPlan(nil)
 	compare("first sync")
-	if n := fetches(p); n == 0 {
+	first := fetches(p)
+	if first == 0 {
 		t.Fatal("the first sync fetched nothing")
 	}
+	t.Logf("first sync: %d notes fetched", first)
 
 	// A change by someone else: only that note is fetched.
 	note, err := full.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/context.md"})
@@ -130,12 +132,19 @@ func TestPlainServerMirror(t *testing.T) {
 		t.Errorf("%d notes fetched with nothing changed", n)
 	}
 
-	// A note leaves 99-archive (its copy cannot be removed there): the
-	// mirror is fetched again and still answers the same.
-	if _, err := full.Move(ctx, api.MoveRequest{From: "99-archive/retry-fixed-interval.md", To: "02-wiki/go/retry-fixed-interval.md"}); err != nil {
+	// A note leaves 99-archive: its archived copy goes too.
+	unarchived, err := full.Move(ctx, api.MoveRequest{From: "99-archive/retry-fixed-interval.md", To: "02-wiki/go/retry-fixed-interval.md"})
+	if err != nil {
 		t.Fatal(err)
 	}
+	p.setPlan(nil)
 	compare("after an unarchive")
+	if n := fetches(p); n < 1 || n > len(unarchived.Files) {
+		t.Errorf("%d notes fetched after an unarchive that changed %d", n, len(unarchived.Files))
+	}
+	if h := c.mirrors["ex"].hashOf("99-archive/retry-fixed-interval.md"); h != "" {
+		t.Error("the archived copy is still in the mirror")
+	}
 
 	// A later start over the same cache fetches nothing.
 	c.Close()
