@@ -100,7 +100,7 @@ func (c *fakeClock) Sleeps() []time.Duration {
 // server is a real team server on 127.0.0.1 over a data directory holding
 // the example vault as project "ex" and an empty project "empty".
 type server struct {
-	t    *testing.T
+	t    testing.TB
 	data *teamserver.Data
 	srv  *teamserver.Server
 	http *httptest.Server
@@ -109,7 +109,7 @@ type server struct {
 	rw, ro string
 }
 
-func newServer(t *testing.T) *server {
+func newServer(t testing.TB) *server {
 	t.Helper()
 	ctx := context.Background()
 	d, err := teamserver.OpenData(ctx, t.TempDir(), nil)
@@ -204,7 +204,7 @@ type seen struct {
 // proxy is a fault-injecting proxy of the test's own in front of a team
 // server, on 127.0.0.1.
 type proxy struct {
-	t     *testing.T
+	t     testing.TB
 	to    string
 	clock *fakeClock
 	http  *httptest.Server
@@ -224,7 +224,7 @@ type canned struct {
 	body   string
 }
 
-func newProxy(t *testing.T, upstream http.Handler, clock *fakeClock) *proxy {
+func newProxy(t testing.TB, upstream http.Handler, clock *fakeClock) *proxy {
 	t.Helper()
 	up := httptest.NewServer(upstream)
 	t.Cleanup(up.Close)
