@@ -178,7 +178,7 @@ func (cl *call) send(r request) (*answer, error) {
 			}
 			maybe = maybe || (r.write && o.wrote)
 			if cl.ctx.Err() != nil && !o.timedOut {
-				return nil, cl.outOfBudget(r, maybe, describe(o))
+				return nil, cl.outOfBudget(r, maybe, "no answer before the budget ran out")
 			}
 			counted++
 			last = describe(o)
