@@ -51,14 +51,8 @@ func (c *Config) server(fs *flag.FlagSet) {
 
 // check validates the config: the vault must be an existing directory.
 func (c *Config) check() error {
-	switch strings.ToLower(c.Lang) {
-	case "":
-	case "en", "pt":
-		c.Lang = strings.ToLower(c.Lang)
-	case "pt-br", "pt_br":
-		c.Lang = "pt"
-	default:
-		return fmt.Errorf("--lang / VAULT_LANG: %q is not supported (use en or pt)", c.Lang)
+	if err := c.checkLang(); err != nil {
+		return err
 	}
 	if c.Vault == "" {
 		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR")
@@ -73,6 +67,25 @@ func (c *Config) check() error {
 	if !fi.IsDir() {
 		return fmt.Errorf("vault %s: not a directory", c.Vault)
 	}
+	return c.checkEnv()
+}
+
+// checkLang validates the language.
+func (c *Config) checkLang() error {
+	switch strings.ToLower(c.Lang) {
+	case "": // tool output in English, the profile detected from the vault
+	case "en", "pt":
+		c.Lang = strings.ToLower(c.Lang)
+	case "pt-br", "pt_br":
+		c.Lang = "pt"
+	default:
+		return fmt.Errorf("--lang / VAULT_LANG: %q is not supported (use en or pt)", c.Lang)
+	}
+	return nil
+}
+
+// checkEnv reads the cache folder and the log level from the environment.
+func (c *Config) checkEnv() error {
 	dir, err := cacheDir(os.Getenv("VAULTMCP_CACHE_DIR"))
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
@@ -33,6 +34,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if len(pos) > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected argument %q", pos[0])}
+	}
+	if r, ok := remoteFromEnv(); ok {
+		return runRemote(ctx, c, r, *httpAddr, *apiKey, hc, stdin, stdout, stderr)
 	}
 	if err := c.check(); err != nil {
 		return err
@@ -66,7 +70,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // serveHTTP serves MCP over Streamable HTTP at /mcp with the protections
 // of internal/mcphttp. Off loopback a key is required.
-func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc *vault.Service, opts mcpserver.Options) error {
+func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc api.Backend, opts mcpserver.Options) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--http %q: %w", addr, err)

@@ -52,6 +52,7 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 		backend: b,
 		msg:     newMessages(opts.Lang),
 		log:     opts.Logger,
+		team:    isTeam(b),
 	}
 	if env.log == nil {
 		env.log = slog.New(slog.DiscardHandler)
@@ -144,6 +145,9 @@ func instructions(m *messages, offered map[string]bool) string {
 	if offered["vault_undo"] {
 		parts = append(parts, m.get(msgInstructionsUndo))
 	}
+	if offered["vault_projects"] {
+		parts = append(parts, m.get(msgInstructionsTeam))
+	}
 	return strings.Join(parts, "\n")
 }
 
@@ -152,6 +156,9 @@ type env struct {
 	backend api.Backend
 	msg     *messages
 	log     *slog.Logger
+	// team says the backend serves several projects (api.Team): every
+	// tool takes the optional project argument (team.go).
+	team bool
 }
 
 // effect is what a tool does to the vault; it decides the annotations and
@@ -212,6 +219,9 @@ type toolSpec[In any, Out any] struct {
 	Call func(ctx context.Context, b api.Backend, in In) (*Out, error)
 	// Render is the text for the model.
 	Render func(m *messages, in In, out *Out) string
+	// NoProject leaves out the project argument a tool takes in team mode
+	// (for the tools about the team server itself).
+	NoProject bool
 }
 
 // tool turns a spec into a registration. Schemas are inferred from In and
@@ -232,6 +242,9 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 			out, err := outputSchema[Out]()
 			if err != nil {
 				panic(fmt.Sprintf("mcpserver: tool %s: output schema: %v", spec.Name, err))
+			}
+			if e.team && !spec.NoProject {
+				addProjectProperty(in)
 			}
 			s.AddTool(&mcp.Tool{
 				Name:         spec.Name,
@@ -261,6 +274,14 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	var raw json.RawMessage
 	if req != nil && req.Params != nil {
 		raw = req.Params.Arguments
+	}
+	if e.team && !spec.NoProject {
+		var project string
+		var err error
+		if raw, project, err = takeProject(e.msg, raw); err != nil {
+			return errorResult(err)
+		}
+		ctx = api.WithProject(ctx, project)
 	}
 	in, err := decodeArgs[In](e.msg, raw)
 	if err == nil && spec.Validate != nil {

@@ -29,6 +29,8 @@ func registry() []registration {
 		tool(moveTool),
 		tool(deleteTool),
 		tool(undoTool),
+		tool(whoamiTool),
+		tool(projectsTool),
 	}
 }
 

@@ -1,0 +1,212 @@
+package teamclient
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// The writes on a server without the extension endpoints, through the
+// basic files API. Each sends exactly one write request (with the call's
+// Idempotency-Key); what it reads first only prepares it.
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// diff is a unified diff of one file, as the local vault renders it.
+func diff(from, to, before, after string) string {
+	return udiff.Unified(from, to, before, after)
+}
+
+// plainWrite creates a note (POST files), or replaces one (PUT files/{id})
+// whose current hash the agent gave (sent as If-Match, so that a change
+// made since is never overwritten). The content is written as given: the
+// frontmatter merge and the default keys of a new note need the extension
+// endpoints.
+func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, error) {
+	if len(req.Frontmatter) > 0 {
+		return nil, api.Invalid("frontmatter", "this team server has only the basic files API: put the frontmatter block at the top of content instead")
+	}
+	rel := req.Path
+	f, err := cl.lookup(p, rel)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		ans, err := cl.create(p, rel, []byte(req.Content))
+		if err != nil {
+			return nil, err
+		}
+		return &api.WriteResult{Action: api.ActionCreated, Path: rel, Files: []string{rel}, SHA256: ans.File.ContentHash,
+			Committed: true, Warnings: ans.Warnings, Diff: diff("/dev/null", "b/"+rel, "", req.Content)}, nil
+	}
+	switch {
+	case req.ExpectedSHA256 == "":
+		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note", rel, f.ContentHash)}
+	case !strings.EqualFold(req.ExpectedSHA256, f.ContentHash):
+		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, f.ContentHash)}
+	}
+	before, err := cl.fetch(p, "path", rel, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := cl.replace(p, f.ID, strings.ToLower(req.ExpectedSHA256), []byte(req.Content))
+	if err != nil {
+		return nil, err
+	}
+	d := ""
+	if sha256Hex(before) == strings.ToLower(req.ExpectedSHA256) {
+		d = diff("a/"+rel, "b/"+rel, string(before), req.Content)
+	}
+	return &api.WriteResult{Action: api.ActionReplaced, Path: rel, Files: []string{rel}, SHA256: ans.File.ContentHash,
+		Committed: true, Warnings: ans.Warnings, Diff: d}, nil
+}
+
+// plainEdit reads the note, replaces the one occurrence of old_text, and
+// puts the result back if the note is still what was read (If-Match).
+func (cl *call) plainEdit(p project, req api.EditRequest) (*api.WriteResult, error) {
+	rel := req.Path
+	f, err := cl.mustLookup(p, "path", rel)
+	if err != nil {
+		return nil, err
+	}
+	before, err := cl.fetch(p, "path", rel, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	after, err := applyEdit(rel, before, req.OldText, req.NewText)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := cl.replace(p, f.ID, sha256Hex(before), after)
+	if err != nil {
+		return nil, err
+	}
+	return &api.WriteResult{Action: api.ActionEdited, Path: rel, Files: []string{rel}, SHA256: ans.File.ContentHash,
+		Committed: true, Warnings: ans.Warnings, Diff: diff("a/"+rel, "b/"+rel, string(before), string(after))}, nil
+}
+
+// plainMove renames the note (PATCH files/{id}); links to it are rewritten
+// only if the server does that itself.
+func (cl *call) plainMove(p project, req api.MoveRequest) (*api.WriteResult, error) {
+	f, err := cl.mustLookup(p, "from", req.From)
+	if err != nil {
+		return nil, err
+	}
+	ans, hash, err := cl.rename(p, f.ID, req.To)
+	if err != nil {
+		return nil, err
+	}
+	to := ans.File.Path
+	if to == "" {
+		to = req.To
+	}
+	return &api.WriteResult{Action: api.ActionMoved, From: req.From, Path: to, Files: []string{req.From, to}, SHA256: hash,
+		LinksRewritten: ans.LinksRewritten, NotesRewritten: ans.NotesRewritten, Committed: true, Warnings: ans.Warnings,
+		Diff: fmt.Sprintf("rename from %s\nrename to %s\n", req.From, to)}, nil
+}
+
+// plainDelete deletes the note (DELETE files/{id}). Without confirm it
+// first asks the project's mirror whether other notes link to it, as the
+// local vault does.
+func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult, error) {
+	rel := req.Path
+	f, err := cl.mustLookup(p, "path", rel)
+	if err != nil {
+		return nil, err
+	}
+	if !req.Confirm {
+		m, err := cl.syncAll(p)
+		if err != nil {
+			return nil, err
+		}
+		bl, err := m.svc.Backlinks(cl.ctx, api.BacklinksRequest{Path: rel})
+		if err != nil {
+			return nil, err
+		}
+		var others []string
+		for _, b := range bl.Backlinks {
+			if b.Path != rel {
+				others = append(others, b.Path)
+			}
+		}
+		n := bl.Total - (len(bl.Backlinks) - len(others))
+		if n > 0 {
+			shown := others[:min(len(others), 5)]
+			more := ""
+			if n > len(shown) {
+				more = fmt.Sprintf(" and %d more", n-len(shown))
+			}
+			return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", n, rel, strings.Join(shown, ", "), more)}
+		}
+	}
+	before, err := cl.fetch(p, "path", rel, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := cl.remove(p, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &api.WriteResult{Action: api.ActionDeleted, Path: rel, Files: []string{rel}, Committed: true, Warnings: ans.Warnings,
+		Diff: diff("a/"+rel, "/dev/null", string(before), "")}, nil
+}
+
+// applyEdit replaces the one occurrence of oldText in before with newText,
+// by the rule of vault_edit_note: occurrences are counted overlapping; when
+// there is none, the line endings of oldText are tried in the note's style
+// (CRLF vs LF); newText takes the note's line endings.
+func applyEdit(rel string, before []byte, oldText, newText string) ([]byte, error) {
+	text := string(before)
+	n, at := countOverlapping(text, oldText)
+	if n == 0 {
+		if alt := inEOLOf(oldText, before); alt != oldText {
+			if n, at = countOverlapping(text, alt); n > 0 {
+				oldText = alt
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
+	case n > 1:
+		return nil, &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
+	}
+	return []byte(text[:at] + inEOLOf(newText, before) + text[at+len(oldText):]), nil
+}
+
+// countOverlapping counts the occurrences of sub in s, overlapping ones
+// included, and returns the offset of the first.
+func countOverlapping(s, sub string) (int, int) {
+	n, first := 0, -1
+	for i := 0; i <= len(s); {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			break
+		}
+		if first < 0 {
+			first = i + j
+		}
+		n++
+		i += j + 1
+	}
+	return n, first
+}
+
+// inEOLOf gives text the line endings of like: CRLF when like has any,
+// else LF.
+func inEOLOf(text string, like []byte) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if bytes.Contains(like, []byte("\r\n")) {
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	return text
+}

@@ -1,0 +1,144 @@
+package teamclient
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// The tools on a server without the extension endpoints: get, history and
+// the writes through the basic files API (a replacement sends the hash the
+// agent saw as If-Match), learn and undo refused as unsupported.
+func TestPlainServerTools(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+
+	note, err := c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/context.md"})
+	if err != nil || note.Title != "Context cancellation in Go" || len(note.SHA256) != 64 || len(note.Links) == 0 {
+		t.Fatalf("get: %+v %v", note, err)
+	}
+	_, err = c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/nothing.md"})
+	wantCode(t, "get of a missing note", err, api.CodeNotFound)
+
+	created, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "# Plain\n\nSee [[context]].\n"})
+	if err != nil || created.Action != api.ActionCreated || !created.Committed || !strings.Contains(created.Diff, "+# Plain") {
+		t.Fatalf("create: %+v %v", created, err)
+	}
+	_, err = c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "x", Frontmatter: map[string]any{"tags": []string{"a"}}})
+	e := wantCode(t, "frontmatter on a plain server", err, api.CodeInvalidArgument)
+	if e.Field != "frontmatter" {
+		t.Errorf("field %q", e.Field)
+	}
+	_, err = c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "x"})
+	wantCode(t, "replace without a hash", err, api.CodeConflict)
+
+	p.setPlan(nil)
+	_, err = c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "x", ExpectedSHA256: strings.Repeat("a", 64)})
+	wantCode(t, "replace with a stale hash", err, api.CodeConflict)
+	for _, x := range p.seen() {
+		if x.method == http.MethodPut {
+			t.Error("a stale replacement was sent")
+		}
+	}
+	replaced, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "# Plain\n\nSecond. See [[context]].\n", ExpectedSHA256: created.SHA256})
+	if err != nil || replaced.Action != api.ActionReplaced || !strings.Contains(replaced.Diff, "+Second.") {
+		t.Fatalf("replace: %+v %v", replaced, err)
+	}
+	var put *seen
+	for _, x := range p.seen() {
+		if x.method == http.MethodPut {
+			put = &x
+		}
+	}
+	if put == nil || put.ifMatch != `"`+created.SHA256+`"` || put.idemKey == "" {
+		t.Errorf("the replacement was sent as %+v, want If-Match of the hash the agent saw", put)
+	}
+
+	// A colleague's change between the read and the write is never
+	// overwritten: the server refuses the If-Match.
+	p.setPlan(func(_ int, r *http.Request) (fault, *canned) {
+		if r.Method == http.MethodPut {
+			full := newClient(t, s.http.URL, s.rw, "ex", nil, 0)
+			if _, err := full.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "Second.", NewText: "Colleague's."}); err != nil {
+				t.Error(err)
+			}
+		}
+		return pass, nil
+	})
+	_, err = c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "# Plain", NewText: "# Plain note"})
+	e = wantCode(t, "edit over a colleague's change", err, api.CodeConflict)
+	if e.Field != "expected_sha256" || !strings.Contains(e.Message, "HTTP 412 precondition_failed") {
+		t.Errorf("error %v", e)
+	}
+	p.setPlan(nil)
+	got, err := c.GetNote(ctx, api.NoteRequest{Path: "notes/plain.md"})
+	if err != nil || !strings.Contains(got.Content, "Colleague's.") {
+		t.Fatalf("the colleague's change is gone: %+v %v", got, err)
+	}
+
+	edited, err := c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "# Plain", NewText: "# Plain note"})
+	if err != nil || edited.Action != api.ActionEdited {
+		t.Fatalf("edit: %+v %v", edited, err)
+	}
+	_, err = c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "absent", NewText: "x"})
+	wantCode(t, "edit of absent text", err, api.CodeNoMatch)
+	_, err = c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "e", NewText: "x"})
+	wantCode(t, "edit of ambiguous text", err, api.CodeNotUnique)
+
+	h, err := c.History(ctx, api.HistoryRequest{Path: "notes/plain.md", Limit: 2})
+	if err != nil || len(h.Versions) != 2 || h.Versions[0].ID == "" || h.Versions[0].Date == "" {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+
+	moved, err := c.Move(ctx, api.MoveRequest{From: "notes/plain.md", To: "notes/plain-moved.md"})
+	if err != nil || moved.Action != api.ActionMoved || moved.Path != "notes/plain-moved.md" || moved.From != "notes/plain.md" {
+		t.Fatalf("move: %+v %v", moved, err)
+	}
+	_, err = c.Move(ctx, api.MoveRequest{From: "notes/plain-moved.md", To: "02-wiki/go/context.md"})
+	wantCode(t, "move onto a note", err, api.CodeAlreadyExists)
+
+	// graceful-shutdown.md has backlinks: deleting it needs confirm.
+	_, err = c.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/graceful-shutdown.md"})
+	e = wantCode(t, "delete of a linked note", err, api.CodeNeedsConfirm)
+	if e.Field != "confirm" {
+		t.Errorf("field %q", e.Field)
+	}
+	deleted, err := c.Delete(ctx, api.DeleteRequest{Path: "notes/plain-moved.md"})
+	if err != nil || deleted.Action != api.ActionDeleted || !strings.Contains(deleted.Diff, "-# Plain note") {
+		t.Fatalf("delete: %+v %v", deleted, err)
+	}
+	_, err = c.GetNote(ctx, api.NoteRequest{Path: "notes/plain-moved.md"})
+	wantCode(t, "get of a deleted note", err, api.CodeNotFound)
+
+	_, err = c.Learn(ctx, api.LearnRequest{Title: "t", Insight: "i", Domain: "go"})
+	wantCode(t, "learn", err, CodeUnsupported)
+	_, err = c.Undo(ctx, api.UndoRequest{Version: moved.Version + "x"})
+	wantCode(t, "undo", err, CodeUnsupported)
+}
+
+// The edit rule is the local one: overlapping occurrences count, CRLF vs
+// LF is forgiven, the note's line endings are kept.
+func TestApplyEdit(t *testing.T) {
+	for _, tc := range []struct {
+		before, old, new, want, code string
+	}{
+		{"a b c", "b", "x", "a x c", ""},
+		{"aaa", "aa", "x", "", api.CodeNotUnique},
+		{"abc", "d", "x", "", api.CodeNoMatch},
+		{"one\r\ntwo\r\n", "one\ntwo", "1\n2", "1\r\n2\r\n", ""},
+		{"one\ntwo\n", "one\ntwo", "1\r\n2", "1\n2\n", ""},
+	} {
+		got, err := applyEdit("n.md", []byte(tc.before), tc.old, tc.new)
+		if tc.code != "" {
+			wantCode(t, tc.before, err, tc.code)
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%q: %q %v, want %q", tc.before, got, err, tc.want)
+		}
+	}
+}
