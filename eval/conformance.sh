@@ -8,6 +8,11 @@
 #      tools, resources and prompts (test_simple_text, test://static-text,
 #      test_simple_prompt, ...) that a vault server does not have.
 #
+#   3. the same suite against a team server's MCP endpoint
+#      (`vaultmcp team-server`, /projects/ex/mcp, the example vault as
+#      project "ex"), through a loopback proxy that adds the API key: the
+#      suite sends no credentials of its own.
+#
 # Usage: eval/conformance.sh [--scenario NAME]   (extra flags go to the suite)
 # Needs Go, git and npm. The npm packages (pinned below) and a Node 22
 # binary from npm are installed under $VAULTMCP_TOOLS_DIR (default: a
@@ -77,3 +82,41 @@ done
 [ -n "$url" ] || { echo "the server did not start" >&2; cat "$out/server.log" >&2; exit 1; }
 echo "== conformance server --url $url" >&2
 conformance server --url "$url" --expected-failures eval/conformance-baseline.yml -o "$out/conformance" "$@"
+
+# 3. The team server's MCP endpoint, with an API key added by a proxy (the
+# address behind the proxy is the server's --public-url, as in production).
+"$work/bin/vaultmcp" team-server project add --data "$work/data" --from "$work/vault" ex >/dev/null
+key=$("$work/bin/vaultmcp" team-server key add --data "$work/data" conformance | grep -o 'tv_[0-9a-f]*' | head -n1)
+: >"$out/team.url"
+TARGET_FILE="$out/team.url" KEY="$key" node -e '
+  const http = require("http"), fs = require("fs");
+  http.createServer((req, res) => {
+    const target = new URL(fs.readFileSync(process.env.TARGET_FILE, "utf8").trim());
+    // The Host header goes through as the client sent it: the server
+    // must see it to check DNS rebinding.
+    const headers = { ...req.headers, "x-api-key": process.env.KEY };
+    const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (r) => {
+      res.writeHead(r.statusCode, r.headers); r.pipe(res);
+    });
+    up.on("error", () => { res.writeHead(502); res.end(); });
+    req.pipe(up);
+  }).listen(0, "127.0.0.1", function () { console.log(this.address().port); });
+' >"$out/proxy.port" 2>"$out/proxy.log" &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$out/proxy.port" ] && break; sleep 0.1; done
+proxy="http://127.0.0.1:$(cat "$out/proxy.port")"
+"$work/bin/vaultmcp" team-server --data "$work/data" --listen 127.0.0.1:0 --rate-limit 0 --public-url "$proxy" 2>"$out/team-server.log" &
+team_pid=$!
+trap 'kill $team_pid $proxy_pid 2>/dev/null || true; cleanup' EXIT
+team=
+for _ in $(seq 300); do
+  team=$(grep -o 'url=http://127\.0\.0\.1:[0-9]*' "$out/team-server.log" | head -n1 | cut -d= -f2 || true)
+  [ -n "$team" ] && break
+  kill -0 "$team_pid" 2>/dev/null || { cat "$out/team-server.log" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$team" ] || { echo "the team server did not start" >&2; exit 1; }
+echo "$team" >"$out/team.url"
+team_url="$proxy/projects/ex/mcp"
+echo "== conformance server --url $team_url (team server, key added by a proxy)" >&2
+conformance server --url "$team_url" --expected-failures eval/conformance-baseline.yml -o "$out/conformance-team" "$@"

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -117,6 +118,17 @@ func mcpVerify(_ context.Context, token string, r *http.Request) (*auth.TokenInf
 	return &auth.TokenInfo{UserID: k.ID, Scopes: scopes}, nil
 }
 
+// publicOrigins are the origins a browser-based client may send besides the
+// server's own listening address: that of --public-url (the address behind
+// a proxy).
+func (s *Server) publicOrigins() []string {
+	u, err := url.Parse(s.cfg.PublicURL)
+	if s.cfg.PublicURL == "" || err != nil || u.Host == "" {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
+}
+
 // mcpHandler is the project's MCP handler (made once).
 func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 	s.mcp.mu.Lock()
@@ -130,7 +142,7 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 			return nil
 		}
 		return s.mcpServer(pr, k)
-	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, Logger: s.log.With("project", pr.meta.Name)})
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
 	if err != nil {
 		return nil, err
 	}
@@ -179,9 +191,22 @@ type projectBackend struct {
 }
 
 var (
-	_ api.WriteBackend = (*projectBackend)(nil)
-	_ api.Learner      = (*projectBackend)(nil)
+	_ api.WriteBackend   = (*projectBackend)(nil)
+	_ api.Learner        = (*projectBackend)(nil)
+	_ api.ChangeNotifier = (*projectBackend)(nil)
+	_ api.PathCompleter  = (*projectBackend)(nil)
 )
+
+// Subscribe passes the vault's change notifications on (resources/subscribe
+// of the project's notes).
+func (b *projectBackend) Subscribe(ctx context.Context, fn func(path string)) {
+	b.pr.svc.Subscribe(ctx, fn)
+}
+
+// CompletePaths completes note paths from the vault's index.
+func (b *projectBackend) CompletePaths(ctx context.Context, prefix string, limit int) ([]string, int, error) {
+	return b.pr.svc.CompletePaths(ctx, prefix, limit)
+}
 
 func (b *projectBackend) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
 	return b.pr.svc.Search(ctx, req)

@@ -185,3 +185,41 @@ func TestShutdownEndsMCPStreams(t *testing.T) {
 		t.Fatal("Serve did not return")
 	}
 }
+
+// TestMCPResourceSubscriptions: a project's MCP endpoint offers its notes'
+// change notifications (resources/subscribe) and path completion, as the
+// local server does: a note written through the REST API is announced to a
+// subscriber of its resource.
+func TestMCPResourceSubscriptions(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	updated := make(chan string, 8)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	})
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.http.URL + "/projects/ex/mcp", HTTPClient: &http.Client{Transport: keyTransport{e.rw}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	caps := s.InitializeResult().Capabilities
+	if caps.Resources == nil || !caps.Resources.Subscribe || caps.Completions == nil {
+		t.Fatalf("capabilities %+v", caps)
+	}
+	const uri = "vault://note/02-wiki/go/subscribed.md"
+	if err := s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	body, ctype := multipartBody(t, "02-wiki/go/subscribed.md", "# Subscribed\n")
+	wantStatus(t, "create", e.do("POST", "/api/projects/ex/files", e.rw, body, "Content-Type", ctype), 201, "")
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Fatalf("updated %q, want %q", got, uri)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/resources/updated within 10 s")
+	}
+}
