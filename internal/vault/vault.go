@@ -103,6 +103,9 @@ type Service struct {
 	progDone  int
 	progTotal int
 
+	// hits keeps the bytes of recently quoted notes (hitcache.go).
+	hits *hitCache
+
 	// lock serialises writes (in the process and across processes);
 	// journal holds their commit records (tx.go). Both live in the git
 	// directory, decided once when the vault is opened.
@@ -162,6 +165,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		an:        index.NewAnalyzer(opts.Index.Lang),
 		graph:     links.NewGraph(),
 		ready:     make(chan struct{}),
+		hits:      newHitCache(hitCacheBytes),
 	}
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
 		s.git = repo
@@ -733,18 +737,24 @@ func (s *Service) readHit(rel string) (data []byte, changed bool) {
 	if !ok {
 		return nil, true
 	}
+	if data, read, ok := s.hits.get(rel, ni.file); ok && s.fs.Unchanged(read) {
+		return data, false
+	}
 	data, fi, err := s.fs.ReadWalked(ni.file)
 	if err != nil {
+		s.hits.drop(rel)
 		s.Refresh(rel)
 		return nil, true
 	}
 	if !sameVersion(ni.file, fi) {
+		s.hits.drop(rel)
 		r := parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: fi}
 		s.mu.Lock()
 		s.put(r)
 		s.mu.Unlock()
 		return data, true
 	}
+	s.hits.put(rel, fi, data)
 	return data, false
 }
 

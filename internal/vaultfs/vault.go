@@ -486,3 +486,28 @@ func (v *Vault) Stat(rel string) (FileInfo, error) {
 	}
 	return FileInfo{Path: rel, Size: t.info.Size(), ModTime: t.info.ModTime(), IsNote: IsNoteName(rel)}, nil
 }
+
+// Unchanged reports whether the note w describes (as Walk listed it or a
+// read returned it) is still that very file, by one lstat of its path: the
+// same identity (device and inode), size and modification time, a regular
+// file, and, in read-only mode, still with a single link. It lets a caller
+// that keeps a note's bytes (read through the gatekeeper when w was made)
+// serve them again without reading the file. A path whose folders were
+// swapped for symbolic links may be followed by the lstat, but then no
+// identity matches (false), and nothing is read through it: the bytes
+// served are the ones the gatekeeper read before.
+func (v *Vault) Unchanged(w FileInfo) bool {
+	if w.walked == nil || !w.IsNote {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(w.Path)))
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.walked) || fi.Size() != w.Size || !fi.ModTime().Equal(w.ModTime) {
+		return false
+	}
+	if v.readOnly {
+		if n, err := linkCount(v.root, w.Path, fi); err != nil || n > 1 {
+			return false
+		}
+	}
+	return true
+}
