@@ -57,7 +57,7 @@ func TestSearchCacheNeverStale(t *testing.T) {
 	rb := filepath.Join(dir, "02-wiki/go/retry-backoff.md")
 	old, _ := os.ReadFile(rb)
 	same := strings.Replace(string(old), "Full jitter spreads", "Fuul jitter spreads", 1) // same length
-	time.Sleep(10 * time.Millisecond)                                                  // a new mtime
+	time.Sleep(10 * time.Millisecond)                                                     // a new mtime
 	if err := os.WriteFile(rb, []byte(same), 0o644); err != nil {
 		t.Fatal(err)
 	}
