@@ -353,6 +353,9 @@ func (s *Service) build(ctx context.Context) {
 		s.mu.Unlock()
 	}
 	s.setProgress(len(notes), len(notes))
+	s.mu.Lock()
+	s.setAllLinkTexts()
+	s.mu.Unlock()
 	s.ix.Trim()
 	s.mu.RLock()
 	s.log.Info("vault indexed", "notes", len(s.notes), "read", indexed, "files", len(files), "unindexed", len(s.unindexed), "took", time.Since(start).Round(time.Millisecond))
@@ -454,6 +457,7 @@ func (s *Service) put(r parsed) {
 		if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
 			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
 			s.graph.AddFile(r.path)
+			s.syncLinkTexts()
 		}
 		return
 	}
@@ -461,6 +465,7 @@ func (s *Service) put(r parsed) {
 	s.ix.Add(r.path, r.note)
 	s.notes[r.path] = infoOf(r.note, r.info)
 	s.graph.SetNote(r.path, r.note.Links)
+	s.syncLinkTexts(r.path)
 }
 
 // dropLocked forgets one file. Caller holds s.mu.
@@ -471,6 +476,7 @@ func (s *Service) dropLocked(rel string) {
 	}
 	delete(s.unindexed, rel)
 	s.graph.Remove(rel)
+	s.syncLinkTexts()
 }
 
 // Refresh re-reads one path (a note or attachment) and updates the index and
@@ -490,6 +496,7 @@ func (s *Service) Refresh(rel string) {
 	default:
 		s.mu.Lock()
 		s.graph.AddFile(rel)
+		s.syncLinkTexts()
 		s.mu.Unlock()
 	}
 }
@@ -556,6 +563,7 @@ func (s *Service) rescan(ctx context.Context) {
 		case !fi.IsNote && !hasFile:
 			s.mu.Lock()
 			s.graph.AddFile(fi.Path)
+			s.syncLinkTexts()
 			s.mu.Unlock()
 		}
 		return nil
