@@ -126,22 +126,38 @@ func (a *Analyzer) QueryTerms(query string) []string {
 type qterm struct{ term, orig string }
 
 func (a *Analyzer) queryTerms(query string) []qterm {
+	terms, _ := a.querySeq(query)
+	return terms
+}
+
+// querySeq returns the distinct analyzed terms of a query (as queryTerms)
+// and the query's word sequence: for each token in order, the index of its
+// term (a repeated word repeats its index; a hyphenated word is followed by
+// its parts, as in the index).
+func (a *Analyzer) querySeq(query string) ([]qterm, []int) {
 	query = cutChars(query, MaxQueryChars)
 	var out []qterm
+	var seq []int
 	var t tokenizer
 	t.emit = func(tok string, scratch bool) {
+		for i, q := range out {
+			if q.term == tok {
+				if len(seq) < 2*MaxQueryTerms {
+					seq = append(seq, i)
+				}
+				return
+			}
+		}
 		if len(out) >= MaxQueryTerms {
 			return
 		}
-		for _, q := range out {
-			if q.term == tok {
-				return
-			}
+		if len(seq) < 2*MaxQueryTerms {
+			seq = append(seq, len(out))
 		}
 		out = append(out, qterm{strings.Clone(tok), strings.Clone(t.orig)})
 	}
 	t.run(query)
-	return out
+	return out, seq
 }
 
 // cutChars returns the first n characters (runes) of s.

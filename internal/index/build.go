@@ -2,7 +2,9 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
@@ -17,7 +19,8 @@ type rawPosting struct {
 
 // Fields, as counted in tfCounts.
 const (
-	fHeading = iota // heading trail, title, file name, aliases
+	fHeading = iota // heading trail; in a link slot, the link text
+	fTitle          // title, file name, aliases (first chunk)
 	fTags
 	fProse
 	fCode
@@ -26,10 +29,10 @@ const (
 
 // tfCounts counts a term's occurrences per field. The field-weighted term
 // frequency of the package documentation is computed from it at query time,
-// tf_head = heading x w_heading + tags x w_tags and tf_body = prose x
-// w_prose + code x w_code: with the default weights these are the exact
-// values the float32 sums of the weights gave, and with any weights they
-// are at least as exact.
+// tf_head = heading x w_heading + title x w_title + tags x w_tags and
+// tf_body = prose x w_prose + code x w_code: with the default weights these
+// are the exact values the float32 sums of the weights gave, and with any
+// weights they are at least as exact.
 type tfCounts [numFields]uint32
 
 func (t *tfCounts) zero() bool { return *t == tfCounts{} }
@@ -40,36 +43,46 @@ func (t *tfCounts) addAll(o *tfCounts) {
 	}
 }
 
-// tfq is a tfCounts packed in 32 bits: heading, tags and code counts in 7
-// bits each, prose in 10; when a count does not fit, the tfBig bit is set and
-// the rest is an index into the counts' overflow table (the partial's, then
-// the term space's).
+// tfq is a tfCounts packed in 32 bits: heading (bits 0-5), title (6-9),
+// tags (10-14), code (15-20) and prose (21-30); when a count does not fit,
+// the tfBig bit is set and the rest is an index into the counts' overflow
+// table (the partial's, then the term space's). Prose keeps the high bits
+// so that a single prose occurrence (tfOne) and the stored form (rot) are
+// those of the layout without a title field.
 type tfq uint32
 
 const (
-	tfBig                 tfq = 1 << 31
-	tfHeadingMax, tfOther     = 127, 127
-	tfProseMax                = 1023
+	tfBig tfq = 1 << 31
+	// Largest count of each field that fits.
+	tfHeadingMax, tfTitleMax, tfTagsMax, tfCodeMax, tfProseMax = 63, 15, 31, 63, 1023
 )
 
 // pack packs c, appending it to *big when it does not fit.
 func pack(c *tfCounts, big *[]tfCounts) tfq {
-	if c[fHeading] <= tfHeadingMax && c[fTags] <= tfOther && c[fCode] <= tfOther && c[fProse] <= tfProseMax {
-		return tfq(c[fHeading] | c[fTags]<<7 | c[fCode]<<14 | c[fProse]<<21)
+	if c[fHeading] <= tfHeadingMax && c[fTitle] <= tfTitleMax && c[fTags] <= tfTagsMax && c[fCode] <= tfCodeMax && c[fProse] <= tfProseMax {
+		return tfq(c[fHeading] | c[fTitle]<<6 | c[fTags]<<10 | c[fCode]<<15 | c[fProse]<<21)
 	}
 	*big = append(*big, *c)
 	return tfBig | tfq(len(*big)-1)
 }
 
+// counts unpacks a packed tf.
+func (t tfq) counts(big []tfCounts) tfCounts {
+	if t&tfBig != 0 {
+		return big[t&^tfBig]
+	}
+	return tfCounts{fHeading: uint32(t & 63), fTitle: uint32(t >> 6 & 15), fTags: uint32(t >> 10 & 31), fCode: uint32(t >> 15 & 63), fProse: uint32(t >> 21)}
+}
+
 // weighted returns tf_head and tf_body of a packed tf.
 func (t tfq) weighted(fw *FieldWeights, big []tfCounts) (head, body float64) {
 	if t&tfBig == 0 {
-		head = float64(t&127)*fw.Heading + float64(t>>7&127)*fw.Tags
-		body = float64(t>>21)*fw.Prose + float64(t>>14&127)*fw.Code
+		head = float64(t&63)*fw.Heading + float64(t>>6&15)*fw.Title + float64(t>>10&31)*fw.Tags
+		body = float64(t>>21)*fw.Prose + float64(t>>15&63)*fw.Code
 		return head, body
 	}
 	c := &big[t&^tfBig]
-	head = float64(c[fHeading])*fw.Heading + float64(c[fTags])*fw.Tags
+	head = float64(c[fHeading])*fw.Heading + float64(c[fTitle])*fw.Title + float64(c[fTags])*fw.Tags
 	body = float64(c[fProse])*fw.Prose + float64(c[fCode])*fw.Code
 	return head, body
 }
@@ -135,7 +148,24 @@ type partNote struct {
 	// their chunk counts (see appendLocalCount), in the partial's counts.
 	terms, stems []byte
 	sumLen       float64
+	// pairs[pairLo:pairHi] of the partial: the note's title pairs (see
+	// titlePairs), local ids.
+	pairLo, pairHi int
 }
+
+// partLink is the link slot of a note in a partial index (see
+// SetLinkTexts): one chunk, at local chunk first.
+type partLink struct {
+	path         string
+	lang         langID // of its stems
+	first        uint32
+	length       float64
+	terms, stems []byte
+}
+
+// linkLocal marks a partial's chunk as a link slot: the rest of its cnote
+// is the index of its partLink.
+const linkLocal = 1 << 31
 
 // partial is the index of a set of notes built by one worker, with its own
 // term ids; merge folds it into the Index.
@@ -146,8 +176,9 @@ type partial struct {
 	spost rawList
 	cidx  []uint32 // per local chunk: index in note.Chunks
 	clen  []float32
-	cnote []uint32 // per local chunk: local note
+	cnote []uint32 // per local chunk: local note, or linkLocal | local link
 	notes []partNote
+	links []partLink
 	big   []tfCounts // tf overflow of post
 	sbig  []tfCounts // tf overflow of spost
 	// sdf counts, per local stem, the chunks whose posting of the stem was
@@ -156,6 +187,7 @@ type partial struct {
 	sdf []uint32
 	// counts holds the notes' term counts, with local ids.
 	counts byteArena
+	pairs  []uint64 // the notes' title pairs (see partNote)
 }
 
 type tfEntry struct {
@@ -214,6 +246,7 @@ type builder struct {
 	se     []uint32 // per local stem: the note's chunks with an elided posting
 	stamp  uint32
 	fmTags []string
+	seq    []uint32 // the title words of the note being analyzed, phraseBreak between titles
 }
 
 // builderSize is what a builder grew to: the sizes its successor starts
@@ -264,6 +297,15 @@ func (b *builder) add(tok string, scratch bool) {
 		b.touched = append(b.touched, id)
 	}
 	b.acc[id][b.fld]++
+	if b.fld == fTitle {
+		// CJK bigrams overlap: two of them following each other say no more
+		// than the three characters they share, so they break a phrase.
+		if r, _ := utf8.DecodeRuneInString(tok); isCJK(r) {
+			b.seq = append(b.seq, phraseBreak)
+		} else {
+			b.seq = append(b.seq, id)
+		}
+	}
 	if b.tok.orig == "" {
 		b.pacc[id][b.fld]++
 		return
@@ -296,7 +338,6 @@ func (b *builder) field(text string, w float64, fld int, detect bool) {
 
 // addNote analyzes one note into the partial.
 func (b *builder) addNote(path string, n *markdown.Note) {
-	p := b.p
 	b.stats = textStats{}
 	b.ctf, b.ends, b.lens = b.ctf[:0], b.ends[:0], b.lens[:0]
 	b.vtf, b.vends = b.vtf[:0], b.vends[:0]
@@ -308,10 +349,13 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 			b.field(h, b.fw.Heading, fHeading, true)
 		}
 		if ci == 0 {
-			b.field(n.Title, b.fw.Heading, fHeading, true)
-			b.field(fileTitle(path, n.Title), b.fw.Heading, fHeading, true)
+			b.seq = b.seq[:0]
+			b.field(n.Title, b.fw.Title, fTitle, true)
+			b.seq = append(b.seq, phraseBreak)
+			b.field(fileTitle(path, n.Title), b.fw.Title, fTitle, true)
 			for _, a := range n.Aliases {
-				b.field(a, b.fw.Heading, fHeading, true)
+				b.seq = append(b.seq, phraseBreak)
+				b.field(a, b.fw.Title, fTitle, true)
 			}
 		}
 		for _, t := range b.fmTags {
@@ -322,36 +366,76 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		}
 		b.field(ch.Prose, b.fw.Prose, fProse, true)
 		b.field(ch.Code, b.fw.Code, fCode, false)
-		for _, id := range b.touched {
-			b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
-			b.acc[id], b.pacc[id] = tfCounts{}, tfCounts{}
-		}
-		b.touched = b.touched[:0]
-		b.ends = append(b.ends, len(b.ctf))
-		for _, v := range b.vtouched {
-			b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], tfCounts{}})
-			b.vacc[v] = tfCounts{}
-		}
-		b.vtouched = b.vtouched[:0]
-		b.vends = append(b.vends, len(b.vtf))
-		b.lens = append(b.lens, b.length)
+		b.endChunk()
 	}
 	lang := detectLang(&b.stats, b.fallback)
-	stems := stemFuncs[lang] != nil
+	p := b.p
+	pn := partNote{path: path, note: n, lang: lang, pairLo: len(p.pairs)}
+	if len(n.Chunks) > 0 {
+		p.pairs = appendTitlePairs(p.pairs, b.seq)
+	}
+	pn.pairHi = len(p.pairs)
+	pn.first, pn.n, pn.sumLen, pn.terms, pn.stems = b.flush(lang, uint32(len(p.notes)))
+	p.notes = append(p.notes, pn)
+}
 
-	local := uint32(len(p.notes))
-	first := uint32(len(p.cidx))
+// addLinkChunk analyzes the link texts of the note at path into one link
+// slot (see SetLinkTexts): each text counted linkRepeat(notes) times, as
+// words of the note's language lang.
+func (b *builder) addLinkChunk(path string, texts []LinkText, lang langID) {
+	b.stats = textStats{}
+	b.ctf, b.ends, b.lens = b.ctf[:0], b.ends[:0], b.lens[:0]
+	b.vtf, b.vends = b.vtf[:0], b.vends[:0]
+	b.length = 0
+	for _, t := range texts {
+		for range linkRepeat(t.Notes) {
+			b.field(t.Text, b.fw.Link, fHeading, false)
+		}
+	}
+	b.endChunk()
+	p := b.p
+	pl := partLink{path: path, lang: lang}
+	pl.first, _, pl.length, pl.terms, pl.stems = b.flush(lang, linkLocal|uint32(len(p.links)))
+	p.links = append(p.links, pl)
+}
+
+// endChunk closes the chunk being analyzed: its term counts, variant counts
+// and length join the note's.
+func (b *builder) endChunk() {
+	for _, id := range b.touched {
+		b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
+		b.acc[id], b.pacc[id] = tfCounts{}, tfCounts{}
+	}
+	b.touched = b.touched[:0]
+	b.ends = append(b.ends, len(b.ctf))
+	for _, v := range b.vtouched {
+		b.vtf = append(b.vtf, tfEntry{v, b.vacc[v], tfCounts{}})
+		b.vacc[v] = tfCounts{}
+	}
+	b.vtouched = b.vtouched[:0]
+	b.vends = append(b.vends, len(b.vtf))
+	b.lens = append(b.lens, b.length)
+}
+
+// flush writes the postings of the chunks analyzed since the note began
+// (stems in language lang) into the partial, each chunk owned by cnote (a
+// local note, or linkLocal | a local link), and returns the first local
+// chunk, the number of chunks, their total length and the note's term and
+// stem counts (see appendLocalCount).
+func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64, terms, stems []byte) {
+	p := b.p
+	stemmed := stemFuncs[lang] != nil
+	first = uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	b.stamp++
 	b.tseen = growStamps(b.tseen, len(b.dict.terms))
 	b.tn = growStamps(b.tn, len(b.dict.terms))
-	var sum float64
 	start, vstart := 0, 0
 	for ci, end := range b.ends {
 		cid := uint32(len(p.cidx))
 		p.cidx = append(p.cidx, uint32(ci))
 		p.clen = append(p.clen, b.lens[ci])
-		p.cnote = append(p.cnote, local)
+		p.cnote = append(p.cnote, cnote)
 		sum += float64(b.lens[ci])
 		for _, e := range b.ctf[start:end] {
 			p.post.add(rawPosting{e.term, cid, pack(&e.tf, &p.big)})
@@ -360,7 +444,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 				b.tlist = append(b.tlist, e.term)
 			}
 			b.tn[e.term]++
-			if stems {
+			if stemmed {
 				sp := b.stemIDs(lang, e.term)
 				if !e.ptf.zero() {
 					b.addStems(sp, e.ptf)
@@ -370,7 +454,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 				}
 			}
 		}
-		if stems {
+		if stemmed {
 			for _, e := range b.vtf[vstart:b.vends[ci]] {
 				b.addStems(b.variantStemIDs(lang, e.term), e.tf)
 			}
@@ -402,14 +486,6 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		b.stouched = b.stouched[:0]
 		start = end
 	}
-	pn := partNote{
-		path:   path,
-		note:   n,
-		lang:   lang,
-		first:  first,
-		n:      uint32(len(b.ends)),
-		sumLen: sum,
-	}
 	buf := b.cbuf[:0]
 	for _, t := range b.tlist {
 		buf = appendLocalCount(buf, termCount{id: t, stored: b.tn[t]}, false)
@@ -422,8 +498,32 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	}
 	b.cbuf = buf
 	both := p.counts.add(buf)
-	pn.terms, pn.stems = both[:nt], both[nt:]
-	p.notes = append(p.notes, pn)
+	return first, uint32(len(b.ends)), sum, both[:nt], both[nt:]
+}
+
+// phraseBreak separates two titles (title, file name, aliases) in a word
+// sequence.
+const phraseBreak = ^uint32(0)
+
+// appendTitlePairs appends the distinct pairs of words that follow each
+// other in a title of seq (see titlePair), sorted.
+func appendTitlePairs(out []uint64, seq []uint32) []uint64 {
+	lo := len(out)
+	for i := 0; i+1 < len(seq); i++ {
+		if seq[i] != phraseBreak && seq[i+1] != phraseBreak {
+			out = append(out, titlePair(seq[i], seq[i+1]))
+		}
+	}
+	return append(out[:lo], sortedUnique(out[lo:])...)
+}
+
+// titlePair is the key of two words following each other in a title.
+func titlePair(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
+
+// sortedUnique sorts s in place and returns it without repeats.
+func sortedUnique(s []uint64) []uint64 {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // finish returns the partial built so far.

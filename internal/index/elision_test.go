@@ -52,8 +52,8 @@ func sameScoresExactly(t *testing.T, label string, got, want *Index, queries []s
 			t.Fatalf("%s: %q: %d hits, reference %d", label, q, len(a), len(b))
 		}
 		for i := range a {
-			if a[i] != b[i] {
-				t.Fatalf("%s: %q: hit %d = %+v, reference %+v", label, q, i, a[i], b[i])
+			if !sameHit(a[i], b[i]) {
+				t.Fatalf("%s: %q: hit %d = %+v %+v, reference %+v %+v", label, q, i, a[i], a[i].Explain, b[i], b[i].Explain)
 			}
 		}
 	}

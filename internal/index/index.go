@@ -17,6 +17,20 @@ const (
 	k1    = 1.2
 	bBody = 0.75
 	bHead = 0.25
+	bLink = 1.0 // link slots, against their own average length
+)
+
+// Link text and title phrases (chosen with `vaultmcp eval`, see the package
+// documentation).
+const (
+	// linkOverlap: a term matching both a note's first chunk and its link
+	// slot scores the better of the two plus this share of the other.
+	linkOverlap = 0.5
+	// linkMinIdf: link text counts only for a term at least this rare
+	// (idf 2: in at most about one chunk in 7.4).
+	linkMinIdf = 2.0
+	// TitlePhraseWeight weighs the title phrase bonus (see queryPairs).
+	TitlePhraseWeight = 0.5
 )
 
 // Default weights, chosen with the labelled queries of eval_test.go on the
@@ -57,17 +71,21 @@ type Options struct {
 	// or >= 1 -> DefaultFuzzyWeight.
 	FuzzyWeight float64
 	// Fields are the field weights; the zero value means the defaults
-	// (heading 3.0, tags 2.0, prose 1.0, code 0.5). The heading weight also
-	// applies to the title, the file name and the aliases. A field weighted 0
-	// (with another non-zero) is not indexed.
+	// (see defaultFields). A field weighted 0 (with another non-zero) is not
+	// indexed.
 	Fields FieldWeights
 }
 
-// FieldWeights weight a term occurrence by the field it is in.
-type FieldWeights struct{ Heading, Tags, Prose, Code float64 }
+// FieldWeights weight a term occurrence by the field it is in: the heading
+// trail of a chunk, the title (with the file name and the aliases, in the
+// first chunk), tags, prose, code, and the link text other notes use for
+// the note (see SetLinkTexts).
+type FieldWeights struct{ Heading, Title, Tags, Prose, Code, Link float64 }
 
-// defaultFields are the field weights of DESIGN.md.
-var defaultFields = FieldWeights{Heading: 3.0, Tags: 2.0, Prose: 1.0, Code: 0.5}
+// defaultFields are the field weights of DESIGN.md (heading 3.0, tags 2.0,
+// prose 1.0, code 0.5), with the title and the link text weighted as
+// measured (see the package documentation).
+var defaultFields = FieldWeights{Heading: 3.0, Title: 3.0, Tags: 2.0, Prose: 1.0, Code: 0.5, Link: 4.0}
 
 // Filter restricts search results and graph neighbours.
 type Filter struct {
@@ -94,6 +112,8 @@ type Hit struct {
 	Score float64
 	// Fuzzy: matched only through misspelling expansion.
 	Fuzzy bool
+	// Explain says what matched (see Explanation).
+	Explain *Explanation
 }
 
 // Item is one note for AddBatch.
@@ -175,6 +195,10 @@ type Index struct {
 	sumLen    float64 // total weighted length of live chunks
 	langNotes [numLangs]int
 
+	links      map[string]*linkInfo // link texts by path (see links.go)
+	linkLive   int                  // live link slots
+	linkSumLen float64              // their total weighted length
+
 	intern map[string]string
 	wst    *stemmer // the writer's (removal), under the write lock
 	hint   builderSize
@@ -209,6 +233,9 @@ type noteInfo struct {
 	terms  []byte // the note's terms and stems with their chunk counts,
 	stems  []byte // encoded (see termCount)
 	sumLen float64
+	// pairs are the pairs of exact terms that follow each other in the
+	// note's title, file name or an alias (see titlePair), sorted.
+	pairs []uint64
 }
 
 // New returns an empty index.
@@ -217,7 +244,8 @@ func New(opts Options) *Index {
 	if fw == (FieldWeights{}) {
 		fw = defaultFields
 	}
-	fw.Heading, fw.Tags, fw.Prose, fw.Code = max(fw.Heading, 0), max(fw.Tags, 0), max(fw.Prose, 0), max(fw.Code, 0)
+	fw.Heading, fw.Title, fw.Tags = max(fw.Heading, 0), max(fw.Title, 0), max(fw.Tags, 0)
+	fw.Prose, fw.Code, fw.Link = max(fw.Prose, 0), max(fw.Code, 0), max(fw.Link, 0)
 	sw := opts.StemWeight
 	if sw <= 0 || sw >= 1 {
 		sw = DefaultStemWeight
@@ -235,6 +263,7 @@ func New(opts Options) *Index {
 		stems:       space{ids: make(map[string]uint32)},
 		byPath:      make(map[string]uint32),
 		intern:      make(map[string]string),
+		links:       make(map[string]*linkInfo),
 	}
 }
 
@@ -302,6 +331,7 @@ func (ix *Index) Add(path string, n *markdown.Note) {
 	defer ix.mu.Unlock()
 	ix.removeLocked(path)
 	ix.merge(bd.finish())
+	ix.rebuildLinkSlots([]string{path})
 	ix.maybeCompact()
 }
 
@@ -416,6 +446,15 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 		}
 	}
 	ix.merge(parts...)
+	if len(ix.links) > 0 {
+		var added []string
+		for _, p := range parts {
+			for k := range p.notes {
+				added = append(added, p.notes[k].path)
+			}
+		}
+		ix.rebuildLinkSlots(added)
+	}
 	ix.maybeCompact()
 	if n >= hintMin {
 		ix.hint = builderSize{}
@@ -488,11 +527,28 @@ func (ix *Index) merge(parts ...*partial) {
 			ix.sumLen += pn.sumLen
 		}
 		for c := range p.cidx {
+			if ln := p.cnote[c]; ln&linkLocal != 0 {
+				// A link slot: its note is indexed (see buildLinkSlots).
+				pl := &p.links[ln&^linkLocal]
+				ix.cnote = append(ix.cnote, ix.byPath[pl.path])
+				ix.clang = append(ix.clang, pl.lang)
+				continue
+			}
 			ix.cnote = append(ix.cnote, noteSlot[p.cnote[c]])
 			ix.clang = append(ix.clang, p.notes[p.cnote[c]].lang)
 		}
 		ix.cidx = append(ix.cidx, p.cidx...)
 		ix.clen = append(ix.clen, p.clen...)
+		for k := range p.links {
+			pl := &p.links[k]
+			c := base + pl.first
+			ix.cidx[c] = linkChunk
+			ix.clen[c] = linkSlotLenBase - float32(pl.length)
+			li := ix.links[pl.path]
+			li.slot, li.length = c, pl.length
+			ix.linkLive++
+			ix.linkSumLen += pl.length
+		}
 	}
 	// Postings, exact then stems.
 	terms := make([][]string, len(parts))
@@ -519,12 +575,16 @@ func (ix *Index) merge(parts ...*partial) {
 			ix.stems.df[id] += n
 		}
 	}
-	// Note term lists, with global ids, on every CPU for a large merge.
-	type job struct{ pi, ni int }
+	// Note term lists, with global ids, on every CPU for a large merge
+	// (li < 0: note ni; otherwise link slot li).
+	type job struct{ pi, ni, li int }
 	var jobs []job
 	for pi, p := range parts {
 		for ni := range p.notes {
-			jobs = append(jobs, job{pi, ni})
+			jobs = append(jobs, job{pi, ni, -1})
+		}
+		for li := range p.links {
+			jobs = append(jobs, job{pi, -1, li})
 		}
 	}
 	workers := 1
@@ -536,17 +596,34 @@ func (ix *Index) merge(parts ...*partial) {
 		for k := int(w); k < len(jobs); k += int(nw) {
 			pi, ni := jobs[k].pi, jobs[k].ni
 			p := parts[pi]
+			if ni < 0 {
+				pl := &p.links[jobs[k].li]
+				li := ix.links[pl.path]
+				li.terms = enc.encode(pl.terms, false, gExact[pi])
+				li.stems = enc.encode(pl.stems, true, gStem[pi])
+				continue
+			}
 			pn, info := &p.notes[ni], &ix.notes[noteSlots[pi][ni]]
 			info.terms = enc.encode(pn.terms, false, gExact[pi])
 			info.stems = enc.encode(pn.stems, true, gStem[pi])
+			if pn.pairHi > pn.pairLo {
+				g := gExact[pi]
+				pairs := make([]uint64, 0, pn.pairHi-pn.pairLo)
+				for _, k := range p.pairs[pn.pairLo:pn.pairHi] {
+					pairs = append(pairs, titlePair(g[k>>32], g[uint32(k)]))
+				}
+				info.pairs = sortedUnique(pairs)
+			}
 		}
 		return 0
 	})
 	for _, p := range parts {
 		p.counts = byteArena{}
+		p.pairs = nil
 		for ni := range p.notes {
 			p.notes[ni].terms, p.notes[ni].stems = nil, nil
 		}
+		p.links = nil
 	}
 }
 
@@ -790,23 +867,14 @@ func (ix *Index) removeLocked(path string) bool {
 	if !ok {
 		return false
 	}
-	info := &ix.notes[slot]
-	for _, sp := range [...]struct {
-		sp    *space
-		terms []byte
-		stems bool
-	}{{&ix.exact, info.terms, false}, {&ix.stems, info.stems, true}} {
-		eachTerm(sp.terms, sp.stems, func(e termCount) {
-			sp.sp.df[e.id] -= e.stored + e.elided
-			if sp.sp.df[e.id] == 0 {
-				sp.sp.empty++
-			}
-			ix.deadPostings += int(e.stored)
-		})
+	if li := ix.links[path]; li != nil {
+		ix.dropLinkSlot(li)
 	}
+	info := &ix.notes[slot]
+	ix.dropTerms(info.terms, info.stems)
 	for c := info.first; c < info.first+info.n; c++ {
 		ix.cnote[c] = noNote
-		ix.clen[c] = -1
+		ix.clen[c] = linkDeadLen
 	}
 	ix.dead += int(info.n)
 	ix.live -= int(info.n)
@@ -819,6 +887,25 @@ func (ix *Index) removeLocked(path string) bool {
 	*info = noteInfo{}
 	ix.freeNotes = append(ix.freeNotes, slot)
 	return true
+}
+
+// dropTerms takes the postings of removed slots, whose terms and stems are
+// listed (see termCount), out of the document frequencies. Caller holds
+// the write lock.
+func (ix *Index) dropTerms(terms, stems []byte) {
+	for _, sp := range [...]struct {
+		sp    *space
+		terms []byte
+		stems bool
+	}{{&ix.exact, terms, false}, {&ix.stems, stems, true}} {
+		eachTerm(sp.terms, sp.stems, func(e termCount) {
+			sp.sp.df[e.id] -= e.stored + e.elided
+			if sp.sp.df[e.id] == 0 {
+				sp.sp.empty++
+			}
+			ix.deadPostings += int(e.stored)
+		})
+	}
 }
 
 // selfTerm returns the exact term spelled as stem id when that term is its
@@ -911,6 +998,11 @@ func (ix *Index) compactChunks() {
 			ix.notes[i].first = newID[ix.notes[i].first]
 		}
 	}
+	for _, li := range ix.links {
+		if li.slot != noNote {
+			li.slot = newID[li.slot]
+		}
+	}
 }
 
 // compactSpace drops the terms no live chunk holds and renumbers the rest.
@@ -946,15 +1038,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 	// A live note's terms are all live, and renumbering keeps their order.
 	var tc []termCount
 	var scratch []byte
-	for i := range ix.notes {
-		info := &ix.notes[i]
-		if !info.live {
-			continue
-		}
-		l := &info.stems
-		if exact {
-			l = &info.terms
-		}
+	renumber := func(l *[]byte) {
 		tc = tc[:0]
 		eachTerm(*l, !exact, func(e termCount) {
 			if e.id = newID[e.id]; e.id != noNote {
@@ -964,6 +1048,30 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		// Renumbering keeps the order: tc is still sorted by id.
 		scratch = appendTermList(scratch[:0], tc, !exact)
 		*l = slices.Clone(scratch)
+	}
+	for i := range ix.notes {
+		info := &ix.notes[i]
+		if !info.live {
+			continue
+		}
+		if exact {
+			renumber(&info.terms)
+			for k, pr := range info.pairs {
+				info.pairs[k] = titlePair(newID[pr>>32], newID[uint32(pr)])
+			}
+		} else {
+			renumber(&info.stems)
+		}
+	}
+	for _, li := range ix.links {
+		if li.slot == noNote {
+			continue
+		}
+		if exact {
+			renumber(&li.terms)
+		} else {
+			renumber(&li.stems)
+		}
 	}
 	if exact {
 		ix.fz = fuzzyIndex{}

@@ -26,7 +26,7 @@ const maxExpansions = 10
 // Expansions are tried only for a term absent from the vocabulary: at
 // distance 1 for terms of 4+ characters, 2 for 8+.
 func (ix *Index) Search(query string, f Filter, max int) []Hit {
-	terms := ix.an.queryTerms(query)
+	terms, seq := ix.an.querySeq(query)
 	if len(terms) == 0 {
 		return nil
 	}
@@ -38,17 +38,20 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	}
 	s := getScratch(len(ix.cnote))
 	defer scratchPool.Put(s)
-	sc := newScorer(s, ix.clen, ix.live, ix.sumLen, &ix.fw)
+	sc := ix.newScorer(s)
 	var st *stemmer
-	for _, qt := range terms {
+	s.words = s.words[:0]
+	for i, qt := range terms {
 		q := qt.term
 		scored := noNote // the exact term scored at weight 1
 		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
-			sc.add(&ix.exact, id, 1, true)
+			sc.add(&ix.exact, id, 1, true, winExact)
 			scored = id
+			s.words = append(s.words, queryWord{i, id, sc.weightOf(1, ix.exact.df[id])})
 		} else {
 			for _, id := range ix.expansions(q) {
-				sc.add(&ix.exact, id, ix.fuzzyWeight, false)
+				sc.add(&ix.exact, id, ix.fuzzyWeight, false, 0)
+				s.words = append(s.words, queryWord{i, id, sc.weightOf(ix.fuzzyWeight, ix.exact.df[id])})
 			}
 		}
 		if stemmable(q) {
@@ -62,15 +65,73 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 				k1, k2 := stemKeys(st, l, q, qt.orig)
 				for _, k := range [2]string{k1, k2} {
 					if id, ok := ix.stems.ids[k]; ok && ix.stems.df[id] > 0 {
-						sc.add(&ix.stems, id, ix.stemWeight, true)
+						sc.add(&ix.stems, id, ix.stemWeight, true, winStem|winStemSpace)
 						ix.addElided(&sc, id, l, scored)
 					}
 				}
 			}
 		}
-		s.endTerm()
+		ix.endTerm(s, i)
 	}
-	return ix.collect(s, &pf, max)
+	s.pairs, s.pairMax = s.pairs[:0], 0
+	if len(seq) > 1 {
+		s.queryPairs(seq, TitlePhraseWeight)
+	}
+	return ix.explain(s, terms, ix.collect(s, &pf, max))
+}
+
+// queryWord is a vocabulary term a query term matches in titles (itself, or
+// a misspelling expansion), with its weight: the factor of its term score.
+type queryWord struct {
+	term int // index of the query term
+	id   uint32
+	w    float64
+}
+
+// queryPair is a pair of vocabulary terms that, following each other in a
+// note's title, earn the note's first chunk the title phrase bonus w.
+type queryPair struct {
+	key uint64 // titlePair
+	w   float64
+}
+
+// queryPairs sets s.pairs to the pairs of the words of each two query
+// terms that follow each other in the query (seq), each weighing weight x
+// the mean of its words' weights, and s.pairMax to their sum.
+func (s *scratch) queryPairs(seq []int, weight float64) {
+	for j := 0; j+1 < len(seq); j++ {
+		for _, a := range s.words {
+			if a.term != seq[j] {
+				continue
+			}
+			for _, b := range s.words {
+				if b.term != seq[j+1] {
+					continue
+				}
+				key, w := titlePair(a.id, b.id), weight*(a.w+b.w)/2
+				if k := slices.IndexFunc(s.pairs, func(p queryPair) bool { return p.key == key }); k >= 0 {
+					s.pairs[k].w = max(s.pairs[k].w, w)
+					continue
+				}
+				s.pairs = append(s.pairs, queryPair{key, w})
+			}
+		}
+	}
+	for _, p := range s.pairs {
+		s.pairMax += p.w
+	}
+}
+
+// titleBonus is the title phrase bonus of a note: the weights of the query
+// pairs its title pairs hold.
+func (s *scratch) titleBonus(pairs []uint64) float64 {
+	b := 0.0
+	for _, p := range s.pairs {
+		if _, ok := slices.BinarySearch(pairs, p.key); ok {
+			b += p.w
+		}
+	}
+	return b
 }
 
 // expansions returns the vocabulary terms a term absent from the vocabulary
@@ -182,30 +243,47 @@ type scorer struct {
 	n    float64
 	// A chunk of weighted length l normalises its body tf by
 	// (bodyBase + bodyPerLen x l) / k1 and its head tf by
-	// (headBase + headPerLen x l) / k1.
+	// (headBase + headPerLen x l) / k1; a link slot of weighted length l
+	// its link tf by (linkBase + linkPerLen x l) / k1.
 	bodyBase, bodyPerLen float64
 	headBase, headPerLen float64
+	linkBase, linkPerLen float64
 }
 
-func newScorer(s *scratch, clen []float32, live int, sumLen float64, fw *FieldWeights) scorer {
-	n := float64(live)
-	avg := sumLen / n
+func (ix *Index) newScorer(s *scratch) scorer {
+	n := float64(ix.live)
+	avg := ix.sumLen / n
 	if avg <= 0 {
 		avg = 1
 	}
+	avgLink := 1.0
+	if ix.linkLive > 0 && ix.linkSumLen > 0 {
+		avgLink = ix.linkSumLen / float64(ix.linkLive)
+	}
 	return scorer{
-		s: s, clen: clen, fw: fw, n: n,
+		s: s, clen: ix.clen, fw: &ix.fw, n: n,
 		bodyBase: k1 * (1 - bBody), bodyPerLen: k1 * bBody / avg,
 		headBase: k1 * (1 - bHead), headPerLen: k1 * bHead / avg,
+		linkBase: k1 * (1 - bLink), linkPerLen: k1 * bLink / avgLink,
 	}
 }
 
 // add scores the posting list of term id of a space for the current query
 // term: each chunk keeps the best of its matches for the term. Dead chunks
 // (negative length) are skipped.
-func (sc *scorer) add(sp *space, id uint32, w float64, strong bool) {
-	sc.addList(&sp.post[id], sp.big, sc.weightOf(w, sp.df[id]), strong)
+func (sc *scorer) add(sp *space, id uint32, w float64, strong bool, kind uint64) {
+	sc.addList(&sp.post[id], sp.big, w, sp.df[id], strong, kind)
 }
+
+// What a chunk's best match for a query term was (kept for Explain), above
+// the packed tf in scratch.win: an exact match, a stem match, and the tf's
+// overflow table being the stem space's (otherwise the exact space's); a
+// match that is neither exact nor stem is a misspelling expansion.
+const (
+	winExact     uint64 = 1 << 32
+	winStem      uint64 = 1 << 33
+	winStemSpace uint64 = 1 << 34
+)
 
 // weightOf is the factor of a term of weight w and document frequency df.
 func (sc *scorer) weightOf(w float64, df uint32) float64 {
@@ -242,21 +320,27 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 		if more && sc2 == c {
 			continue
 		}
-		if clen[c] < 0 || clang[c] != l {
+		if clen[c] == linkDeadLen || clang[c] != l {
 			continue
 		}
 		buf.add(c, tf)
 	}
 	if buf.n > 0 {
-		sc.addList(buf, ix.exact.big, sc.weightOf(ix.stemWeight, ix.stems.df[id]), true)
+		sc.addList(buf, ix.exact.big, ix.stemWeight, ix.stems.df[id], true, winStem)
 	}
 }
 
-// addList scores a posting list with the factor wi (see add).
-func (sc *scorer) addList(l *plist, big []tfCounts, wi float64, strong bool) {
+// addList scores a posting list of a term of weight w and document
+// frequency df (see add). Link slots count only for a term whose idf is at
+// least linkMinIdf.
+func (sc *scorer) addList(l *plist, big []tfCounts, w float64, df uint32, strong bool, kind uint64) {
 	s := sc.s
+	win := s.win
+	id := idf(sc.n, float64(df))
+	wi := w * id * (k1 + 1)
+	links := id >= linkMinIdf
 	clen := sc.clen
-	wH, wT, wP, wC := sc.fw.Heading, sc.fw.Tags, sc.fw.Prose, sc.fw.Code
+	wH, wTi, wT, wP, wC, wL := sc.fw.Heading, sc.fw.Title, sc.fw.Tags, sc.fw.Prose, sc.fw.Code, sc.fw.Link
 	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
 	term, strongs := s.term, s.strong
 	d := l.data
@@ -280,29 +364,52 @@ func (sc *scorer) addList(l *plist, big []tfCounts, wi float64, strong bool) {
 			t = unrot(y)
 		}
 		cl := clen[c]
-		if cl < 0 {
+		var v float64
+		if cl >= 0 {
+			// With kb = k1 x (1 - bBody + bBody x l/avg) and kh likewise,
+			// tf~ = k1 x (tb/kb + th/kh) and wi x tf~/(tf~ + k1) is, over
+			// one division, wi x num / (num + kb x kh) with num = tb x kh +
+			// th x kb.
+			cl64 := float64(cl)
+			kb := bodyBase + bodyPerLen*cl64
+			kh := headBase + headPerLen*cl64
+			var th, tb float64
+			if t&tfBig == 0 {
+				th = float64(t&63)*wH + float64(t>>6&15)*wTi + float64(t>>10&31)*wT
+				tb = float64(t>>21)*wP + float64(t>>15&63)*wC
+			} else {
+				th, tb = t.weighted(sc.fw, big)
+			}
+			num := tb*kh + th*kb
+			v = wi * num / (num + kb*kh)
+		} else if cl == linkDeadLen || !links {
+			continue
+		} else {
+			// A link slot: only the link field, whose count is kept as the
+			// heading count; tf~ = k1 x tl/kl and wi x tf~/(tf~ + k1) is
+			// wi x tl / (tl + kl). Its chunks are listed apart (endTerm
+			// folds them into their notes' first chunks).
+			kl := sc.linkBase + sc.linkPerLen*float64(linkSlotLenBase-cl)
+			tl := float64(t.counts(big)[fHeading]) * wL
+			v = wi * tl / (tl + kl)
+			if v > term[c] {
+				if term[c] == 0 {
+					s.linkTouched = append(s.linkTouched, c)
+				}
+				term[c] = v
+				win[c] = uint64(t) | kind
+			}
+			if strong {
+				strongs[c] = true
+			}
 			continue
 		}
-		// With kb = k1 x (1 - bBody + bBody x l/avg) and kh likewise,
-		// tf~ = k1 x (tb/kb + th/kh) and wi x tf~/(tf~ + k1) is, over one
-		// division, wi x num / (num + kb x kh) with num = tb x kh + th x kb.
-		cl64 := float64(cl)
-		kb := bodyBase + bodyPerLen*cl64
-		kh := headBase + headPerLen*cl64
-		var th, tb float64
-		if t&tfBig == 0 {
-			th = float64(t&127)*wH + float64(t>>7&127)*wT
-			tb = float64(t>>21)*wP + float64(t>>14&127)*wC
-		} else {
-			th, tb = t.weighted(sc.fw, big)
-		}
-		num := tb*kh + th*kb
-		v := wi * num / (num + kb*kh)
 		if v > term[c] {
 			if term[c] == 0 {
 				s.termTouched = append(s.termTouched, c)
 			}
 			term[c] = v
+			win[c] = uint64(t) | kind
 		}
 		if strong {
 			strongs[c] = true
@@ -318,7 +425,17 @@ type scratch struct {
 	total       []float64
 	touched     []uint32
 	strong      []bool
-	elided      plist // addElided's list
+	// win: the current term's best match per chunk (packed tf and win*
+	// bits); sig: per chunk, one matchSig byte per query term (the first
+	// maxExplained), two words a chunk.
+	win         []uint64
+	sig         []uint64
+	elided      plist    // addElided's list
+	linkTouched []uint32 // the link slots the current term matched
+	// the title phrase bonus of the query (see queryPairs)
+	words   []queryWord
+	pairs   []queryPair
+	pairMax float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -330,12 +447,40 @@ func getScratch(n int) *scratch {
 		s.term = make([]float64, n)
 		s.total = make([]float64, n)
 		s.strong = make([]bool, n)
+		s.win = make([]uint64, n)
+		s.sig = make([]uint64, 2*n)
 	}
 	return s
 }
 
-func (s *scratch) endTerm() {
+func (ix *Index) endTerm(s *scratch, i int) {
+	w, shift := i/8, uint(i%8)*8
+	explained := i < maxExplained
+	// A link slot's score for the term joins its note's first chunk's: the
+	// better of the two, plus linkOverlap x the other.
+	for _, l := range s.linkTouched {
+		d := ix.notes[ix.cnote[l]].first
+		vl, vd := s.term[l], s.term[d]
+		s.term[l] = 0
+		if vd == 0 {
+			s.termTouched = append(s.termTouched, d)
+			s.term[d] = vl
+			s.win[d] = 0 // no match of its own
+		} else {
+			s.term[d] = max(vd, vl) + linkOverlap*min(vd, vl)
+		}
+		if s.strong[l] {
+			s.strong[d], s.strong[l] = true, false
+		}
+		if explained {
+			s.sig[2*d+uint32(w)] |= uint64(sigLink|kindSig(s.win[l])) << shift
+		}
+	}
+	s.linkTouched = s.linkTouched[:0]
 	for _, c := range s.termTouched {
+		if explained && s.term[c] != 0 {
+			s.sig[2*c+uint32(w)] |= uint64(ix.matchSig(s.win[c])) << shift
+		}
 		if s.total[c] == 0 {
 			s.touched = append(s.touched, c)
 		}
@@ -347,13 +492,18 @@ func (s *scratch) endTerm() {
 
 // collect applies the filter and note factors, picks the best max hits and
 // resets the scratch.
-func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []Hit {
+func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 	var h hitHeap
 	h.max = max
+	bonus := len(s.pairs) > 0
 	for _, c := range s.touched {
 		score, strong := s.total[c], s.strong[c]
-		s.total[c], s.strong[c] = 0, false
+		sig := [2]uint64{s.sig[2*c], s.sig[2*c+1]}
+		s.total[c], s.strong[c], s.sig[2*c], s.sig[2*c+1] = 0, false, 0, 0
 		info := &ix.notes[ix.cnote[c]]
+		if bonus && len(info.pairs) > 0 && c == info.first && !(h.full() && (score+s.pairMax)*info.mult < h.items[0].Score) {
+			score += s.titleBonus(info.pairs)
+		}
 		score *= info.mult
 		if h.full() && score < h.items[0].Score {
 			continue // below the worst kept hit: no need to look further
@@ -361,15 +511,20 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []Hit {
 		if !pf.pass(info) {
 			continue
 		}
-		h.offer(Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score, Fuzzy: !strong})
+		h.offer(cand{Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score, Fuzzy: !strong}, c, sig})
 	}
 	s.touched = s.touched[:0]
 	out := h.items
-	slices.SortFunc(out, cmpHit)
-	if len(out) == 0 {
-		return nil
-	}
+	slices.SortFunc(out, func(a, b cand) int { return cmpHit(a.Hit, b.Hit) })
 	return out
+}
+
+// cand is a hit while the best are being picked: with its chunk slot and
+// its match signature (see scratch.sig).
+type cand struct {
+	Hit
+	slot uint32
+	sig  [2]uint64
 }
 
 // cmpHit orders hits best first: score descending, then path and chunk ascending.
@@ -391,13 +546,13 @@ func worse(a, b Hit) bool { return cmpHit(a, b) > 0 }
 
 // hitHeap keeps the best max hits: a min-heap whose root is the worst kept.
 type hitHeap struct {
-	items []Hit
+	items []cand
 	max   int
 }
 
 func (h *hitHeap) full() bool { return h.max > 0 && len(h.items) == h.max }
 
-func (h *hitHeap) offer(x Hit) {
+func (h *hitHeap) offer(x cand) {
 	if h.max <= 0 || len(h.items) < h.max {
 		h.items = append(h.items, x)
 		if h.max > 0 {
@@ -405,7 +560,7 @@ func (h *hitHeap) offer(x Hit) {
 		}
 		return
 	}
-	if !worse(h.items[0], x) {
+	if !worse(h.items[0].Hit, x.Hit) {
 		return
 	}
 	h.items[0] = x
@@ -415,7 +570,7 @@ func (h *hitHeap) offer(x Hit) {
 func (h *hitHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !worse(h.items[i], h.items[p]) {
+		if !worse(h.items[i].Hit, h.items[p].Hit) {
 			return
 		}
 		h.items[i], h.items[p] = h.items[p], h.items[i]
@@ -431,10 +586,10 @@ func (h *hitHeap) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && worse(h.items[r], h.items[l]) {
+		if r := l + 1; r < n && worse(h.items[r].Hit, h.items[l].Hit) {
 			m = r
 		}
-		if !worse(h.items[m], h.items[i]) {
+		if !worse(h.items[m].Hit, h.items[i].Hit) {
 			return
 		}
 		h.items[i], h.items[m] = h.items[m], h.items[i]

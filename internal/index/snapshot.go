@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -15,7 +16,7 @@ import (
 func (ix *Index) Settings() string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return "index lang=" + langCodes[ix.an.lang] + " stem=" + f(ix.stemWeight) + " fuzzy=" + f(ix.fuzzyWeight) +
-		" fields=" + f(ix.fw.Heading) + "," + f(ix.fw.Tags) + "," + f(ix.fw.Prose) + "," + f(ix.fw.Code)
+		" fields=" + f(ix.fw.Heading) + "," + f(ix.fw.Title) + "," + f(ix.fw.Tags) + "," + f(ix.fw.Prose) + "," + f(ix.fw.Code) + "," + f(ix.fw.Link)
 }
 
 // Encode writes the whole index (tombstones included, so that reading it
@@ -52,6 +53,10 @@ func (ix *Index) Encode(e *snapshot.Enc) {
 		e.Bytes(n.terms)
 		e.Bytes(n.stems)
 		e.F64(n.sumLen)
+		e.Int(len(n.pairs))
+		for _, pr := range n.pairs {
+			e.Uvarint(pr)
+		}
 	}
 	e.U32s(ix.freeNotes)
 	e.Int(ix.live)
@@ -59,6 +64,27 @@ func (ix *Index) Encode(e *snapshot.Enc) {
 	for _, n := range ix.langNotes {
 		e.Int(n)
 	}
+	paths := make([]string, 0, len(ix.links))
+	for p := range ix.links {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	e.Int(len(paths))
+	for _, p := range paths {
+		li := ix.links[p]
+		e.String(p)
+		e.Int(len(li.texts))
+		for _, t := range li.texts {
+			e.String(t.Text)
+			e.Int(t.Notes)
+		}
+		e.U32(li.slot)
+		e.Bytes(li.terms)
+		e.Bytes(li.stems)
+		e.F64(li.length)
+	}
+	e.Int(ix.linkLive)
+	e.F64(ix.linkSumLen)
 }
 
 func encodeSpace(e *snapshot.Enc, sp *space, stems bool) {
@@ -140,8 +166,19 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 		n.terms = d.Bytes()
 		n.stems = d.Bytes()
 		n.sumLen = d.F64()
+		if k := d.Len(1); k > 0 {
+			n.pairs = make([]uint64, k)
+			for j := range n.pairs {
+				n.pairs[j] = d.Uvarint()
+			}
+		}
 		if d.Err() != nil {
 			return nil, d.Err()
+		}
+		for j, pr := range n.pairs {
+			if pr>>32 >= uint64(len(ix.exact.terms)) || uint32(pr) >= uint32(len(ix.exact.terms)) || j > 0 && pr <= n.pairs[j-1] {
+				return nil, fmt.Errorf("%w: note %q: title pairs", snapshot.ErrInvalid, n.path)
+			}
 		}
 		if uint64(n.first)+uint64(n.n) > uint64(slots) {
 			return nil, fmt.Errorf("%w: note %q: chunks out of range", snapshot.ErrInvalid, n.path)
@@ -181,6 +218,9 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("%w: chunk %d of no note", snapshot.ErrInvalid, c)
 		}
 	}
+	if err := ix.decodeLinks(d); err != nil {
+		return nil, err
+	}
 	// Checking every posting is most of the decoding: on every CPU.
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
 		errs := make([]error, runtime.GOMAXPROCS(0))
@@ -202,6 +242,64 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 		ix.fz.add(t, uint32(id))
 	}
 	return ix, nil
+}
+
+// decodeLinks reads the link texts and checks their slots: each live link
+// slot belongs to the note at its path, and every link slot of the chunk
+// arrays to exactly one path.
+func (ix *Index) decodeLinks(d *snapshot.Dec) error {
+	n := d.Len(6)
+	slots := len(ix.cnote)
+	owned := make(map[uint32]bool)
+	for range n {
+		p := d.String()
+		li := &linkInfo{texts: make([]LinkText, d.Len(2))}
+		for i := range li.texts {
+			li.texts[i] = LinkText{Text: d.String(), Notes: d.Int(1<<31 - 1)}
+		}
+		li.slot = d.U32()
+		li.terms, li.stems = d.Bytes(), d.Bytes()
+		li.length = d.F64()
+		if err := d.Err(); err != nil {
+			return err
+		}
+		if _, dup := ix.links[p]; dup || p == "" || len(li.texts) == 0 {
+			return fmt.Errorf("%w: link texts of %q", snapshot.ErrInvalid, p)
+		}
+		if li.slot != noNote {
+			note, ok := ix.byPath[p]
+			if int(li.slot) >= slots || !ok || ix.cnote[li.slot] != note || ix.cidx[li.slot] != linkChunk ||
+				ix.clen[li.slot] > linkSlotLenBase || owned[li.slot] {
+				return fmt.Errorf("%w: link slot of %q", snapshot.ErrInvalid, p)
+			}
+			owned[li.slot] = true
+			if err := checkTermList(li.terms, false, len(ix.exact.terms)); err != nil {
+				return err
+			}
+			if err := checkTermList(li.stems, true, len(ix.stems.terms)); err != nil {
+				return err
+			}
+		}
+		ix.links[p] = li
+	}
+	ix.linkLive = d.Int(slots)
+	ix.linkSumLen = d.F64()
+	if err := d.Err(); err != nil {
+		return err
+	}
+	live := 0
+	for c := range ix.cidx {
+		if ix.cidx[c] == linkChunk && ix.cnote[c] != noNote {
+			if !owned[uint32(c)] {
+				return fmt.Errorf("%w: link slot %d of no path", snapshot.ErrInvalid, c)
+			}
+			live++
+		}
+	}
+	if live != ix.linkLive {
+		return fmt.Errorf("%w: link slot count", snapshot.ErrInvalid)
+	}
+	return nil
 }
 
 func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {

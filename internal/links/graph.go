@@ -110,6 +110,8 @@ type Graph struct {
 	r     *Resolver
 	notes map[string]*noteRec
 	byKey map[string]*srcSet // LinkKeys key -> notes with links depending on it
+	// textDirty: notes whose link texts may have changed (see linktext.go)
+	textDirty map[string]struct{}
 }
 
 // noteRec is one note of the graph.
@@ -156,14 +158,17 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n := g.notes[p]
+	var old []storedLink
 	if n == nil {
 		n = newNoteRec(p)
 		g.notes[p] = n
 	} else {
+		old = n.links
 		g.dropLinks(n)
 	}
 	g.addFile(p)
 	if len(links) == 0 {
+		g.markTextDiff(old, nil)
 		return
 	}
 	stored := make([]storedLink, len(links))
@@ -175,6 +180,7 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 	}
 	g.r.mu.RUnlock()
 	n.links = stored
+	g.markTextDiff(old, stored)
 	for i := range stored {
 		k1, k2 := foldedKeys(stored[i].folded)
 		g.count(k1, n, 1)
@@ -212,6 +218,7 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 			n = newNoteRec(it.Path)
 			g.notes[it.Path] = n
 		} else {
+			g.markTextDiff(n.links, nil)
 			g.dropLinks(n)
 		}
 		g.addFile(it.Path)
@@ -253,6 +260,7 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 			continue
 		}
 		n.links = stored[i]
+		g.markTextDiff(nil, n.links)
 		for k := range n.links {
 			k1, k2 := foldedKeys(n.links[k].folded)
 			g.count(k1, n, 1)
@@ -475,6 +483,7 @@ func (g *Graph) eachSource(p string, fn func(*noteRec)) {
 
 func (g *Graph) removeLocked(p string) {
 	if n := g.notes[p]; n != nil {
+		g.markTextDiff(n.links, nil)
 		g.dropLinks(n)
 		delete(g.notes, p)
 	}
@@ -547,7 +556,10 @@ func (g *Graph) reresolve(key string) {
 		for i := range n.links {
 			l := &n.links[i]
 			if dependsOn(l.folded, key) {
-				l.to = g.resolveStored(n, l)
+				old := l.to
+				if l.to = g.resolveStored(n, l); l.to != old {
+					g.markText(l, old)
+				}
 			}
 		}
 	})

@@ -43,8 +43,8 @@ import (
 )
 
 // Format is the version of the file layout; bump it with any change of what
-// Enc writes for a snapshot.
-const Format = 1
+// Enc writes for a snapshot. 2: the index's title field and link texts.
+const Format = 2
 
 const magic = "VMCPSNAP"
 

@@ -471,6 +471,9 @@ func (s *Service) build(ctx context.Context) {
 		s.mu.Unlock()
 	}
 	s.setProgress(len(notes), len(notes))
+	s.mu.Lock()
+	s.setAllLinkTexts()
+	s.mu.Unlock()
 	s.ix.Trim()
 	s.mu.RLock()
 	notesN, unindexedN := len(s.notes), len(s.unindexed)
@@ -582,6 +585,7 @@ func (s *Service) put(r parsed) {
 		if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
 			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
 			s.graph.AddFile(r.path)
+			s.syncLinkTexts()
 		}
 		return
 	}
@@ -590,6 +594,7 @@ func (s *Service) put(r parsed) {
 	s.ix.Add(r.path, r.note)
 	s.notes[r.path] = infoOf(r.note, r.info)
 	s.graph.SetNote(r.path, r.note.Links)
+	s.syncLinkTexts(r.path)
 }
 
 // dropLocked forgets one file. Caller holds s.mu.
@@ -600,6 +605,7 @@ func (s *Service) dropLocked(rel string) {
 	}
 	delete(s.unindexed, rel)
 	s.graph.Remove(rel)
+	s.syncLinkTexts()
 }
 
 // Refresh re-reads one path (a note or attachment) and updates the index and
@@ -619,6 +625,7 @@ func (s *Service) Refresh(rel string) {
 	default:
 		s.mu.Lock()
 		s.graph.AddFile(rel)
+		s.syncLinkTexts()
 		s.mu.Unlock()
 	}
 }
@@ -693,6 +700,7 @@ func (s *Service) rescan(ctx context.Context) (touched []string) {
 		case !fi.IsNote && !hasFile:
 			s.mu.Lock()
 			s.graph.AddFile(fi.Path)
+			s.syncLinkTexts()
 			s.mu.Unlock()
 		}
 		return nil

@@ -1,0 +1,243 @@
+package links
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Link texts: the display text of a link ([[Properties|front matter]],
+// [metadata](Properties.md), ![[Note|text]]) is what the linking note calls
+// its target, and the search index uses it as evidence about the target.
+// A link has a text when its author wrote one (an alias or a markdown
+// link's bracket text) holding at least one letter (so an image size such
+// as ![[a.png|100]] is not one). The graph reports the texts of the links
+// resolving to a note, grouped by their folded form (FoldText), with the
+// number of distinct notes using each; and it remembers which notes' texts
+// may have changed since TakeTextChanges was last called, so that the index
+// can follow every change exactly: a note whose links change, a note
+// removed, a file whose appearance or disappearance resolves links
+// elsewhere differently.
+
+// Text is one display text of the links to a note: the text (the smallest,
+// byte-wise, of the spellings that fold alike) and how many distinct notes
+// other than the target use it.
+type Text struct {
+	Text  string
+	Notes int
+}
+
+// FoldText is the form under which link texts are grouped and compared:
+// lowercase, '-' and '_' read as spaces, runs of white space as one space,
+// trimmed.
+func FoldText(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return ' '
+		}
+		return unicode.ToLower(r)
+	}, s)), " ")
+}
+
+// linkText returns the display text of a stored link, "" when it has none.
+func linkText(l *storedLink) string {
+	if !l.hasAlias || !strings.ContainsFunc(l.alias, unicode.IsLetter) {
+		return ""
+	}
+	return l.alias
+}
+
+// textAcc accumulates the texts of one target.
+type textAcc struct {
+	byFold map[string]*textCount
+}
+
+type textCount struct {
+	text  string
+	notes int
+}
+
+func (a *textAcc) add(text string) {
+	f := FoldText(text)
+	if a.byFold == nil {
+		a.byFold = make(map[string]*textCount)
+	}
+	if c := a.byFold[f]; c != nil {
+		c.notes++
+		if text < c.text {
+			c.text = text
+		}
+		return
+	}
+	a.byFold[f] = &textCount{text: text, notes: 1}
+}
+
+func (a *textAcc) texts() []Text {
+	if len(a.byFold) == 0 {
+		return nil
+	}
+	folds := make([]string, 0, len(a.byFold))
+	for f := range a.byFold {
+		folds = append(folds, f)
+	}
+	slices.Sort(folds)
+	out := make([]Text, len(folds))
+	for i, f := range folds {
+		c := a.byFold[f]
+		out[i] = Text{Text: c.text, Notes: c.notes}
+	}
+	return out
+}
+
+// LinkTexts returns the texts of the links from other notes resolving to
+// p, sorted by folded form; a note using a text several times counts once.
+func (g *Graph) LinkTexts(p string) []Text {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var acc textAcc
+	var seen []string // the folded texts of one source note
+	g.eachSource(p, func(n *noteRec) {
+		seen = seen[:0]
+		for i := range n.links {
+			l := &n.links[i]
+			if l.to != p {
+				continue
+			}
+			if t := linkText(l); t != "" {
+				// A source's texts are few: a list is enough to count it once.
+				if f := FoldText(t); !slices.Contains(seen, f) {
+					seen = append(seen, f)
+					acc.add(t)
+				}
+			}
+		}
+	})
+	return acc.texts()
+}
+
+// EachLinkTexts calls fn with every note that has link texts and its texts
+// (as LinkTexts returns them), in path order, computed in one pass over
+// every link: for a whole vault at once. fn runs without the graph's lock.
+func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
+	g.mu.RLock()
+	accs := make(map[string]*textAcc)
+	type pair struct{ to, fold string }
+	var seen []pair
+	for _, n := range g.notes {
+		seen = seen[:0]
+		for i := range n.links {
+			l := &n.links[i]
+			if l.to == "" || l.to == n.path || g.notes[l.to] == nil {
+				continue
+			}
+			t := linkText(l)
+			if t == "" {
+				continue
+			}
+			k := pair{l.to, FoldText(t)}
+			if slices.Contains(seen, k) {
+				continue
+			}
+			seen = append(seen, k)
+			a := accs[l.to]
+			if a == nil {
+				a = &textAcc{}
+				accs[l.to] = a
+			}
+			a.add(t)
+		}
+	}
+	g.mu.RUnlock()
+	paths := make([]string, 0, len(accs))
+	for p := range accs {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		fn(p, accs[p].texts())
+	}
+}
+
+// TakeTextChanges returns, sorted, the notes whose link texts may have
+// changed since the last call (links with a text that appeared,
+// disappeared or now resolve elsewhere), and forgets them.
+func (g *Graph) TakeTextChanges() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.textDirty) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(g.textDirty))
+	for p := range g.textDirty {
+		out = append(out, p)
+	}
+	clear(g.textDirty)
+	slices.Sort(out)
+	return out
+}
+
+// markText records that the texts of the links to the targets of l (before
+// and after a change of l.to) may have changed. Caller holds g.mu for
+// writing (reresolve: also when only the resolver is read-locked, the graph
+// itself being write-locked).
+func (g *Graph) markText(l *storedLink, oldTo string) {
+	if linkText(l) == "" {
+		return
+	}
+	if g.textDirty == nil {
+		g.textDirty = make(map[string]struct{})
+	}
+	if oldTo != "" {
+		g.textDirty[oldTo] = struct{}{}
+	}
+	if l.to != "" {
+		g.textDirty[l.to] = struct{}{}
+	}
+}
+
+// markTextDiff marks the targets whose texts from one note differ between
+// its old and new links (in place of marking every target of both).
+func (g *Graph) markTextDiff(old, new []storedLink) {
+	type pair struct{ to, text string }
+	collect := func(ls []storedLink) []pair {
+		var out []pair
+		for i := range ls {
+			if t := linkText(&ls[i]); t != "" && ls[i].to != "" {
+				out = append(out, pair{ls[i].to, t})
+			}
+		}
+		slices.SortFunc(out, func(a, b pair) int {
+			if c := strings.Compare(a.to, b.to); c != 0 {
+				return c
+			}
+			return strings.Compare(a.text, b.text)
+		})
+		return out
+	}
+	a, b := collect(old), collect(new)
+	if slices.Equal(a, b) {
+		return
+	}
+	if g.textDirty == nil {
+		g.textDirty = make(map[string]struct{})
+	}
+	// Every target of either side whose list of texts differs.
+	byTo := func(ps []pair) map[string][]string {
+		m := make(map[string][]string)
+		for _, p := range ps {
+			m[p.to] = append(m[p.to], p.text)
+		}
+		return m
+	}
+	ma, mb := byTo(a), byTo(b)
+	for to, ta := range ma {
+		if !slices.Equal(ta, mb[to]) {
+			g.textDirty[to] = struct{}{}
+		}
+	}
+	for to := range mb {
+		if _, ok := ma[to]; !ok {
+			g.textDirty[to] = struct{}{}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package vault
+
+import (
+	"path"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/index"
+	"github.com/vaultmcp/vaultmcp/internal/links"
+)
+
+// Link text: the index counts the display texts of the links to a note as a
+// field of that note (see index.SetLinkTexts). The graph says which texts
+// each note has and which notes' texts may have changed after an update;
+// the service leaves out a text that reads as the note's title or file
+// name (it adds nothing the note does not already say), and hands the rest
+// to the index: all of them after the first build, then those of the notes
+// each update touched.
+
+// linkTextsOf returns the index's link texts of the note at p, from texts.
+// Caller holds s.mu.
+func (s *Service) linkTextsOf(p string, texts []links.Text) []index.LinkText {
+	ni := s.notes[p]
+	if ni == nil || len(texts) == 0 {
+		return nil
+	}
+	title := links.FoldText(ni.title)
+	base := path.Base(p)
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	name := links.FoldText(base)
+	out := make([]index.LinkText, 0, len(texts))
+	for _, t := range texts {
+		if f := links.FoldText(t.Text); f == title || f == name {
+			continue
+		}
+		out = append(out, index.LinkText{Text: t.Text, Notes: t.Notes})
+	}
+	return out
+}
+
+// syncLinkTexts updates the link texts of the notes whose texts the last
+// graph updates may have changed, and of the notes given (whose title may
+// have changed). Caller holds s.mu for writing.
+func (s *Service) syncLinkTexts(also ...string) {
+	changed := s.graph.TakeTextChanges()
+	if len(changed) == 0 && len(also) == 0 {
+		return
+	}
+	items := make([]index.LinkItem, 0, len(changed)+len(also))
+	for _, p := range append(changed, also...) {
+		items = append(items, index.LinkItem{Path: p, Texts: s.linkTextsOf(p, s.graph.LinkTexts(p))})
+	}
+	s.ix.SetLinkTextsBatch(items)
+}
+
+// setAllLinkTexts sets the link texts of every note from the whole graph,
+// in one pass, and clears those of paths that have none now (a note the
+// index snapshot knew). Caller holds s.mu for writing.
+func (s *Service) setAllLinkTexts() {
+	s.graph.TakeTextChanges() // this pass covers them
+	var items []index.LinkItem
+	seen := make(map[string]bool)
+	s.graph.EachLinkTexts(func(p string, texts []links.Text) {
+		if lt := s.linkTextsOf(p, texts); len(lt) > 0 {
+			items = append(items, index.LinkItem{Path: p, Texts: lt})
+			seen[p] = true
+		}
+	})
+	for _, p := range s.ix.LinkPaths() {
+		if !seen[p] {
+			items = append(items, index.LinkItem{Path: p})
+		}
+	}
+	s.ix.SetLinkTextsBatch(items)
+}
