@@ -199,6 +199,12 @@ type Index struct {
 	linkLive   int                  // live link slots
 	linkSumLen float64              // their total weighted length
 
+	// skip tables of long lists, for explain (see seek); listGen changes
+	// when compaction renumbers slots or terms.
+	skips     sync.Map // uint64 list key -> *skipTable
+	skipBytes atomic.Int64
+	listGen   uint64
+
 	intern map[string]string
 	wst    *stemmer // the writer's (removal), under the write lock
 	hint   builderSize
@@ -230,12 +236,13 @@ type noteInfo struct {
 	live   bool
 	first  uint32
 	n      uint32
+	// pairs are the pairs of exact terms that follow each other in the
+	// note's title, file name or an alias (see titlePair), sorted. (Here,
+	// in the cache line collect reads anyway.)
+	pairs  []uint64
 	terms  []byte // the note's terms and stems with their chunk counts,
 	stems  []byte // encoded (see termCount)
 	sumLen float64
-	// pairs are the pairs of exact terms that follow each other in the
-	// note's title, file name or an alias (see titlePair), sorted.
-	pairs []uint64
 }
 
 // New returns an empty index.
@@ -963,6 +970,7 @@ func (ix *Index) compactChunks() {
 	ix.clang = append([]langID(nil), ix.clang[:n]...)
 	ix.dead = 0
 	ix.compactions++
+	ix.listGen++
 	ix.postings, ix.deadPostings = 0, 0
 	var nl plist
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
@@ -1007,6 +1015,7 @@ func (ix *Index) compactChunks() {
 
 // compactSpace drops the terms no live chunk holds and renumbers the rest.
 func (ix *Index) compactSpace(sp *space, exact bool) {
+	ix.listGen++
 	newID := make([]uint32, len(sp.terms))
 	live := len(sp.terms) - sp.empty
 	ns := space{
