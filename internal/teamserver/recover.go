@@ -29,7 +29,7 @@ func (s *Server) recover(ctx context.Context) error {
 	for _, rec := range recs {
 		pr, err := s.project(ctx, rec.Project)
 		if errors.Is(err, teamstore.ErrNotFound) {
-			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
 				return err
 			}
 			continue
@@ -48,7 +48,7 @@ func (s *Server) recover(ctx context.Context) error {
 		}
 		if sha == "" {
 			s.log.Info("a write interrupted by a crash was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
-			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
 				return err
 			}
 			continue

@@ -144,7 +144,7 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			}
 			s.log.Error("settling a write from its commit", "err", err)
 		} else if err == nil {
-			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey)
+			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey, rec.Token)
 		}
 		s.finish(ctx, k, op, out, idemKey, nil)
 		out.resp.write(w)
