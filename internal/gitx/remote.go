@@ -254,11 +254,34 @@ func (r *Repo) RenameBranch(ctx context.Context, name string) error {
 	if err := CheckBranch(name); err != nil {
 		return err
 	}
-	_, err := r.Run(ctx, "symbolic-ref", "HEAD", "refs/heads/"+name)
-	if err != nil {
+	if _, err := r.head(ctx); err == nil {
+		_, err = r.Run(ctx, "branch", "-M", name)
 		return err
 	}
-	return nil
+	_, err := r.Run(ctx, "symbolic-ref", "HEAD", "refs/heads/"+name)
+	return err
+}
+
+// ChangedPaths lists the paths (relative to the vault folder) that differ
+// between two commits.
+func (r *Repo) ChangedPaths(ctx context.Context, from, to string) ([]string, error) {
+	if err := checkRev(from); err != nil {
+		return nil, err
+	}
+	if err := checkRev(to); err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, "diff", "--no-renames", "--name-only", "--relative", "-z", from, to, "--")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }
 
 // CommitWithTrailer returns the newest commit reachable from rev whose

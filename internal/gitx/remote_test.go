@@ -105,6 +105,9 @@ func TestRemoteClone(t *testing.T) {
 	if ok, err := b.IsAncestor(ctx, shaB, tip); err != nil || ok {
 		t.Errorf("IsAncestor(b's commit, the remote) = %v (%v), want false", ok, err)
 	}
+	if paths, err := b.ChangedPaths(ctx, shaB, tip); err != nil || strings.Join(paths, ",") != "a.md,b.md" {
+		t.Errorf("ChangedPaths(b's commit, the remote) = %v (%v), want a.md and b.md", paths, err)
+	}
 	if err := b.ResetHard(ctx, tip); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +181,9 @@ func TestRenameBranchAndFirstPush(t *testing.T) {
 	}
 	if heads, _, err := RemoteHeads(ctx, remote); err != nil || heads["trunk"] == "" {
 		t.Errorf("remote heads after the first push: %v (%v)", heads, err)
+	}
+	if err := r.RenameBranch(ctx, "second"); err != nil || r.CurrentBranch(ctx) != "second" {
+		t.Errorf("RenameBranch of a born branch: %v, on %q", err, r.CurrentBranch(ctx))
 	}
 	if err := r.RenameBranch(ctx, "bad..name"); err == nil {
 		t.Error("RenameBranch(bad..name): no error")

@@ -270,9 +270,15 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 	if branch == "" {
 		branch = head
 		if branch == "" {
+			// No default branch (a bare repository whose HEAD names a
+			// branch nobody pushed): its only branch, else main.
 			branch = "main"
-			if len(heads) > 0 {
-				return nil, "", fmt.Errorf("--remote %s: its HEAD names no branch; choose one with --branch", shown)
+			if _, ok := heads["main"]; !ok && len(heads) == 1 {
+				for b := range heads {
+					branch = b
+				}
+			} else if !ok && len(heads) > 1 {
+				return nil, "", fmt.Errorf("--remote %s: its HEAD names no branch and it has several; choose one with --branch", shown)
 			}
 		}
 	}
