@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/vaultmcp/vaultmcp/internal/pgtest"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
@@ -200,6 +202,9 @@ func TestReplicasForwardAndPush(t *testing.T) {
 	if n := a.srv.met.forwards.Value("ok"); n != 1 {
 		t.Errorf("a forwarded %v request(s), want 1", n)
 	}
+	if n := b.srv.met.forwards.Value("ok"); n != 0 {
+		t.Errorf("the holder forwarded %v request(s)", n)
+	}
 	again := c.create(a, "notes/through-a.md", "# Through a\n", "Idempotency-Key", "k-1")
 	if again.status != 201 || again.header.Get(teamapi.HeaderReplayed) != "true" {
 		t.Errorf("the same create again: %d replayed=%q", again.status, again.header.Get(teamapi.HeaderReplayed))
@@ -210,6 +215,19 @@ func TestReplicasForwardAndPush(t *testing.T) {
 	la, lb := c.do(a, "GET", "/api/projects/team/files?prefix=notes/", nil), c.do(b, "GET", "/api/projects/team/files?prefix=notes/", nil)
 	if la.status != 200 || string(la.body) != string(lb.body) || !strings.Contains(string(la.body), "through-a.md") {
 		t.Errorf("reads through a and b differ:\n%s\n%s", la.body, lb.body)
+	}
+	// MCP through a replica that does not serve the vault: the session
+	// lives on the holder, and its writes are pushed like REST writes.
+	s := (&env{t: t, http: a.http}).mcpSession(t, "/projects/team/mcp", c.key)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_write_note", Arguments: map[string]any{"path": "notes/over-mcp.md", "content": "# Over MCP\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("vault_write_note through a: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "Push: yes") {
+		t.Errorf("the MCP write does not say it was pushed:\n%s", text)
+	}
+	if n := c.inRemote("notes/over-mcp.md"); n != 1 {
+		t.Errorf("the MCP write is in the remote %d time(s), want 1", n)
 	}
 	// A forwarded request is never forwarded again: a replica that does not
 	// serve the vault says so.
