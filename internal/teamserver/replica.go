@@ -265,7 +265,13 @@ func (r *replication) release(id string, h *heldLease, why string) {
 	s.mu.Unlock()
 	if pr != nil {
 		pr.hold.CompareAndSwap(h, nil)
-		s.dropMCP(id)
+		// Not inline: a write of one of those sessions may be what found
+		// the lease lost, and closing a session waits for its calls.
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			s.dropMCP(id)
+		}()
 	}
 	s.met.leaseLosses.Inc()
 	s.log.Warn("vault lease given up; the vault is served by another replica from now on", "project", id, "why", why)
