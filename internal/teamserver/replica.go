@@ -81,7 +81,6 @@ type replication struct {
 	held      map[string]*heldLease // by project id
 	takeovers map[string]*takeover  // by project id
 	metas     map[string]teamstore.Project
-	running   map[string]bool // idempotency tokens of writes in flight here
 
 	bg     context.Context
 	cancel context.CancelFunc
@@ -113,7 +112,7 @@ func newReplication(s *Server, leases teamstore.Leases) *replication {
 	bg, cancel := context.WithCancel(context.Background())
 	return &replication{s: s, leases: leases, ttl: ttl, fwd: newForwarder(s),
 		held: make(map[string]*heldLease), takeovers: make(map[string]*takeover), metas: make(map[string]teamstore.Project),
-		running: make(map[string]bool), bg: bg, cancel: cancel}
+		bg: bg, cancel: cancel}
 }
 
 // margin is how close to its expiry a lease is confirmed again before a
@@ -232,7 +231,7 @@ func (r *replication) tick(ctx context.Context) {
 		}
 	}
 	for _, pr := range r.owned() {
-		r.settleStale(ctx, pr)
+		s.settleStale(ctx, pr)
 	}
 }
 
@@ -416,7 +415,7 @@ func (r *replication) take(meta teamstore.Project) (*project, error) {
 	s.met.takeovers.Inc("ok")
 	s.met.takeoverSeconds.Observe(took.Seconds())
 	s.log.Info("vault lease taken", "project", meta.Name, "epoch", l.Epoch, "ms", took.Milliseconds())
-	r.settleStale(ctx, pr)
+	s.settleStale(ctx, pr)
 	return pr, nil
 }
 
@@ -502,172 +501,6 @@ func (s *Server) confirmLease(ctx context.Context, pr *project) error {
 // serves: nothing was done, and a retry goes to the replica that does.
 func notServing(pr *project, err error) *response {
 	return errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "nothing was changed: this replica no longer serves project %s (%v); retry, the request goes to the replica that does", pr.meta.Name, err)
-}
-
-// running marks an idempotency token as being applied in this process.
-func (s *Server) running(token string, on bool) {
-	r := s.rep
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if on {
-		r.running[token] = true
-	} else {
-		delete(r.running, token)
-	}
-}
-
-func (r *replication) isRunning(token string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.running[token]
-}
-
-// settleStale settles the idempotency records of the vault that nobody is
-// applying any more: those of replicas no longer alive, and this replica's
-// own that are not in flight (a push whose fate was unknown). A record
-// whose token is in the remote's history was applied: its bookkeeping is
-// done and its answer stored. The others were not; before they are
-// released (so a retry applies them), a fencing commit is pushed on top of
-// the remote's branch, so that a push of theirs still on its way is refused.
-func (r *replication) settleStale(ctx context.Context, pr *project) {
-	s := r.s
-	recs, err := s.store.RunningIdem(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("listing the running idempotency records", "err", err)
-		}
-		return
-	}
-	var mine []teamstore.Idem
-	for _, rec := range recs {
-		if rec.Project == pr.meta.ID {
-			mine = append(mine, rec)
-		}
-	}
-	if len(mine) == 0 {
-		return
-	}
-	alive := map[string]bool{}
-	reps, err := r.leases.Replicas(ctx, s.now())
-	if err != nil {
-		return
-	}
-	for _, rp := range reps {
-		alive[rp.ID] = true
-	}
-	var stale []teamstore.Idem
-	for _, rec := range mine {
-		if rec.Owner == s.instance && !r.isRunning(rec.Token) || rec.Owner != s.instance && !alive[rec.Owner] {
-			stale = append(stale, rec)
-		}
-	}
-	if len(stale) == 0 {
-		return
-	}
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.hold.Load() == nil {
-		return
-	}
-	remote := pr.meta.Remote != ""
-	if remote {
-		if _, err := s.syncFromRemote(ctx, pr); err != nil {
-			s.log.Warn("settling unanswered writes: the remote cannot be read; retrying later", "project", pr.meta.Name, "err", gitx.RedactURL(err.Error()))
-			return
-		}
-	}
-	open := r.settleFound(ctx, pr, stale)
-	if len(open) == 0 {
-		return
-	}
-	if remote && !r.fence(ctx, pr, &open) {
-		return
-	}
-	for _, rec := range open {
-		if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
-			s.log.Warn("releasing an unanswered write", "err", err)
-			continue
-		}
-		s.log.Info("a write its replica left unanswered was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
-	}
-}
-
-// settleFound settles the records whose token is in the clone's history
-// and returns the others. The caller holds pr.mu.
-func (r *replication) settleFound(ctx context.Context, pr *project, recs []teamstore.Idem) []teamstore.Idem {
-	s := r.s
-	var open []teamstore.Idem
-	for _, rec := range recs {
-		sha, err := pr.git.commitWithToken(ctx, rec.Token)
-		if err != nil {
-			s.log.Warn("looking for an unanswered write's commit", "err", err)
-			continue // neither settled nor released: next time
-		}
-		if sha == "" {
-			open = append(open, rec)
-			continue
-		}
-		if _, err := s.settleLocked(ctx, s.keyOf(ctx, rec.KeyID), pr, rec, sha); err != nil {
-			s.log.Warn("settling an unanswered write", "err", err)
-			continue
-		}
-		s.log.Info("a write its replica left unanswered was applied; its answer is stored for the retry", "project", pr.meta.Name, "op", rec.Operation, "version", sha, "idempotency_key", rec.Key)
-	}
-	return open
-}
-
-// fence pushes an empty commit on top of the remote's branch, so that any
-// push based on an older tip (a replica that lost the lease without
-// knowing) is refused from now on; records found in the remote meanwhile
-// are settled and dropped from open. It says whether the fence stands.
-func (r *replication) fence(ctx context.Context, pr *project, open *[]teamstore.Idem) bool {
-	s := r.s
-	g := pr.git.r
-	for try := 0; try < 3; try++ {
-		if try > 0 {
-			if _, err := s.syncFromRemote(ctx, pr); err != nil {
-				return false
-			}
-			if *open = r.settleFound(ctx, pr, *open); len(*open) == 0 {
-				return false
-			}
-		}
-		if err := s.confirmLease(ctx, pr); err != nil {
-			return false
-		}
-		tip, err := g.Tracking(ctx, pr.meta.Branch)
-		if err != nil {
-			return false
-		}
-		h := pr.hold.Load()
-		if h == nil {
-			return false
-		}
-		msg := fmt.Sprintf("vaultmcp: fence (replica %s holds the vault, lease epoch %d)\n\n%d write(s) a previous holder left unanswered are settled as not applied; a push of theirs based on an older tip is refused from here.",
-			s.instance, h.get().Epoch, len(*open))
-		f, err := g.EmptyCommit(ctx, tip, msg)
-		if err != nil {
-			s.log.Warn("making a fencing commit", "err", err)
-			return false
-		}
-		err = g.PushTo(ctx, f, pr.meta.Branch)
-		if err == nil {
-			if err := s.resetTo(ctx, pr, f); err != nil {
-				s.log.Warn("moving the clone to the fencing commit", "err", err)
-			}
-			s.notifyVersion(pr, f)
-			return true
-		}
-		var pe *gitx.PushError
-		if !errors.As(err, &pe) || pe.Kind != gitx.PushRejected {
-			s.log.Warn("pushing a fencing commit", "project", pr.meta.Name, "err", gitx.RedactURL(err.Error()))
-			return false
-		}
-	}
-	return false
 }
 
 // notifyVersion tells the other replicas of a new version of a vault.

@@ -438,7 +438,7 @@ func TestSingleServerRemote(t *testing.T) {
 	}
 	was := head()
 	os.Rename(bare, bare+".away")
-	got := e.create(e.rw, "remote", "b.md", "# B\n")
+	got := e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt")
 	wantStatus(t, "create with the remote away", got, 503, teamapi.CodeUnavailable)
 	if !strings.Contains(string(got.body), "may or may not") {
 		t.Errorf("the answer does not say the outcome is unknown: %s", got.body)
@@ -449,8 +449,19 @@ func TestSingleServerRemote(t *testing.T) {
 	if _, ok := e.fileAt("remote", "b.md"); ok {
 		t.Error("the unpushed note is still served")
 	}
+	// Its record stays running (the push may have landed) until the remote
+	// says: here it did not, so it is released and the retry applies once.
+	wantStatus(t, "the retry while in doubt", e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt"), 409, teamapi.CodeIdempotencyInUse)
 	os.Rename(bare+".away", bare)
-	wantStatus(t, "create with the remote back", e.create(e.rw, "remote", "b.md", "# B\n"), 201, "")
+	pr, err := e.srv.project(ctx, "remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.settleStale(ctx, pr)
+	wantStatus(t, "the retry once settled", e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt"), 201, "")
+	if out, _ := execGit(bare, "log", "--format=%H", "--diff-filter=A", "trunk", "--", "b.md"); len(strings.Fields(out)) != 1 {
+		t.Errorf("b.md added by %d commit(s) of the remote, want 1", len(strings.Fields(out)))
+	}
 	wantStatus(t, "readyz", e.do("GET", "/readyz", "", nil), 200, "")
 }
 

@@ -100,6 +100,14 @@ type Server struct {
 	// rep is the coordination with other replicas (nil on SQLite).
 	rep *replication
 	met *serverMetrics
+
+	// runningTokens are the idempotency tokens of the writes in flight in
+	// this process (settle.go leaves them alone).
+	runMu         sync.Mutex
+	runningTokens map[string]bool
+	// stopBg ends the background work of a server without replicas.
+	stopBg context.CancelFunc
+	bgDone sync.WaitGroup
 }
 
 func (s *Server) stopOnce() { s.stopped.Do(func() { close(s.stopping) }) }
@@ -182,6 +190,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
 		s.log.Info("expired idempotency records removed", "count", n)
 	}
+	bg, stop := context.WithCancel(context.Background())
+	s.stopBg = stop
+	s.bgDone.Add(1)
+	go func() {
+		defer s.bgDone.Done()
+		s.settleLoop(bg)
+	}()
 	return s, nil
 }
 
@@ -260,6 +275,10 @@ func (s *Server) Close() error {
 	s.writes.Wait()
 	if s.rep != nil {
 		s.rep.stop()
+	}
+	if s.stopBg != nil {
+		s.stopBg()
+		s.bgDone.Wait()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
