@@ -165,6 +165,40 @@ func TestThreeReplicas(t *testing.T) {
 		t.Errorf("%d of %d writes answered", answered, writers*perWriter)
 	}
 
+	// Every live replica is ready; together they hold the three leases.
+	leases := 0
+	for i, p := range procs {
+		if i == victim {
+			continue
+		}
+		resp, err := client.Get(p.url + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Status string
+			Leases int
+		}
+		json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || h.Status != "ready" {
+			t.Errorf("replica %d: readyz %d %+v", i, resp.StatusCode, h)
+		}
+		leases += h.Leases
+		resp, err = client.Get(p.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(m), fmt.Sprintf("vaultmcp_leases_held %d\n", h.Leases)) || !strings.Contains(string(m), "# TYPE vaultmcp_http_request_duration_seconds histogram") {
+			t.Errorf("replica %d: metrics without its leases or latency histogram", i)
+		}
+	}
+	if leases != len(names) {
+		t.Errorf("the live replicas hold %d lease(s), want %d", leases, len(names))
+	}
+
 	// Reads agree: every live replica lists what each remote holds.
 	for _, n := range names {
 		want := remoteNotes(t, remotes[n])
@@ -279,4 +313,94 @@ func remoteNotes(t *testing.T, remote string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// A replica holding a vault dies in the middle of a write (the crash test
+// hook SIGKILLs it after its push, or before it applies the write); the
+// client's retry with the same Idempotency-Key reaches another replica,
+// which takes the vault over and settles the dead write from the remote's
+// history: applied once either way, the answer replayed when it had been
+// pushed.
+func TestReplicaCrashMidWrite(t *testing.T) {
+	for _, point := range []string{"after-apply", "before-apply"} {
+		t.Run(point, func(t *testing.T) {
+			db := pgtest.DB(t)
+			admin := t.TempDir()
+			remote := filepath.Join(t.TempDir(), "v.git")
+			if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
+			if _, stderr, err := pgCLI(t, nil, "project", "add", "--data", admin, "--db", db, "--remote", remote, "v"); err != nil {
+				t.Fatalf("project add: %v\n%s", err, stderr)
+			}
+			out, stderr, err := pgCLI(t, nil, "key", "add", "--data", admin, "--db", db, "w")
+			if err != nil {
+				t.Fatalf("key add: %v\n%s", err, stderr)
+			}
+			key := strings.TrimSpace(out)
+			doomed := startTeam(t, t.TempDir(), []string{"VAULTMCP_TEST_CRASH=" + point}, "--db", db, "--lease-ttl", "1s")
+			other := startTeam(t, t.TempDir(), nil, "--db", db, "--lease-ttl", "1s")
+			client := &http.Client{Timeout: 30 * time.Second}
+			if got := listNotes(t, client, doomed.url, key, "v"); got != nil {
+				t.Fatalf("a new vault lists %v", got)
+			}
+			status, err := createNote(client, other.url, key, "v", "notes/once.md", "# Once\n", "crash-1")
+			if err == nil && status == 201 {
+				t.Fatalf("the write was answered although its replica died in it")
+			}
+			select {
+			case err := <-doomed.done:
+				doomed.done <- err // for its cleanup
+			case <-time.After(30 * time.Second):
+				t.Fatal("the crash hook did not kill the replica")
+			}
+			var replayed string
+			deadline := time.Now().Add(40 * time.Second)
+			for time.Now().Before(deadline) {
+				status, replayed, err = createNoteReplayed(client, other.url, key, "v", "notes/once.md", "# Once\n", "crash-1")
+				if err == nil && status == 201 {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if status != 201 {
+				t.Fatalf("the retry: %d %v", status, err)
+			}
+			if want := map[string]string{"after-apply": "true", "before-apply": ""}[point]; replayed != want {
+				t.Errorf("Idempotent-Replayed %q, want %q", replayed, want)
+			}
+			log, _ := exec.Command("git", "-C", remote, "log", "--format=%H", "--diff-filter=A", "main", "--", "notes/once.md").Output()
+			if n := len(strings.Fields(string(log))); n != 1 {
+				t.Errorf("the write is in the remote %d time(s), want 1", n)
+			}
+			subjects, _ := exec.Command("git", "-C", remote, "log", "--format=%s", "main").Output()
+			if fence := strings.Contains(string(subjects), "vaultmcp: fence"); fence != (point == "before-apply") {
+				t.Errorf("fencing commit in the remote: %v, want %v\n%s", fence, point == "before-apply", subjects)
+			}
+		})
+	}
+}
+
+// createNoteReplayed is createNote that also returns Idempotent-Replayed.
+func createNoteReplayed(c *http.Client, base, key, project, path, content, idem string) (int, string, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("path", path)
+	fw, _ := mw.CreateFormFile("file", filepath.Base(path))
+	io.WriteString(fw, content)
+	mw.Close()
+	req, err := http.NewRequest("POST", base+"/api/projects/"+project+"/files", &body)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Idempotency-Key", idem)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get(teamapi.HeaderReplayed), nil
 }
