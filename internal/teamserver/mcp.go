@@ -249,6 +249,13 @@ func (b *projectBackend) write(ctx context.Context, op string, fn func(ctx conte
 	if err := b.s.finish(context.WithoutCancel(ctx), b.key, wop, out, "", nil); err != nil {
 		b.s.log.Error("recording an MCP write", "err", err)
 	}
+	if failure == nil && out.resp.status >= 400 {
+		// The vault wrote, but the write did not stand: it was not pushed
+		// to the vault's git remote, or this replica no longer serves it.
+		var body teamapi.ErrorBody
+		_ = jsonUnmarshal(out.resp.body, &body)
+		failure = &api.Error{Code: api.CodeUnavailable, Message: body.Error.Message, Uncertain: out.uncertain}
+	}
 	return failure
 }
 

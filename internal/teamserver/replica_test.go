@@ -365,6 +365,16 @@ func TestReplicaPushRejected(t *testing.T) {
 	if n := a.srv.met.pushes.Value("rejected"); n != 1 {
 		t.Errorf("%v rejected push(es) counted, want 1", n)
 	}
+	// Over MCP the same refusal is a tool error, not a success.
+	c.pushAside("notes/later.md", "# Later\n", "another late push")
+	s := (&env{t: t, http: a.http}).mcpSession(t, "/projects/team/mcp", c.key)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_write_note", Arguments: map[string]any{"path": "notes/mcp.md", "content": "# MCP\n"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not applied") {
+		t.Errorf("an MCP write whose push was refused: %v %+v", err, res)
+	}
+	if c.inRemote("notes/mcp.md") != 0 {
+		t.Error("the refused MCP write is in the remote")
+	}
 }
 
 // Writes a dead replica left running are settled by the new holder from
