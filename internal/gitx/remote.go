@@ -24,6 +24,7 @@ const Origin = "origin"
 var (
 	scpLike    = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`)
 	branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$`)
+	fullHash   = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 )
 
 // CheckRemoteURL accepts the remotes a team runs: https://, http://,
@@ -165,14 +166,17 @@ func (r *Repo) PushTo(ctx context.Context, rev, branch string) error {
 	if err := CheckBranch(branch); err != nil {
 		return err
 	}
-	sha, err := r.ResolveCommit(ctx, rev)
-	if err != nil {
-		return err
+	sha := rev
+	if !fullHash.MatchString(rev) {
+		var err error
+		if sha, err = r.ResolveCommit(ctx, rev); err != nil {
+			return err
+		}
 	}
 	if _, err := r.Run(ctx, "push", "--quiet", "--no-verify", Origin, sha+":refs/heads/"+branch); err != nil {
 		return classifyPushErr(ctx, err)
 	}
-	_, err = r.Run(ctx, "update-ref", trackingRef(branch), sha)
+	_, err := r.Run(ctx, "update-ref", trackingRef(branch), sha)
 	return err
 }
 

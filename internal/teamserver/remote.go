@@ -146,9 +146,11 @@ func (s *Server) publish(ctx context.Context, pr *project, res *api.WriteResult)
 	if err != nil {
 		return s.unpublished(ctx, pr, "", pushDoubtful, fmt.Errorf("reading the remote's branch: %w", err))
 	}
-	head, err := g.Head(ctx)
-	if err != nil {
-		return s.unpublished(ctx, pr, base, pushRefused, err)
+	head := res.Version // the commit the write made, at HEAD
+	if !res.Committed || head == "" {
+		if head, err = g.Head(ctx); err != nil {
+			return s.unpublished(ctx, pr, base, pushRefused, err)
+		}
 	}
 	if !res.Committed {
 		clean, cerr := g.Clean(ctx)
