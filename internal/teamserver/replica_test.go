@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/pgtest"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
@@ -295,6 +297,29 @@ func TestReplicaLeaseRenewalAndExpiry(t *testing.T) {
 		if n := c.inRemote(p); n != 1 {
 			t.Errorf("%s is in the remote %d time(s), want 1", p, n)
 		}
+	}
+	// a keeps its clone as a standby: the note of b's version brings it to
+	// the remote's tip, and its index along.
+	tip := c.remoteGit("rev-parse", c.p.Branch)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		head, _ := execGit(a.data.VaultDir(c.p.ID), "rev-parse", "HEAD")
+		if strings.TrimSpace(head) == tip {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a's standby clone is at %s 20 s after b's push, want %s", strings.TrimSpace(head), tip)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if a.srv.met.notes.Value("received") == 0 {
+		t.Error("a counted no note of a new version")
+	}
+	a.srv.mu.Lock()
+	standby := a.srv.projects[c.p.ID]
+	a.srv.mu.Unlock()
+	if res, err := standby.svc.Search(context.Background(), api.SearchRequest{Query: "Two"}); err != nil || !strings.Contains(fmt.Sprint(res), "notes/two.md") {
+		t.Errorf("a's standby index does not find b's note: %v %+v", err, res)
 	}
 }
 
