@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/pgtest"
 )
 
 // TestBenchTeam runs the team load benchmark briefly on the example vault:
@@ -45,5 +47,55 @@ func TestBenchTeam(t *testing.T) {
 		if err := exec.Command(binary, args...).Run(); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+// TestBenchTeamReplicas runs the replica benchmark briefly: one and two
+// replicas on a real PostgreSQL, two vaults in bare remotes; every request
+// is answered, the leases are spread, and the failover is measured.
+func TestBenchTeamReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts team-server replicas")
+	}
+	db := pgtest.DB(t)
+	cmd := exec.Command(binary, "bench", "team", "--vault", filepath.Join("..", "..", "examples", "vault"), "--db", db,
+		"--replicas", "1,2", "--vaults", "2", "--clients", "2", "--for", "1s", "--lease-ttl", "1s", "--json")
+	cmd.Env = cleanEnv()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Levels []struct {
+			Replicas, Searches, SearchErrors, Writes, WriteErrors int
+			LeasesHeld                                            []int   `json:"leases_held"`
+			FailoverMS                                            float64 `json:"failover_ms"`
+		} `json:"levels"`
+		Problems []string `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if len(rep.Levels) != 2 || len(rep.Problems) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, l := range rep.Levels {
+		if l.Searches == 0 || l.Writes == 0 || l.SearchErrors != 0 || l.WriteErrors != 0 || len(l.LeasesHeld) != l.Replicas {
+			t.Errorf("level %+v", l)
+		}
+		for _, h := range l.LeasesHeld {
+			if h != 2/l.Replicas {
+				t.Errorf("%d replica(s): leases held %v, want the 2 vaults spread", l.Replicas, l.LeasesHeld)
+			}
+		}
+	}
+	if rep.Levels[0].FailoverMS != 0 || rep.Levels[1].FailoverMS <= 0 {
+		t.Errorf("failover %v / %v ms, want none with one replica, measured with two", rep.Levels[0].FailoverMS, rep.Levels[1].FailoverMS)
+	}
+	noDB := exec.Command(binary, "bench", "team", "--vault", filepath.Join("..", "..", "examples", "vault"), "--replicas", "2")
+	noDB.Env = cleanEnv()
+	if out, err := noDB.CombinedOutput(); err == nil || !strings.Contains(string(out), "--db") {
+		t.Errorf("--replicas without --db: %v %s, want refused naming --db", err, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamserver"
 )
@@ -19,15 +20,19 @@ import (
 const teamUsage = `Usage:
   vaultmcp team-server --data DIR [--listen ADDR] [--tls-cert FILE --tls-key FILE] [--insecure-http]
                        [--lang en|pt] [--rate-limit N] [--rate-burst N] [--public-url URL]
+                       [--db postgres://... [--advertise URL] [--lease-ttl D]]
                                                        serve the REST API and MCP at /projects/NAME/mcp
-  vaultmcp team-server project add --data DIR [--from VAULT_DIR] NAME         create a project (prints its id)
+  vaultmcp team-server project add --data DIR [--from VAULT_DIR] [--remote GIT_URL [--branch B]] NAME
+                                                       create a project (prints its id)
   vaultmcp team-server project list --data DIR
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
   vaultmcp team-server key list --data DIR
   vaultmcp team-server key revoke --data DIR NAME
 
 Every command also takes --db URL (default $VAULTMCP_DB): the metadata in PostgreSQL (postgres://...)
-instead of SQLite in DIR; DIR still holds the vaults.
+instead of SQLite in DIR; DIR still holds the vaults (with --db, this replica's clones). Replicas sharing
+one --db serve any project from any replica; a project added with --remote keeps its vault in that git
+remote, pushed before each write is answered. Health: /healthz, /readyz; metrics: /metrics.
 --data defaults to $VAULTMCP_DATA. The server listens on ` + teamserver.DefaultListen + ` unless --listen says otherwise;
 an address that is not loopback needs --tls-cert/--tls-key, or --insecure-http behind a proxy that terminates TLS.
 `
@@ -58,6 +63,8 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
 	burst := fs.Int("rate-burst", teamserver.DefaultRateBurst, "requests a key may send at once")
 	publicURL := fs.String("public-url", "", "the server's URL as clients reach it (behind a proxy), for the OAuth protected-resource metadata")
+	advertise := fs.String("advertise", "", "with --db: the URL other replicas forward requests to (default: the address listened on)")
+	leaseTTL := fs.Duration("lease-ttl", teamserver.DefaultLeaseTTL, "with --db: how long a vault lease lasts unless renewed (the longest a dead replica's vaults wait for another)")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{2, err}
 	}
@@ -67,6 +74,14 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err := l.Check(); err != nil {
 		return err
+	}
+	if *advertise != "" {
+		if _, err := teamserver.CheckAdvertise(*advertise); err != nil {
+			return &exitError{2, err}
+		}
+	}
+	if *leaseTTL < time.Second || *leaseTTL > 10*time.Minute {
+		return &exitError{2, fmt.Errorf("--lease-ttl %v: must be between 1s and 10m", *leaseTTL)}
 	}
 	d, err := openData(ctx, *data)
 	if err != nil {
@@ -97,6 +112,7 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	srv, err := teamserver.New(ctx, teamserver.Config{
 		Data: d, Lang: c.Lang, Logger: log, RateLimit: *rate, RateBurst: *burst,
 		NoSnapshots: c.CacheDir == "", PublicURL: *publicURL, OAuth: verifier, CrashAt: os.Getenv("VAULTMCP_TEST_CRASH"),
+		Advertise: *advertise, LeaseTTL: *leaseTTL,
 	})
 	if err != nil {
 		return err
@@ -133,6 +149,8 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 	switch args[0] {
 	case "add":
 		from := fs.String("from", "", "import this vault folder (a git repository is cloned with its history)")
+		remote := fs.String("remote", "", "the git remote that keeps the vault (https://, ssh://, user@host:path, a path): cloned when its branch has commits, else the new vault is pushed to it; credentials from git's credential helpers or SSH agent")
+		branch := fs.String("branch", "", "with --remote: the branch (default: the remote's default branch, else main)")
 		pos, err := parseInterleaved(fs, args[1:])
 		if err != nil {
 			return &exitError{2, err}
@@ -145,7 +163,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		defer d.Close()
-		p, warnings, err := d.AddProject(ctx, pos[0], *from)
+		p, warnings, err := d.CreateProject(ctx, teamserver.ProjectSpec{Name: pos[0], From: *from, Remote: *remote, Branch: *branch})
 		for _, w := range warnings {
 			fmt.Fprintln(stderr, "warning: "+w)
 		}
@@ -172,9 +190,13 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tID\tCREATED")
+		fmt.Fprintln(tw, "NAME\tID\tCREATED\tREMOTE")
 		for _, p := range ps {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.ID, p.CreatedAt.Format(time.RFC3339))
+			remote := "-"
+			if p.Remote != "" {
+				remote = gitx.RedactURL(p.Remote) + " (" + p.Branch + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, p.ID, p.CreatedAt.Format(time.RFC3339), remote)
 		}
 		return tw.Flush()
 	}

@@ -2,7 +2,6 @@ package gitx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -64,19 +63,7 @@ func (r *Repo) Push(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	pe := &PushError{Err: err}
-	var ge *Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		pe.Kind, pe.Detail = PushNetwork, "timed out"
-	case ctx.Err() != nil:
-		pe.Detail = "cancelled: " + ctx.Err().Error()
-	case errors.As(err, &ge):
-		pe.Kind, pe.Detail = classifyPush(ge.Stderr)
-	default:
-		pe.Detail = err.Error()
-	}
-	return pe
+	return classifyPushErr(ctx, err)
 }
 
 // pushRules are tried in order against git's stderr, case-insensitively; the

@@ -172,7 +172,28 @@ func (d *Data) RevokeKey(ctx context.Context, name string) error {
 // history comes along; any other folder is copied and committed once. It
 // returns the project and warnings for the operator.
 func (d *Data) AddProject(ctx context.Context, name, from string) (teamstore.Project, []string, error) {
+	return d.CreateProject(ctx, ProjectSpec{Name: name, From: from})
+}
+
+// ProjectSpec says how a new project's vault begins.
+type ProjectSpec struct {
+	Name string
+	// From is a vault folder to import ("" for none).
+	From string
+	// Remote, when set, is the git remote that is the vault's storage of
+	// record (project add --remote): a remote with commits on Branch is
+	// cloned; an empty one (or one without Branch) gets the new vault
+	// (empty, or From) pushed to it.
+	Remote string
+	// Branch is the remote's branch; "" is the remote's default branch,
+	// else main.
+	Branch string
+}
+
+// CreateProject creates a project and its vault as spec says.
+func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.Project, []string, error) {
 	var warnings []string
+	name, from := spec.Name, spec.From
 	if err := ValidProjectName(name); err != nil {
 		return teamstore.Project{}, nil, err
 	}
@@ -187,19 +208,34 @@ func (d *Data) AddProject(ctx context.Context, name, from string) (teamstore.Pro
 			os.RemoveAll(dir)
 		}
 	}()
-	if from == "" {
+	switch {
+	case spec.Remote != "":
+		w, branch, err := d.remoteVault(ctx, spec, dir)
+		if err != nil {
+			return p, nil, err
+		}
+		warnings = append(warnings, w...)
+		p.Remote, p.Branch = spec.Remote, branch
+	case spec.Branch != "":
+		return p, nil, errors.New("--branch goes with --remote")
+	case from == "":
 		if err := gitInit(ctx, dir); err != nil {
 			return p, nil, err
 		}
 		if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
 			return p, nil, err
 		}
-	} else {
+	default:
 		w, err := importVault(ctx, from, dir, name)
 		if err != nil {
 			return p, nil, err
 		}
 		warnings = append(warnings, w...)
+	}
+	if p.Remote == "" {
+		if _, replicated := d.Store.(teamstore.Leases); replicated {
+			warnings = append(warnings, "no --remote: this vault lives only in "+d.Dir+"; only a team-server with this data directory serves it, and no other replica can take it over")
+		}
 	}
 	if err := d.Store.AddProject(ctx, p); err != nil {
 		return p, nil, err
@@ -211,6 +247,77 @@ func (d *Data) AddProject(ctx context.Context, name, from string) (teamstore.Pro
 	}
 	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}})
 	return p, warnings, nil
+}
+
+// remoteVault fills dir with a clone of spec.Remote: the remote's branch
+// when it has commits, else a new vault (empty, or imported from
+// spec.From) pushed to it. It returns the branch.
+func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([]string, string, error) {
+	shown := gitx.RedactURL(spec.Remote)
+	if err := gitx.CheckRemoteURL(spec.Remote); err != nil {
+		return nil, "", fmt.Errorf("--remote %s: %w", shown, err)
+	}
+	if spec.Branch != "" {
+		if err := gitx.CheckBranch(spec.Branch); err != nil {
+			return nil, "", fmt.Errorf("--branch: %w", err)
+		}
+	}
+	heads, head, err := gitx.RemoteHeads(ctx, spec.Remote)
+	if err != nil {
+		return nil, "", fmt.Errorf("--remote %s: git cannot read it (credentials come from git's credential helpers or SSH agent; nothing is prompted): %s", shown, gitx.RedactURL(err.Error()))
+	}
+	branch := spec.Branch
+	if branch == "" {
+		branch = head
+		if branch == "" {
+			// No default branch (a bare repository whose HEAD names a
+			// branch nobody pushed): its only branch, else main.
+			branch = "main"
+			if _, ok := heads["main"]; !ok && len(heads) == 1 {
+				for b := range heads {
+					branch = b
+				}
+			} else if !ok && len(heads) > 1 {
+				return nil, "", fmt.Errorf("--remote %s: its HEAD names no branch and it has several; choose one with --branch", shown)
+			}
+		}
+	}
+	if _, exists := heads[branch]; exists {
+		if spec.From != "" {
+			return nil, "", fmt.Errorf("--from: the branch %s of %s has commits already; --from imports only into an empty remote (or a new branch)", branch, shown)
+		}
+		if _, err := gitx.Clone(ctx, spec.Remote, branch, dir); err != nil {
+			return nil, "", fmt.Errorf("--remote %s: cloning: %s", shown, gitx.RedactURL(err.Error()))
+		}
+		return nil, branch, nil
+	}
+	var warnings []string
+	if spec.From != "" {
+		if warnings, err = importVault(ctx, spec.From, dir, spec.Name); err != nil {
+			return nil, "", err
+		}
+	} else {
+		if err := gitInit(ctx, dir); err != nil {
+			return nil, "", err
+		}
+		if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+spec.Name, true); err != nil {
+			return nil, "", err
+		}
+	}
+	r, err := gitx.Open(ctx, dir)
+	if err == nil {
+		err = r.RenameBranch(ctx, branch)
+	}
+	if err == nil {
+		err = r.SetOrigin(ctx, spec.Remote)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := r.PushTo(ctx, "HEAD", branch); err != nil {
+		return nil, "", fmt.Errorf("--remote %s: pushing the new vault to its branch %s: %s", shown, branch, gitx.RedactURL(err.Error()))
+	}
+	return warnings, branch, nil
 }
 
 // importVault fills dir from the folder from.

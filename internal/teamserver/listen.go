@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -54,6 +56,32 @@ func (l Listen) Check() error {
 	return nil
 }
 
+// advertiseURL is where other replicas reach this one: the --advertise URL,
+// else the address listened on (which must then be one address, not all).
+func advertiseURL(given, scheme string, addr net.Addr) (string, error) {
+	if given != "" {
+		return CheckAdvertise(given)
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "", err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return "", fmt.Errorf("--advertise: required when listening on every address (%s): give the URL other replicas reach this one at", addr)
+	}
+	return scheme + "://" + net.JoinHostPort(host, port), nil
+}
+
+// CheckAdvertise validates an --advertise URL: http or https, a host, no
+// path, query or credentials. It returns it without a trailing slash.
+func CheckAdvertise(u string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil || p.RawQuery != "" || p.Fragment != "" || strings.Trim(p.Path, "/") != "" {
+		return "", fmt.Errorf("--advertise %q: give an http:// or https:// URL of this replica, host and port only (e.g. http://10.0.0.5:8787)", u)
+	}
+	return strings.TrimRight(u, "/"), nil
+}
+
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -76,6 +104,14 @@ func (s *Server) Serve(ctx context.Context, l Listen) error {
 	scheme := "http"
 	if l.TLSCert != "" {
 		scheme = "https"
+	}
+	if s.rep != nil {
+		adv, err := advertiseURL(s.cfg.Advertise, scheme, ln.Addr())
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		s.rep.start(adv)
 	}
 	srv := &http.Server{
 		Handler:           s.Handler(),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -171,6 +172,23 @@ func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
 	return srv
 }
 
+// dropMCP closes the MCP sessions of a project (its vault is served by
+// another replica from now on: their clients reconnect there).
+func (s *Server) dropMCP(projectID string) {
+	s.mcp.mu.Lock()
+	h := s.mcp.handlers[projectID]
+	delete(s.mcp.handlers, projectID)
+	for id := range s.mcp.servers {
+		if strings.HasPrefix(id, projectID+"\x00") {
+			delete(s.mcp.servers, id)
+		}
+	}
+	s.mcp.mu.Unlock()
+	if h != nil {
+		h.Close()
+	}
+}
+
 // closeMCP closes every MCP session.
 func (s *Server) closeMCP() {
 	s.mcp.mu.Lock()
@@ -250,9 +268,18 @@ func (b *projectBackend) write(ctx context.Context, op string, fn func(ctx conte
 	}}
 	b.s.writes.Add(1)
 	defer b.s.writes.Done()
+	b.s.inflightWrites.Add(1)
+	defer b.s.inflightWrites.Add(-1)
 	out := b.s.applyOp(ctx, b.key, wop, "")
 	if err := b.s.finish(context.WithoutCancel(ctx), b.key, wop, out, "", nil); err != nil {
 		b.s.log.Error("recording an MCP write", "err", err)
+	}
+	if failure == nil && out.resp.status >= 400 {
+		// The vault wrote, but the write did not stand: it was not pushed
+		// to the vault's git remote, or this replica no longer serves it.
+		var body teamapi.ErrorBody
+		_ = jsonUnmarshal(out.resp.body, &body)
+		failure = &api.Error{Code: api.CodeUnavailable, Message: body.Error.Message, Uncertain: out.uncertain}
 	}
 	return failure
 }

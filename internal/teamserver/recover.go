@@ -29,7 +29,7 @@ func (s *Server) recover(ctx context.Context) error {
 	for _, rec := range recs {
 		pr, err := s.project(ctx, rec.Project)
 		if errors.Is(err, teamstore.ErrNotFound) {
-			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
 				return err
 			}
 			continue
@@ -48,21 +48,12 @@ func (s *Server) recover(ctx context.Context) error {
 		}
 		if sha == "" {
 			s.log.Info("a write interrupted by a crash was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
-			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key); err != nil {
+			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
 				return err
 			}
 			continue
 		}
-		k := &teamstore.Key{ID: rec.KeyID}
-		if keys, err := s.store.Keys(ctx); err == nil {
-			for _, kk := range keys {
-				if kk.ID == rec.KeyID {
-					k = &kk
-					break
-				}
-			}
-		}
-		if _, err := s.settle(ctx, k, rec, sha); err != nil {
+		if _, err := s.settle(ctx, s.keyOf(ctx, rec.KeyID), pr, rec, sha); err != nil {
 			return err
 		}
 		s.log.Info("a write interrupted by a crash was applied; its answer is stored for the retry", "project", pr.meta.Name, "op", rec.Operation, "version", sha, "idempotency_key", rec.Key)
@@ -70,15 +61,29 @@ func (s *Server) recover(ctx context.Context) error {
 	return nil
 }
 
+// keyOf is the key of an id (revoked ones included), for the authorship of
+// a settled write; a key no longer listed is named by its id only.
+func (s *Server) keyOf(ctx context.Context, id string) *teamstore.Key {
+	if keys, err := s.store.Keys(ctx); err == nil {
+		for _, k := range keys {
+			if k.ID == id {
+				return &k
+			}
+		}
+	}
+	return &teamstore.Key{ID: id}
+}
+
 // settle does the bookkeeping of a write found applied in git (commit sha)
 // and stores the answer its retry gets.
-func (s *Server) settle(ctx context.Context, k *teamstore.Key, rec teamstore.Idem, sha string) (*response, error) {
-	pr, err := s.project(ctx, rec.Project)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) settle(ctx context.Context, k *teamstore.Key, pr *project, rec teamstore.Idem, sha string) (*response, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	return s.settleLocked(ctx, k, pr, rec, sha)
+}
+
+// settleLocked is settle with pr.mu held.
+func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project, rec teamstore.Idem, sha string) (*response, error) {
 	changes, err := pr.git.changes(ctx, sha)
 	if err != nil {
 		return nil, err
@@ -109,7 +114,7 @@ func (s *Server) settle(ctx context.Context, k *teamstore.Key, rec teamstore.Ide
 		}
 	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
-	out := s.written(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
+	out := s.recorded(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
 		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
 	})
 	out.result = "ok (settled after a restart)"

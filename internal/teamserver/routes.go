@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -25,6 +26,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/mcp", s.withKey(s.handleMCP))
 	mux.HandleFunc("/.well-known/oauth-protected-resource", s.handleResourceMetadata)
 	mux.HandleFunc("/.well-known/oauth-protected-resource/", s.handleResourceMetadata)
+	mux.HandleFunc("/healthz", s.handleHealth)
+	mux.HandleFunc("/readyz", s.handleReady)
+	mux.Handle("/metrics", s.met.reg.Handler())
 	mux.HandleFunc("/api/", s.withKey(func(w http.ResponseWriter, r *http.Request, _ *teamstore.Key) {
 		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %s", r.URL.Path).write(w)
 	}))
@@ -62,6 +66,24 @@ func (s *Server) withProject(h projectHandler) http.HandlerFunc {
 
 // withProjectRef runs h on the project ref names, within the key's scope.
 func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Request, k *teamstore.Key, h projectHandler) {
+	if s.rep != nil {
+		meta, err := s.rep.projectMeta(r.Context(), ref)
+		if err != nil {
+			if errors.Is(err, teamstore.ErrNotFound) {
+				errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
+				return
+			}
+			s.log.Error("finding a project", "project", ref, "err", err)
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %q cannot be looked up right now; retry", ref).write(w)
+			return
+		}
+		if !k.Allows(meta.ID) {
+			errorf(http.StatusForbidden, teamapi.CodeForbidden, "the key %q may not use project %q", k.Name, ref).write(w)
+			return
+		}
+		s.serveReplicated(w, r, k, meta, h)
+		return
+	}
 	pr, err := s.project(r.Context(), ref)
 	if err != nil {
 		if errors.Is(err, teamstore.ErrNotFound) {
@@ -163,6 +185,17 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, sw))
 		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(sw, r)
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "key", sw.key, "ms", float64(time.Since(start).Microseconds())/1000)
+		took := time.Since(start)
+		route := r.Pattern // set by the mux on r
+		if route == "" {
+			route = "none"
+		}
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.met.requests.Inc(route, methodLabel(r.Method), strconv.Itoa(status))
+		s.met.latency.Observe(took.Seconds(), route)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "key", sw.key, "ms", float64(took.Microseconds())/1000)
 	})
 }

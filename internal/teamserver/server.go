@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
@@ -58,6 +60,14 @@ type Config struct {
 	OAuth *oauth.Verifier
 	// CrashAt is a test hook (see the Crash* constants); "" in production.
 	CrashAt string
+
+	// Replicas (a store that implements teamstore.Leases: PostgreSQL).
+	// Advertise is the URL other replicas forward this one's requests to
+	// (--advertise); "" makes Serve use the address it listens on.
+	Advertise string
+	// LeaseTTL is how long a vault lease lasts unless renewed (it is renewed
+	// every third of it); 0 means DefaultLeaseTTL.
+	LeaseTTL time.Duration
 }
 
 // Server is the team server: the REST API over the projects of a data
@@ -77,13 +87,27 @@ type Server struct {
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id -> last TouchKey
 
-	// writes counts the writes in flight, so that Close waits for them.
-	writes sync.WaitGroup
+	// writes counts the writes in flight, so that Close waits for them
+	// (inflightWrites is the same count, for the metrics).
+	writes         sync.WaitGroup
+	inflightWrites atomic.Int64
 
 	mcp mcpHandlers
 	// stopping is closed when a shutdown starts.
 	stopping chan struct{}
 	stopped  sync.Once
+
+	// rep is the coordination with other replicas (nil on SQLite).
+	rep *replication
+	met *serverMetrics
+
+	// runningTokens are the idempotency tokens of the writes in flight in
+	// this process (settle.go leaves them alone).
+	runMu         sync.Mutex
+	runningTokens map[string]bool
+	// stopBg ends the background work of a server without replicas.
+	stopBg context.CancelFunc
+	bgDone sync.WaitGroup
 }
 
 func (s *Server) stopOnce() { s.stopped.Do(func() { close(s.stopping) }) }
@@ -99,6 +123,11 @@ type project struct {
 	mu     sync.Mutex
 	hashes hashCache
 	git    *repo
+	// hold is the lease this replica holds on the vault (replicas only):
+	// nil when it holds none and keeps the clone as a standby.
+	hold atomic.Pointer[heldLease]
+	// refreshing coalesces the refreshes that news of a version asks for.
+	refreshing, refreshAgain atomic.Bool
 }
 
 // New opens every project of the data directory, takes the directory's
@@ -133,6 +162,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		touched:  make(map[string]time.Time),
 		stopping: make(chan struct{}),
 	}
+	s.met = newServerMetrics(s)
+	if leases, ok := s.store.(teamstore.Leases); ok {
+		// Replicas: vaults are opened as their leases are taken (replica.go),
+		// and each settles the writes its previous owner left running.
+		s.rep = newReplication(s, leases)
+		if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
+			s.log.Info("expired idempotency records removed", "count", n)
+		}
+		return s, nil
+	}
 	ps, err := s.store.Projects(ctx)
 	if err != nil {
 		s.Close()
@@ -151,17 +190,44 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
 		s.log.Info("expired idempotency records removed", "count", n)
 	}
+	bg, stop := context.WithCancel(context.Background())
+	s.stopBg = stop
+	s.bgDone.Add(1)
+	go func() {
+		defer s.bgDone.Done()
+		s.settleLoop(bg)
+	}()
 	return s, nil
 }
 
-// open starts the vault service of a project (once).
+// open starts the vault service of a project (once). A vault kept in a git
+// remote is cloned first when this data directory has no clone yet, and the
+// clone brought to the remote's branch.
 func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error) {
+	s.mu.Lock()
+	pr, ok := s.projects[p.ID]
+	s.mu.Unlock()
+	if ok {
+		return pr, nil
+	}
+	dir := s.cfg.Data.VaultDir(p.ID)
+	if p.Remote != "" {
+		if err := s.ensureClone(ctx, p); err != nil {
+			return nil, fmt.Errorf("project %s: %w", p.Name, err)
+		}
+		if err := syncClone(ctx, dir, p.Branch); err != nil {
+			if s.rep != nil {
+				return nil, fmt.Errorf("project %s: %w", p.Name, err)
+			}
+			// One server (SQLite): serve the clone as it is.
+			s.log.Warn("the vault's git remote cannot be read; serving the clone as it is (writes fail until the remote answers)", "project", p.Name, "err", gitx.RedactURL(err.Error()))
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if pr, ok := s.projects[p.ID]; ok {
 		return pr, nil
 	}
-	dir := s.cfg.Data.VaultDir(p.ID)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("project %s: its vault folder %s is missing", p.Name, dir)
 	}
@@ -178,7 +244,7 @@ func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error
 		svc.Close()
 		return nil, fmt.Errorf("project %s: %w", p.Name, err)
 	}
-	pr := &project{meta: p, svc: svc, dir: dir, git: g}
+	pr = &project{meta: p, svc: svc, dir: dir, git: g}
 	s.projects[p.ID] = pr
 	s.log.Info("project open", "project", p.Name, "id", p.ID)
 	return pr, nil
@@ -207,6 +273,13 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 func (s *Server) Close() error {
 	s.closeMCP()
 	s.writes.Wait()
+	if s.rep != nil {
+		s.rep.stop()
+	}
+	if s.stopBg != nil {
+		s.stopBg()
+		s.bgDone.Wait()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error

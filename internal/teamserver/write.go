@@ -51,8 +51,10 @@ type outcome struct {
 	version string
 	result  string
 	// applied says the write was applied (its answer is definite);
-	// uncertain says a failed write may or may not have been.
-	applied, uncertain bool
+	// uncertain says a failed write may or may not have been; unsettled
+	// says its idempotency record must stay running until the remote's
+	// history settles it (the push's fate is unknown).
+	applied, uncertain, unsettled bool
 	// at is the time of the write's bookkeeping (and of its answer).
 	at time.Time
 }
@@ -96,6 +98,8 @@ func validIdemKey(k string) bool {
 func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.Key, op writeOp) {
 	s.writes.Add(1)
 	defer s.writes.Done()
+	s.inflightWrites.Add(1)
+	defer s.inflightWrites.Add(-1)
 	ctx := context.WithoutCancel(r.Context())
 	idemKey := r.Header.Get(teamapi.HeaderIdempotencyKey)
 	if idemKey == "" {
@@ -111,6 +115,8 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	now := s.now()
 	rec := teamstore.Idem{KeyID: k.ID, Key: idemKey, Fingerprint: op.fingerprint, Project: op.pr.meta.ID, Operation: op.op, Target: op.target,
 		Token: teamstore.NewID(), Owner: s.instance, CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	s.running(rec.Token, true)
+	defer s.running(rec.Token, false)
 	held, created, err := s.store.BeginIdem(ctx, rec)
 	if err != nil {
 		s.log.Error("beginning an idempotency record", "err", err)
@@ -137,14 +143,14 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		// No definite answer: settle it from git (the token is in the commit
 		// when the write was applied), else let a retry run it again.
 		if sha, err := op.pr.git.commitWithToken(ctx, rec.Token); err == nil && sha != "" {
-			settled, err := s.settle(ctx, k, rec, sha)
+			settled, err := s.settle(ctx, k, op.pr, rec, sha)
 			if err == nil {
 				settled.write(w)
 				return
 			}
 			s.log.Error("settling a write from its commit", "err", err)
-		} else if err == nil {
-			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey)
+		} else if err == nil && !out.unsettled {
+			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey, rec.Token)
 		}
 		s.finish(ctx, k, op, out, idemKey, nil)
 		out.resp.write(w)
@@ -170,13 +176,20 @@ func replay(w http.ResponseWriter, stored *teamstore.Response) {
 
 // applyOp runs the write under the project's lock, as the key's author.
 func (s *Server) applyOp(ctx context.Context, k *teamstore.Key, op writeOp, token string) *outcome {
+	start := time.Now()
 	op.pr.mu.Lock()
 	defer op.pr.mu.Unlock()
-	ctx = withWriteMeta(ctx, k.Name, authorEmail(k.Name), token)
-	out := op.apply(ctx)
+	var out *outcome
+	if err := s.confirmLease(ctx, op.pr); err != nil {
+		out = failed(notServing(op.pr, err))
+	} else {
+		ctx = withWriteMeta(ctx, k.Name, authorEmail(k.Name), token)
+		out = op.apply(ctx)
+	}
 	if out.result == "" {
 		out.result = "ok"
 	}
+	s.met.writeSeconds.Observe(time.Since(start).Seconds())
 	return out
 }
 
@@ -201,6 +214,7 @@ func (s *Server) finish(ctx context.Context, k *teamstore.Key, op writeOp, out *
 	rec.Audit = &teamstore.AuditEntry{At: rec.At, KeyID: k.ID, KeyName: k.Name, Project: op.pr.meta.ID, Operation: op.op,
 		Paths: paths, Version: out.version, IdempotencyKey: idemKey, Result: out.result}
 	rec.Answer = answer
+	s.met.writes.Inc(op.op, out.result)
 	s.log.Info("write", "project", op.pr.meta.Name, "key", k.Name, "op", op.op, "paths", strings.Join(paths, ","), "version", out.version, "result", out.result, "status", out.resp.status)
 	return s.store.Record(ctx, rec)
 }
@@ -273,9 +287,20 @@ func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResul
 	return rec, files, nil
 }
 
-// written is the outcome of a vault write that succeeded: the answer built
-// by answer from the reconciled files.
+// written is the outcome of a vault write that succeeded: pushed to the
+// vault's git remote when it has one (remote.go), then the answer built by
+// answer from the reconciled files.
 func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
+	if fail := s.publish(ctx, pr, res); fail != nil {
+		fail.paths, fail.version = res.Files, versionOf(res)
+		return fail
+	}
+	return s.recorded(ctx, pr, res, message, answer)
+}
+
+// recorded is the outcome of a vault write that is in the vault's storage
+// of record: its bookkeeping and its answer.
+func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
 	// One time for the bookkeeping and the answer, at the store's precision.
 	at := s.now().UTC().Truncate(time.Microsecond)
 	rec, files, err := s.reconcile(ctx, pr, res, message, at)

@@ -83,9 +83,10 @@ type Store interface {
 	// (rec.KeyID, rec.Key): it returns the record now held and whether it
 	// is rec. An expired record (ExpiresAt <= rec.CreatedAt) is replaced.
 	BeginIdem(ctx context.Context, rec Idem) (Idem, bool, error)
-	// ReleaseIdem deletes a record that has not been answered, so that the
-	// request may run again.
-	ReleaseIdem(ctx context.Context, keyID, key string) error
+	// ReleaseIdem deletes the running record (keyID, key) whose Token is
+	// token, so that the request may run again; an answered record, or one
+	// begun again since with another token, is left alone.
+	ReleaseIdem(ctx context.Context, keyID, key, token string) error
 	// RunningIdem lists the records still running, oldest first.
 	RunningIdem(ctx context.Context) ([]Idem, error)
 	// PurgeIdem deletes the records expired at a time and says how many.
@@ -111,8 +112,13 @@ func EnsureFile(ctx context.Context, s Store, project, path string, at time.Time
 
 // Project is one hosted vault.
 type Project struct {
-	ID        string
-	Name      string
+	ID   string
+	Name string
+	// Remote is the git remote that is the vault's storage of record (any
+	// URL git takes, never with a password in it), and Branch its branch;
+	// both empty for a vault kept only in the server's data directory.
+	Remote    string
+	Branch    string
 	CreatedAt time.Time
 }
 

@@ -166,7 +166,7 @@ func notFound(what string, args ...any) error {
 // --- projects
 
 func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO projects (id, name, created_at) VALUES ($1, $2, $3)`, p.ID, p.Name, p.CreatedAt)
+	_, err := s.pool.Exec(ctx, `INSERT INTO projects (id, name, remote, branch, created_at) VALUES ($1, $2, $3, $4, $5)`, p.ID, p.Name, p.Remote, p.Branch, p.CreatedAt)
 	if pgCode(err) == codeUnique {
 		return fmt.Errorf("project %q: %w", p.Name, teamstore.ErrExists)
 	}
@@ -175,7 +175,7 @@ func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
 
 func (s *Store) Project(ctx context.Context, ref string) (teamstore.Project, error) {
 	var p teamstore.Project
-	err := s.pool.QueryRow(ctx, `SELECT id, name, created_at FROM projects WHERE id = $1 OR name = $1 ORDER BY id = $1 DESC LIMIT 1`, ref).Scan(&p.ID, &p.Name, &p.CreatedAt)
+	err := s.pool.QueryRow(ctx, `SELECT id, name, remote, branch, created_at FROM projects WHERE id = $1 OR name = $1 ORDER BY id = $1 DESC LIMIT 1`, ref).Scan(&p.ID, &p.Name, &p.Remote, &p.Branch, &p.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, notFound("project %q", ref)
 	}
@@ -184,10 +184,10 @@ func (s *Store) Project(ctx context.Context, ref string) (teamstore.Project, err
 }
 
 func (s *Store) Projects(ctx context.Context) ([]teamstore.Project, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT id, name, created_at FROM projects ORDER BY name`)
+	rows, _ := s.pool.Query(ctx, `SELECT id, name, remote, branch, created_at FROM projects ORDER BY name`)
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (teamstore.Project, error) {
 		var p teamstore.Project
-		err := r.Scan(&p.ID, &p.Name, &p.CreatedAt)
+		err := r.Scan(&p.ID, &p.Name, &p.Remote, &p.Branch, &p.CreatedAt)
 		p.CreatedAt = p.CreatedAt.UTC()
 		return p, err
 	})
@@ -577,8 +577,8 @@ func (s *Store) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Id
 	}
 }
 
-func (s *Store) ReleaseIdem(ctx context.Context, keyID, key string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE key_id = $1 AND idem_key = $2 AND state = 'running'`, keyID, key)
+func (s *Store) ReleaseIdem(ctx context.Context, keyID, key, token string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE key_id = $1 AND idem_key = $2 AND token = $3 AND state = 'running'`, keyID, key, token)
 	return err
 }
 

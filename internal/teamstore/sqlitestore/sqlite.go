@@ -142,7 +142,7 @@ func notFound(what string, args ...any) error {
 
 func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)`, p.ID, p.Name, micro(p.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, name, remote, branch, created_at) VALUES (?, ?, ?, ?, ?)`, p.ID, p.Name, p.Remote, p.Branch, micro(p.CreatedAt))
 		if isUnique(err) {
 			return fmt.Errorf("project %q: %w", p.Name, teamstore.ErrExists)
 		}
@@ -153,7 +153,7 @@ func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
 func (s *Store) Project(ctx context.Context, ref string) (teamstore.Project, error) {
 	var p teamstore.Project
 	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, created_at FROM projects WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1`, ref, ref, ref).Scan(&p.ID, &p.Name, &created)
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, remote, branch, created_at FROM projects WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1`, ref, ref, ref).Scan(&p.ID, &p.Name, &p.Remote, &p.Branch, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, notFound("project %q", ref)
 	}
@@ -162,7 +162,7 @@ func (s *Store) Project(ctx context.Context, ref string) (teamstore.Project, err
 }
 
 func (s *Store) Projects(ctx context.Context) ([]teamstore.Project, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_at FROM projects ORDER BY name`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, remote, branch, created_at FROM projects ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (s *Store) Projects(ctx context.Context) ([]teamstore.Project, error) {
 	for rows.Next() {
 		var p teamstore.Project
 		var created int64
-		if err := rows.Scan(&p.ID, &p.Name, &created); err != nil {
+		if err := rows.Scan(&p.ID, &p.Name, &p.Remote, &p.Branch, &created); err != nil {
 			return nil, err
 		}
 		p.CreatedAt = fromMicro(created)
@@ -513,9 +513,9 @@ func (s *Store) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Id
 	return held, created, err
 }
 
-func (s *Store) ReleaseIdem(ctx context.Context, keyID, key string) error {
+func (s *Store) ReleaseIdem(ctx context.Context, keyID, key, token string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND state = 'running'`, keyID, key)
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND token = ? AND state = 'running'`, keyID, key, token)
 		return err
 	})
 }

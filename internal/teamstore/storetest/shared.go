@@ -72,8 +72,8 @@ func (x *alternating) Record(ctx context.Context, r teamstore.Record) error {
 func (x *alternating) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Idem, bool, error) {
 	return x.next().BeginIdem(ctx, rec)
 }
-func (x *alternating) ReleaseIdem(ctx context.Context, keyID, key string) error {
-	return x.next().ReleaseIdem(ctx, keyID, key)
+func (x *alternating) ReleaseIdem(ctx context.Context, keyID, key, token string) error {
+	return x.next().ReleaseIdem(ctx, keyID, key, token)
 }
 func (x *alternating) RunningIdem(ctx context.Context) ([]teamstore.Idem, error) {
 	return x.next().RunningIdem(ctx)

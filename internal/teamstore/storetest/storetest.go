@@ -95,7 +95,8 @@ func hashOf(secret string) []byte {
 func testProjects(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	b := addProject(t, s, "beta")
-	a := addProject(t, s, "alpha")
+	a := teamstore.Project{ID: teamstore.NewID(), Name: "alpha", Remote: "ssh://git@git.example/team/alpha.git", Branch: "main", CreatedAt: t0}
+	must(t, s.AddProject(c, a))
 	wantErr(t, s.AddProject(c, teamstore.Project{ID: teamstore.NewID(), Name: "beta", CreatedAt: t0}), teamstore.ErrExists, "second project named beta")
 	for _, ref := range []string{b.ID, "beta"} {
 		got, err := s.Project(c, ref)
@@ -103,6 +104,9 @@ func testProjects(t *testing.T, s teamstore.Store) {
 		if got != b {
 			t.Errorf("Project(%q) = %+v, want %+v", ref, got, b)
 		}
+	}
+	if got, err := s.Project(c, "alpha"); err != nil || got != a {
+		t.Errorf("Project(alpha) = %+v (%v), want its remote and branch: %+v", got, err, a)
 	}
 	_, err := s.Project(c, "gamma")
 	wantErr(t, err, teamstore.ErrNotFound, "Project(gamma)")
@@ -413,7 +417,7 @@ func testIdempotency(t *testing.T, s teamstore.Store) {
 	if len(running) != 0 {
 		t.Errorf("RunningIdem after the answer = %+v", running)
 	}
-	must(t, s.ReleaseIdem(c, "key-1", "idem-1"))
+	must(t, s.ReleaseIdem(c, "key-1", "idem-1", rec.Token))
 	if held, _, _ = s.BeginIdem(c, second); held.State != teamstore.IdemDone {
 		t.Errorf("Release dropped an answered record")
 	}
@@ -421,7 +425,12 @@ func testIdempotency(t *testing.T, s teamstore.Store) {
 	r2 := newIdem("key-1", "idem-2", "fp-2", t0)
 	_, created, err = s.BeginIdem(c, r2)
 	must(t, err)
-	must(t, s.ReleaseIdem(c, "key-1", "idem-2"))
+	// Another token (a record begun again since) is not released.
+	must(t, s.ReleaseIdem(c, "key-1", "idem-2", teamstore.NewID()))
+	if held, created, _ = s.BeginIdem(c, newIdem("key-1", "idem-2", "fp-2", t0)); created || held.Token != r2.Token {
+		t.Fatalf("Release with another token dropped the record: created=%v %+v", created, held)
+	}
+	must(t, s.ReleaseIdem(c, "key-1", "idem-2", r2.Token))
 	r2b := newIdem("key-1", "idem-2", "fp-2b", t0.Add(time.Second))
 	held, created, err = s.BeginIdem(c, r2b)
 	must(t, err)

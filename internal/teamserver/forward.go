@@ -1,0 +1,199 @@
+package teamserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// HeaderForwardedBy marks a request one replica forwarded to another (its
+// value is the forwarding replica's id). A replica never forwards such a
+// request again: when it does not serve the vault itself it answers 503,
+// and the client's retry starts from the top.
+const HeaderForwardedBy = "X-Vaultmcp-Forwarded-By"
+
+// errOwnerDown: the replica holding the lease could not be reached at all
+// (nothing was sent to it).
+var errOwnerDown = errors.New("the replica serving the vault cannot be reached")
+
+// forwarder sends requests to the replica holding a vault's lease.
+type forwarder struct {
+	s         *Server
+	transport *http.Transport
+}
+
+func newForwarder(s *Server) *forwarder {
+	return &forwarder{s: s, transport: &http.Transport{
+		Proxy:                 nil, // replicas talk directly
+		DialContext:           (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
+
+// serveReplicated serves a request for a project among replicas: here when
+// this replica holds (or takes) the vault's lease, else forwarded to the
+// replica that holds it. When that replica is down, the request waits
+// (bounded: two lease TTLs) for its lease to expire, and this replica takes
+// the vault over and serves it.
+func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *teamstore.Key, meta teamstore.Project, h projectHandler) {
+	rep := s.rep
+	forwarded := r.Header.Get(HeaderForwardedBy) != ""
+	ctx := r.Context()
+	deadline := time.Now().Add(2*rep.ttl + 5*time.Second)
+	var body []byte
+	haveBody := false
+	down := "" // the lease (owner and epoch) whose replica did not answer
+	for {
+		pr, owner, err := rep.route(ctx, meta)
+		switch {
+		case err == nil && pr != nil:
+			if haveBody {
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				r.ContentLength = int64(len(body))
+			}
+			h(w, r, k, pr)
+			return
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, errCannotHost):
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "no replica serves project %s now, and this one cannot: %v", meta.Name, err).write(w)
+			return
+		case err != nil:
+			s.log.Error("routing a request", "project", meta.Name, "err", err)
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %s cannot be served right now; retry", meta.Name).write(w)
+			return
+		}
+		if forwarded {
+			s.met.forwards.Inc("refused_second_hop")
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "this replica does not serve project %s (another one took it over); retry", meta.Name).write(w)
+			return
+		}
+		key := owner.Owner + "/" + strconv.FormatInt(owner.Epoch, 10)
+		if key == down || owner.Advertise == rep.advertised() {
+			// The holder is dead (or an earlier life of this replica): wait
+			// for its lease to expire or change hands.
+			if time.Now().After(deadline) {
+				s.met.forwards.Inc("owner_down")
+				errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the replica serving project %s does not answer and its lease has not expired yet; retry", meta.Name).write(w)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if !haveBody {
+			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the request body is over %d bytes", int64(maxBody)).write(w)
+					return
+				}
+				errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "reading the request body: %v", err).write(w)
+				return
+			}
+			haveBody = true
+		}
+		err = rep.fwd.forward(w, r, owner, body)
+		if err == nil {
+			s.met.forwards.Inc("ok")
+			return
+		}
+		if !errors.Is(err, errOwnerDown) {
+			s.met.forwards.Inc("error")
+			return // answered
+		}
+		s.log.Warn("the replica serving a vault cannot be reached; waiting for its lease to expire", "project", meta.Name, "replica", owner.Owner, "advertise", owner.Advertise, "expires", owner.ExpiresAt)
+		down = key
+	}
+}
+
+// forward sends the request (its body already read) to the lease holder
+// and relays its answer. errOwnerDown means nothing was sent and nothing
+// answered: the caller may serve the request otherwise.
+func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) error {
+	s := f.s
+	target, err := url.Parse(owner.Advertise)
+	if err != nil || target.Host == "" {
+		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the replica serving this project advertises no usable URL").write(w)
+		return errors.New("bad advertise URL")
+	}
+	var down bool
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(p *httputil.ProxyRequest) {
+			p.SetURL(target)
+			p.Out.Host = p.In.Host // the holder checks the Host the client sent
+			p.Out.Header.Set(HeaderForwardedBy, s.instance)
+			p.Out.Body = io.NopCloser(bytes.NewReader(body))
+			p.Out.ContentLength = int64(len(body))
+			// A request on a pooled connection the holder closed is sent
+			// again on a new one.
+			p.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		},
+		Transport:     f.transport,
+		FlushInterval: -1, // MCP event streams
+		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
+			if isDialError(err) {
+				down = true
+				return
+			}
+			if req.Context().Err() != nil {
+				return // the client went away
+			}
+			s.log.Warn("forwarding a request to the replica serving the vault", "replica", owner.Owner, "err", err)
+			d := teamapi.ErrorDetail{Code: teamapi.CodeUnavailable, Message: "the replica serving this project stopped answering; retry"}
+			if req.Method != http.MethodGet && req.Method != http.MethodHead {
+				d.Uncertain = true
+				d.Message = "the replica serving this project stopped answering: the change may or may not have been applied; read the note before trying again (a retry with the same Idempotency-Key is safe)"
+			}
+			errResponse(http.StatusServiceUnavailable, d).write(w)
+		},
+	}
+	ctx := r.Context()
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/mcp") {
+		// A forwarded MCP event stream lives as long as the holder's does,
+		// and ends when this replica shuts down.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-s.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	proxy.ServeHTTP(w, r.WithContext(ctx))
+	if down {
+		return errOwnerDown
+	}
+	return nil
+}
+
+// isDialError says the connection was never made.
+func isDialError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}

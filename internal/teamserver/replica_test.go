@@ -1,0 +1,545 @@
+package teamserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/pgtest"
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// cluster is replicas of the team server in this process: one PostgreSQL
+// database, a data directory each, a shared injected clock, each served on
+// 127.0.0.1; projects kept in bare git repositories in t.TempDir().
+type cluster struct {
+	t     *testing.T
+	db    string
+	clock *clock
+	reps  []*replicaProc
+	key   string
+	p     teamstore.Project
+	bare  string // the project's git remote
+}
+
+type replicaProc struct {
+	data *Data
+	srv  *Server
+	http *httptest.Server
+	dead bool
+}
+
+const testTTL = 30 * time.Second
+
+// newCluster makes n replicas and the project "team" in a bare remote (the
+// example vault pushed to it).
+func newCluster(t *testing.T, n int) *cluster {
+	t.Helper()
+	c := &cluster{t: t, db: pgtest.DB(t), clock: &clock{t: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)}}
+	c.bare = filepath.Join(t.TempDir(), "team.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", c.bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	for i := 0; i < n; i++ {
+		c.reps = append(c.reps, c.start())
+	}
+	ctx := context.Background()
+	var err error
+	c.p, _, err = c.reps[0].data.CreateProject(ctx, ProjectSpec{Name: "team", From: filepath.Join("..", "..", "examples", "vault"), Remote: c.bare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The admin's clone is not a replica's: it goes, as on a machine the
+	// management command ran on.
+	os.RemoveAll(c.reps[0].data.VaultDir(c.p.ID))
+	if c.key, _, err = c.reps[0].data.AddKey(ctx, "alice", nil, false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *cluster) start() *replicaProc {
+	c.t.Helper()
+	d, err := OpenDataDB(context.Background(), c.t.TempDir(), c.db, c.clock.Now)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	rp := &replicaProc{data: d, srv: srv, http: httptest.NewServer(srv.Handler())}
+	srv.rep.start(rp.http.URL)
+	c.t.Cleanup(func() {
+		if !rp.dead {
+			rp.http.Close()
+		}
+		srv.Close()
+		d.Close()
+	})
+	return rp
+}
+
+// kill stops a replica as SIGKILL would: no more answers, renewals or
+// heartbeats, and nothing released.
+func (rp *replicaProc) kill() {
+	rp.dead = true
+	rp.http.CloseClientConnections()
+	rp.http.Close()
+	rp.srv.rep.cancel()
+	rp.srv.rep.wg.Wait()
+}
+
+func (c *cluster) do(rp *replicaProc, method, path string, body []byte, header ...string) answer {
+	c.t.Helper()
+	req, err := http.NewRequest(method, rp.http.URL+path, bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", c.key)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, b}
+}
+
+func (c *cluster) create(rp *replicaProc, path, content string, header ...string) answer {
+	c.t.Helper()
+	body, ct := multipartBody(c.t, path, content)
+	return c.do(rp, "POST", "/api/projects/team/files", body, append([]string{"Content-Type", ct}, header...)...)
+}
+
+// remoteGit runs git in the bare remote.
+func (c *cluster) remoteGit(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", c.bare}, args...)...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("git %v: %v %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// inRemote says how many commits of the remote's branch added path.
+func (c *cluster) inRemote(path string) int {
+	out := c.remoteGit("log", "--format=%H", "--diff-filter=A", c.p.Branch, "--", path)
+	if out == "" {
+		return 0
+	}
+	return len(strings.Split(out, "\n"))
+}
+
+// pushAside pushes a commit to the remote as another process would (a
+// former holder's late push): a scratch clone, one new note.
+func (c *cluster) pushAside(path, content, message string) string {
+	c.t.Helper()
+	dir := filepath.Join(c.t.TempDir(), "aside")
+	run := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=x", "-c", "user.email=x@x"}, args...)...)
+		cmd.Dir = filepath.Dir(dir)
+		if len(args) > 0 && args[0] != "clone" {
+			cmd.Dir = dir
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			c.t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("clone", "-q", "--branch", c.p.Branch, c.bare, dir)
+	os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	run("add", path)
+	run("commit", "-q", "-m", message)
+	run("push", "-q", "origin", "HEAD:refs/heads/"+c.p.Branch)
+	return run("rev-parse", "HEAD")
+}
+
+func (c *cluster) owner() string {
+	c.t.Helper()
+	l, err := c.reps[0].srv.rep.leases.Lease(context.Background(), c.p.ID)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return l.Owner
+}
+
+// The first replica a request reaches takes the vault's lease and serves
+// it; a request through another replica is forwarded to it; a write through
+// any replica is in the git remote when it is answered, exactly once; reads
+// through every replica agree.
+func TestReplicasForwardAndPush(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "first read, through b", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	if c.owner() != b.srv.instance {
+		t.Fatalf("the lease is held by %s, want b (%s)", c.owner(), b.srv.instance)
+	}
+	created := c.create(a, "notes/through-a.md", "# Through a\n", "Idempotency-Key", "k-1")
+	wantStatus(t, "create through a", created, 201, "")
+	if n := c.inRemote("notes/through-a.md"); n != 1 {
+		t.Errorf("the answered create is in the remote %d time(s), want 1", n)
+	}
+	if n := a.srv.met.forwards.Value("ok"); n != 1 {
+		t.Errorf("a forwarded %v request(s), want 1", n)
+	}
+	if n := b.srv.met.forwards.Value("ok"); n != 0 {
+		t.Errorf("the holder forwarded %v request(s)", n)
+	}
+	again := c.create(a, "notes/through-a.md", "# Through a\n", "Idempotency-Key", "k-1")
+	if again.status != 201 || again.header.Get(teamapi.HeaderReplayed) != "true" {
+		t.Errorf("the same create again: %d replayed=%q", again.status, again.header.Get(teamapi.HeaderReplayed))
+	}
+	if n := c.inRemote("notes/through-a.md"); n != 1 {
+		t.Errorf("after the retry the create is in the remote %d time(s), want 1", n)
+	}
+	la, lb := c.do(a, "GET", "/api/projects/team/files?prefix=notes/", nil), c.do(b, "GET", "/api/projects/team/files?prefix=notes/", nil)
+	if la.status != 200 || string(la.body) != string(lb.body) || !strings.Contains(string(la.body), "through-a.md") {
+		t.Errorf("reads through a and b differ:\n%s\n%s", la.body, lb.body)
+	}
+	// MCP through a replica that does not serve the vault: the session
+	// lives on the holder, and its writes are pushed like REST writes.
+	s := (&env{t: t, http: a.http}).mcpSession(t, "/projects/team/mcp", c.key)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_write_note", Arguments: map[string]any{"path": "notes/over-mcp.md", "content": "# Over MCP\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("vault_write_note through a: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "Push: yes") {
+		t.Errorf("the MCP write does not say it was pushed:\n%s", text)
+	}
+	if n := c.inRemote("notes/over-mcp.md"); n != 1 {
+		t.Errorf("the MCP write is in the remote %d time(s), want 1", n)
+	}
+	// A forwarded request is never forwarded again: a replica that does not
+	// serve the vault says so.
+	wantStatus(t, "a request marked forwarded, at a replica not serving", c.do(a, "GET", "/api/projects/team/files", nil, HeaderForwardedBy, "someone"), 503, teamapi.CodeUnavailable)
+	// Health, readiness and metrics.
+	wantStatus(t, "healthz", c.do(a, "GET", "/healthz", nil), 200, "")
+	var h Health
+	r := c.do(b, "GET", "/readyz", nil)
+	r.json(t, &h)
+	if r.status != 200 || h.Status != "ready" || h.Leases != 1 {
+		t.Errorf("readyz of the holder: %d %+v", r.status, h)
+	}
+	m := c.do(b, "GET", "/metrics", nil)
+	for _, want := range []string{
+		`vaultmcp_http_requests_total{route="/api/projects/{p}/files",method="POST",status="201"} `,
+		"vaultmcp_leases_held 1\n", `vaultmcp_git_pushes_total{result="ok"} `, `vaultmcp_writes_total{op="create",result="ok"} 1`,
+		"vaultmcp_http_request_duration_seconds_bucket{", "vaultmcp_lease_takeovers_total{result=\"ok\"} 1",
+	} {
+		if !strings.Contains(string(m.body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+// Lease renewal and expiry by the injected clock: renewed, the lease
+// outlives its first TTL; not renewed, it expires and another replica takes
+// the vault over on its next request, with the writes made before it; the
+// former holder gives the vault up at its next renewal.
+func TestReplicaLeaseRenewalAndExpiry(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through a", c.create(a, "notes/one.md", "# One\n"), 201, "")
+	first, _ := a.srv.rep.leases.Lease(context.Background(), c.p.ID)
+	for i := 0; i < 3; i++ {
+		c.clock.Advance(testTTL / 2)
+		a.srv.rep.tick(context.Background())
+	}
+	l, _ := a.srv.rep.leases.Lease(context.Background(), c.p.ID)
+	if l.Owner != a.srv.instance || l.Epoch != first.Epoch || !l.ExpiresAt.Equal(c.clock.Now().Add(testTTL)) {
+		t.Fatalf("after renewals over 1.5 TTL: %+v, want a's, epoch %d, expiring a TTL from now", l, first.Epoch)
+	}
+	wantStatus(t, "read through b (forwarded to a)", c.do(b, "GET", "/api/projects/team/files?path=notes/one.md", nil), 200, "")
+	if c.owner() != a.srv.instance {
+		t.Fatal("the lease moved while a renewed it")
+	}
+	// a stops renewing (its loop is not driven); the lease runs out.
+	c.clock.Advance(testTTL + time.Second)
+	var list teamapi.FileList
+	got := c.do(b, "GET", "/api/projects/team/files?path=notes/one.md", nil)
+	got.json(t, &list)
+	if got.status != 200 || len(list.Files) != 1 {
+		t.Fatalf("after the expiry, through b: %d %s", got.status, got.body)
+	}
+	l, _ = b.srv.rep.leases.Lease(context.Background(), c.p.ID)
+	if l.Owner != b.srv.instance || l.Epoch <= first.Epoch {
+		t.Fatalf("after the expiry the lease is %+v, want b's with a larger epoch than %d", l, first.Epoch)
+	}
+	// a write through a is forwarded to b now; a gives the vault up.
+	wantStatus(t, "write through a after the move", c.create(a, "notes/two.md", "# Two\n"), 201, "")
+	a.srv.rep.tick(context.Background())
+	if a.srv.rep.leasesHeld() != 0 || a.srv.met.leaseLosses.Value() != 1 {
+		t.Errorf("a holds %d lease(s), lost %v, want 0 and 1", a.srv.rep.leasesHeld(), a.srv.met.leaseLosses.Value())
+	}
+	for _, p := range []string{"notes/one.md", "notes/two.md"} {
+		if n := c.inRemote(p); n != 1 {
+			t.Errorf("%s is in the remote %d time(s), want 1", p, n)
+		}
+	}
+	// a keeps its clone as a standby: the note of b's version brings it to
+	// the remote's tip, and its index along.
+	tip := c.remoteGit("rev-parse", c.p.Branch)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		head, _ := execGit(a.data.VaultDir(c.p.ID), "rev-parse", "HEAD")
+		if strings.TrimSpace(head) == tip {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a's standby clone is at %s 20 s after b's push, want %s", strings.TrimSpace(head), tip)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if a.srv.met.notes.Value("received") == 0 {
+		t.Error("a counted no note of a new version")
+	}
+	a.srv.mu.Lock()
+	standby := a.srv.projects[c.p.ID]
+	a.srv.mu.Unlock()
+	if res, err := standby.svc.Search(context.Background(), api.SearchRequest{Query: "Two"}); err != nil || !strings.Contains(fmt.Sprint(res), "notes/two.md") {
+		t.Errorf("a's standby index does not find b's note: %v %+v", err, res)
+	}
+}
+
+// The holder dies: a request through another replica waits for the lease
+// to expire and is then served there, after the new holder took the vault
+// over (fetched, so no answered write is lost).
+func TestReplicaTakeoverAfterDeath(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	for _, p := range []string{"notes/1.md", "notes/2.md"} {
+		wantStatus(t, "write through b", c.create(b, p, "# "+p+"\n"), 201, "")
+	}
+	if c.owner() != b.srv.instance {
+		t.Fatal("b does not hold the lease")
+	}
+	b.kill()
+	done := make(chan answer, 1)
+	go func() { done <- c.create(a, "notes/3.md", "# 3\n", "Idempotency-Key", "after-death") }()
+	select {
+	case got := <-done:
+		t.Fatalf("answered before the dead holder's lease expired: %d %s", got.status, got.body)
+	case <-time.After(500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	var got answer
+	select {
+	case got = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer 30 s after the lease expired")
+	}
+	wantStatus(t, "the write through a once b's lease expired", got, 201, "")
+	if c.owner() != a.srv.instance {
+		t.Errorf("the lease is held by %s, want a", c.owner())
+	}
+	for _, p := range []string{"notes/1.md", "notes/2.md", "notes/3.md"} {
+		if n := c.inRemote(p); n != 1 {
+			t.Errorf("%s is in the remote %d time(s), want 1", p, n)
+		}
+		if _, ok := (&env{t: t, http: a.http, rw: c.key}).fileAt("team", p); !ok {
+			t.Errorf("%s is not listed by the new holder", p)
+		}
+	}
+}
+
+// A push refused because the remote moved (a former holder's late push)
+// answers 503 with nothing applied, the clone follows the remote, and the
+// retry is applied once on top of it.
+func TestReplicaPushRejected(t *testing.T) {
+	c := newCluster(t, 1)
+	a := c.reps[0]
+	wantStatus(t, "first write", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	late := c.pushAside("notes/late.md", "# Late\n", "a late push")
+	got := c.create(a, "notes/mine.md", "# Mine\n", "Idempotency-Key", "k-rejected")
+	wantStatus(t, "a write while the remote moved", got, 503, teamapi.CodeUnavailable)
+	if c.inRemote("notes/mine.md") != 0 {
+		t.Fatal("the refused write is in the remote")
+	}
+	if head, _ := execGit(a.data.VaultDir(c.p.ID), "rev-parse", "HEAD"); strings.TrimSpace(head) != late {
+		t.Errorf("the clone is at %s, want the remote's %s", head, late)
+	}
+	if _, ok := (&env{t: t, http: a.http, rw: c.key}).fileAt("team", "notes/late.md"); !ok {
+		t.Error("the late push's note is not served after the clone followed the remote")
+	}
+	wantStatus(t, "the retry", c.create(a, "notes/mine.md", "# Mine\n", "Idempotency-Key", "k-rejected"), 201, "")
+	if n := c.inRemote("notes/mine.md"); n != 1 {
+		t.Errorf("the retried write is in the remote %d time(s), want 1", n)
+	}
+	if n := a.srv.met.pushes.Value("rejected"); n != 1 {
+		t.Errorf("%v rejected push(es) counted, want 1", n)
+	}
+	// Over MCP the same refusal is a tool error, not a success.
+	c.pushAside("notes/later.md", "# Later\n", "another late push")
+	s := (&env{t: t, http: a.http}).mcpSession(t, "/projects/team/mcp", c.key)
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_write_note", Arguments: map[string]any{"path": "notes/mcp.md", "content": "# MCP\n"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not applied") {
+		t.Errorf("an MCP write whose push was refused: %v %+v", err, res)
+	}
+	if c.inRemote("notes/mcp.md") != 0 {
+		t.Error("the refused MCP write is in the remote")
+	}
+}
+
+// Writes a dead replica left running are settled by the new holder from
+// the remote's history: one whose commit is in the remote gets its answer
+// stored (the retry replays it); one that is not is released, after a
+// fencing commit that refuses any late push of the dead replica.
+func TestReplicaSettlesDeadWrites(t *testing.T) {
+	c := newCluster(t, 1)
+	a := c.reps[0]
+	ctx := context.Background()
+	st := a.data.Store
+	key, err := st.KeyByHash(ctx, HashKey(c.key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := c.clock.Now()
+	applied := teamstore.Idem{KeyID: key.ID, Key: "dead-applied", Fingerprint: "fp-a", Project: c.p.ID, Operation: "create", Target: "notes/dead.md",
+		Token: teamstore.NewID(), Owner: "dead-replica", CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	lost := applied
+	lost.Key, lost.Fingerprint, lost.Target, lost.Token = "dead-lost", "fp-l", "notes/lost.md", teamstore.NewID()
+	for _, rec := range []teamstore.Idem{applied, lost} {
+		if _, created, err := st.BeginIdem(ctx, rec); err != nil || !created {
+			t.Fatalf("BeginIdem: %v %v", created, err)
+		}
+	}
+	c.pushAside("notes/dead.md", "# Dead\n", "create notes/dead.md\n\nVaultmcp-Idempotency-Key: "+applied.Token)
+	before := c.remoteGit("rev-parse", c.p.Branch)
+	wantStatus(t, "the first request takes the vault over", c.do(a, "GET", "/api/projects/team/files", nil), 200, "")
+	running, err := st.RunningIdem(ctx)
+	if err != nil || len(running) != 0 {
+		t.Fatalf("records still running after the takeover: %+v (%v)", running, err)
+	}
+	held, _, err := st.BeginIdem(ctx, applied)
+	if err != nil || held.State != teamstore.IdemDone || held.Response == nil || held.Response.Status != 201 {
+		t.Errorf("the applied write's record: %+v (%v), want done with a 201", held, err)
+	}
+	if _, created, _ := st.BeginIdem(ctx, lost); !created {
+		t.Error("the lost write's record was not released")
+	}
+	subject := c.remoteGit("log", "-1", "--format=%s", c.p.Branch)
+	parent := c.remoteGit("rev-parse", c.p.Branch+"^")
+	if !strings.HasPrefix(subject, "vaultmcp: fence") || parent != before {
+		t.Errorf("the remote's tip: %q on %s, want a fence on %s", subject, parent, before)
+	}
+}
+
+// Without PostgreSQL, a project with a git remote is served by the one
+// server: every write pushed before its answer; the remote unreachable, a
+// write answers 503 and leaves nothing behind, and works again with it.
+func TestSingleServerRemote(t *testing.T) {
+	ctx := context.Background()
+	bare := filepath.Join(t.TempDir(), "v.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	e := newEnv(t, envOpts{})
+	p, _, err := e.data.CreateProject(ctx, ProjectSpec{Name: "remote", Remote: bare, Branch: "trunk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Branch != "trunk" {
+		t.Errorf("branch %q, want trunk", p.Branch)
+	}
+	wantStatus(t, "create", e.create(e.rw, "remote", "a.md", "# A\n"), 201, "")
+	if out, err := execGit(bare, "log", "--format=%s", "trunk"); err != nil || !strings.Contains(out, "create a.md") {
+		t.Errorf("the remote's log: %q (%v)", out, err)
+	}
+	head := func() string {
+		out, _ := execGit(e.data.VaultDir(p.ID), "rev-parse", "HEAD")
+		return strings.TrimSpace(out)
+	}
+	was := head()
+	os.Rename(bare, bare+".away")
+	got := e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt")
+	wantStatus(t, "create with the remote away", got, 503, teamapi.CodeUnavailable)
+	if !strings.Contains(string(got.body), "may or may not") {
+		t.Errorf("the answer does not say the outcome is unknown: %s", got.body)
+	}
+	if head() != was {
+		t.Error("the clone kept the unpushed commit")
+	}
+	if _, ok := e.fileAt("remote", "b.md"); ok {
+		t.Error("the unpushed note is still served")
+	}
+	// Its record stays running (the push may have landed) until the remote
+	// says: here it did not, so it is released and the retry applies once.
+	wantStatus(t, "the retry while in doubt", e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt"), 409, teamapi.CodeIdempotencyInUse)
+	os.Rename(bare+".away", bare)
+	pr, err := e.srv.project(ctx, "remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.settleStale(ctx, pr)
+	wantStatus(t, "the retry once settled", e.create(e.rw, "remote", "b.md", "# B\n", "Idempotency-Key", "k-doubt"), 201, "")
+	if out, _ := execGit(bare, "log", "--format=%H", "--diff-filter=A", "trunk", "--", "b.md"); len(strings.Fields(out)) != 1 {
+		t.Errorf("b.md added by %d commit(s) of the remote, want 1", len(strings.Fields(out)))
+	}
+	wantStatus(t, "readyz", e.do("GET", "/readyz", "", nil), 200, "")
+}
+
+// project add --remote: a remote with commits is cloned (and --from then
+// refused); an empty one gets the new vault; a URL with a password, or one
+// git cannot read, is refused naming --remote.
+func TestCreateProjectRemote(t *testing.T) {
+	ctx := context.Background()
+	d, err := OpenData(ctx, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	bare := filepath.Join(t.TempDir(), "v.git")
+	exec.Command("git", "init", "-q", "--bare", bare).Run()
+	p, _, err := d.CreateProject(ctx, ProjectSpec{Name: "first", From: filepath.Join("..", "..", "examples", "vault"), Remote: bare})
+	if err != nil || p.Branch != "main" || p.Remote != bare {
+		t.Fatalf("into an empty remote: %+v %v", p, err)
+	}
+	q, _, err := d.CreateProject(ctx, ProjectSpec{Name: "second", Remote: bare})
+	if err != nil || q.Branch != "main" {
+		t.Fatalf("from the remote with commits: %+v %v", q, err)
+	}
+	if _, err := os.Stat(filepath.Join(d.VaultDir(q.ID), "02-wiki")); err != nil {
+		t.Errorf("the clone lacks the pushed vault: %v", err)
+	}
+	files, _ := d.Store.LiveFiles(ctx, q.ID)
+	if len(files) == 0 {
+		t.Error("the cloned notes have no ids")
+	}
+	for spec, says := range map[*ProjectSpec]string{
+		{Name: "x1", Remote: bare, From: "."}:                           "--from",
+		{Name: "x2", Remote: "https://bob:s3cret@git.invalid/v.git"}:    "password",
+		{Name: "x3", Remote: filepath.Join(t.TempDir(), "missing.git")}: "--remote",
+		{Name: "x4", Branch: "main"}:                                    "--branch",
+		{Name: "x5", Remote: bare, Branch: "no..pe"}:                    "--branch",
+	} {
+		_, _, err := d.CreateProject(ctx, *spec)
+		if err == nil || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%+v: %v, want refused naming %s", *spec, err, says)
+		}
+	}
+	if _, err := d.Store.Project(ctx, "x3"); !errors.Is(err, teamstore.ErrNotFound) {
+		t.Errorf("a refused project was recorded: %v", err)
+	}
+}
