@@ -404,3 +404,27 @@ func createNoteReplayed(c *http.Client, base, key, project, path, content, idem 
 	io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, resp.Header.Get(teamapi.HeaderReplayed), nil
 }
+
+// Bad replica flags are refused with exit status 2 naming the flag, and a
+// remote with a password in its URL is refused without showing it.
+func TestReplicaFlags(t *testing.T) {
+	data := t.TempDir()
+	for args, says := range map[string]string{
+		"--advertise http://10.0.0.5:8787":                  "--advertise goes with --db",
+		"--db postgres://127.0.0.1:1/x --advertise ftp://x": "--advertise",
+		"--lease-ttl 0s": "--lease-ttl",
+		"--db postgres://127.0.0.1:1/x --advertise http://h:1/path": "--advertise",
+	} {
+		cmd := exec.Command(binary, append([]string{"team-server", "--data", data}, strings.Fields(args)...)...)
+		cmd.Env = cleanEnv()
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), says) {
+			t.Errorf("team-server %s: %v %s, want exit 2 naming %s", args, err, out, says)
+		}
+	}
+	_, stderr, err := pgCLI(t, nil, "project", "add", "--data", data, "--remote", "https://bob:s3cret@git.invalid/v.git", "p")
+	if err == nil || !strings.Contains(stderr, "--remote") || strings.Contains(stderr, "s3cret") {
+		t.Errorf("project add with a password in --remote: %v %q", err, stderr)
+	}
+}

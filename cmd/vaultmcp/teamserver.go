@@ -76,6 +76,9 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	if *advertise != "" {
+		if data.db == "" {
+			return &exitError{2, errors.New("--advertise goes with --db postgres://... (replicas share a database; one server on SQLite has no other to be reached by)")}
+		}
 		if _, err := teamserver.CheckAdvertise(*advertise); err != nil {
 			return &exitError{2, err}
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -288,7 +287,7 @@ func TestReplicaLeaseRenewalAndExpiry(t *testing.T) {
 		t.Fatalf("after the expiry the lease is %+v, want b's with a larger epoch than %d", l, first.Epoch)
 	}
 	// a write through a is forwarded to b now; a gives the vault up.
-	wantStatus(t, "write through a after the move", c.create(a, "notes/two.md", "# Two\n"), 201, "")
+	wantStatus(t, "write through a after the move", c.create(a, "notes/two.md", "# Two\n\nquokkaflint\n"), 201, "")
 	a.srv.rep.tick(context.Background())
 	if a.srv.rep.leasesHeld() != 0 || a.srv.met.leaseLosses.Value() != 1 {
 		t.Errorf("a holds %d lease(s), lost %v, want 0 and 1", a.srv.rep.leasesHeld(), a.srv.met.leaseLosses.Value())
@@ -318,8 +317,15 @@ func TestReplicaLeaseRenewalAndExpiry(t *testing.T) {
 	a.srv.mu.Lock()
 	standby := a.srv.projects[c.p.ID]
 	a.srv.mu.Unlock()
-	if res, err := standby.svc.Search(context.Background(), api.SearchRequest{Query: "Two"}); err != nil || !strings.Contains(fmt.Sprint(res), "notes/two.md") {
-		t.Errorf("a's standby index does not find b's note: %v %+v", err, res)
+	for {
+		res, err := standby.svc.Search(context.Background(), api.SearchRequest{Query: "quokkaflint"})
+		if err == nil && len(res.Results) > 0 && res.Results[0].Path == "notes/two.md" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a's standby index does not find b's note: %v %+v", err, res)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
