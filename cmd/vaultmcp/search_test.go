@@ -14,7 +14,7 @@ func TestPrintResultsEscapes(t *testing.T) {
 	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "a.md", Line: 3, Title: "A", Score: 1,
 		Snippet: "clear\x1b[2Jscreen\nflip\u202egnirts\tkept",
-	}}}, false)
+	}}}, false, false)
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\u202e") {
 		t.Fatalf("raw control characters in %q", out)
@@ -30,8 +30,8 @@ func TestPrintResultsEscapes(t *testing.T) {
 	b.Reset()
 	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "evil\x1b[2J.md", Line: 1, Headings: []string{"Top\u202e", "Sub\x07"}, Score: 1, Snippet: "x",
-	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false)
-	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false)
+	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false, false)
+	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false, false)
 	out = b.String()
 	if strings.ContainsAny(out, "\x1b\u202e\x07") {
 		t.Fatalf("raw control characters in %q", out)

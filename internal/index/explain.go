@@ -170,7 +170,7 @@ func (ix *Index) explain(sc *scorer, terms []qterm, cands []cand) []Hit {
 		if len(s.pairs) == 0 || c != info.first || len(info.pairs) == 0 {
 			continue
 		}
-		for _, p := range s.pairs {
+		for _, p := range s.pairs { // in query order
 			if _, ok := slices.BinarySearch(info.pairs, p.key); ok {
 				exps[k].TitlePhrase = append(exps[k].TitlePhrase, ix.exact.terms[p.key>>32]+" "+ix.exact.terms[uint32(p.key)])
 			}

@@ -141,12 +141,10 @@ func (s *scratch) queryPairs(seq []int, weight float64) {
 			}
 		}
 	}
-	slices.SortFunc(s.pairs, func(a, b queryPair) int { return cmp.Compare(a.key, b.key) })
-	s.pairKeys, s.pairMasks = s.pairKeys[:0], s.pairMasks[:0]
+	s.pairMasks = s.pairMasks[:0]
 	for _, p := range s.pairs {
 		s.pairMax += p.w
 		s.pairMaxW = max(s.pairMaxW, p.w)
-		s.pairKeys = append(s.pairKeys, p.key)
 		s.pairMasks = append(s.pairMasks, pairMaskBit(uint32(p.key>>32))|pairMaskBit(uint32(p.key)))
 	}
 }
@@ -166,20 +164,11 @@ func (s *scratch) mayHold(m uint64) bool {
 // match signature sig: the weights of the query pairs its title pairs
 // (sorted) hold.
 func (s *scratch) titleBonus(pairs []uint64) float64 {
+	// In query order, so that the sum does not depend on the term ids.
 	b := 0.0
-	if len(s.pairKeys) <= 4 { // most queries have a pair or two
-		for _, key := range pairs {
-			for k, q := range s.pairKeys {
-				if q == key {
-					b += s.pairs[k].w
-				}
-			}
-		}
-		return b
-	}
-	for _, key := range pairs { // a title has a few pairs, a query maybe many
-		if k, ok := slices.BinarySearch(s.pairKeys, key); ok {
-			b += s.pairs[k].w
+	for _, p := range s.pairs {
+		if _, ok := slices.BinarySearch(pairs, p.key); ok {
+			b += p.w
 		}
 	}
 	return b
@@ -509,9 +498,8 @@ type scratch struct {
 	linkTouched []uint32    // the link slots the current term matched
 	// the title phrase bonus of the query (see queryPairs)
 	words     []queryWord
-	pairs     []queryPair // sorted by key
-	pairKeys  []uint64    // their keys
-	pairMasks []uint64    // and masks (see mayHold)
+	pairs     []queryPair // in query order
+	pairMasks []uint64    // their masks (see mayHold)
 	pairMax   float64     // their weights' sum
 	pairMaxW  float64     // and largest
 }

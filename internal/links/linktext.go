@@ -241,3 +241,13 @@ func (g *Graph) markTextDiff(old, new []storedLink) {
 		}
 	}
 }
+
+// LinksTo reports whether the note at from has a link resolving to to.
+func (g *Graph) LinksTo(from, to string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if n := g.notes[from]; n != nil {
+		return n.linksTo(to)
+	}
+	return false
+}
