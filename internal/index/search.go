@@ -296,8 +296,10 @@ type scorer struct {
 }
 
 func (ix *Index) newScorer(s *scratch) scorer {
-	n := float64(ix.live)
-	avg := ix.sumLen / n
+	// N counts the link slots with the chunks: a term's df does, so a
+	// word in nearly every chunk and link slot keeps a positive idf.
+	n := float64(ix.live + ix.linkLive)
+	avg := ix.sumLen / float64(ix.live)
 	if avg <= 0 {
 		avg = 1
 	}
