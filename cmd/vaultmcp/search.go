@@ -151,7 +151,6 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 func explainLines(e *api.HitExplanation) []string {
 	var lines []string
 	byField := map[string][]string{}
-	var order []string
 	for _, t := range e.Terms {
 		term := t.Term
 		switch t.Match {
@@ -161,9 +160,6 @@ func explainLines(e *api.HitExplanation) []string {
 			term += " (as " + strings.Join(t.As, ", ") + ")"
 		}
 		for _, f := range t.Fields {
-			if _, ok := byField[f]; !ok {
-				order = append(order, f)
-			}
 			byField[f] = append(byField[f], term)
 		}
 	}
