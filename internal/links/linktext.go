@@ -31,12 +31,32 @@ type Text struct {
 // lowercase, '-' and '_' read as spaces, runs of white space as one space,
 // trimmed.
 func FoldText(s string) string {
+	if folded(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' {
 			return ' '
 		}
 		return unicode.ToLower(r)
 	}, s)), " ")
+}
+
+// folded reports whether s is its own FoldText: ASCII, no upper case, no
+// '-' or '_', single spaces inside (most link texts are).
+func folded(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, 'A' <= c && c <= 'Z', c == '-', c == '_', c < ' ':
+			return false
+		case c == ' ' && s[i-1] == ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // linkText returns the display text of a stored link, "" when it has none.
@@ -123,8 +143,13 @@ func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
 	accs := make(map[string]*textAcc)
 	type pair struct{ to, fold string }
 	var seen []pair
+	seenMap := make(map[pair]bool)
 	for _, n := range g.notes {
+		// A note counts once per (target, text): a list for the usual few
+		// links, a map for a map of content with thousands.
 		seen = seen[:0]
+		clear(seenMap)
+		many := len(n.links) > 32
 		for i := range n.links {
 			l := &n.links[i]
 			if l.to == "" || l.to == n.path || g.notes[l.to] == nil {
@@ -135,10 +160,17 @@ func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
 				continue
 			}
 			k := pair{l.to, FoldText(t)}
-			if slices.Contains(seen, k) {
-				continue
+			if many {
+				if seenMap[k] {
+					continue
+				}
+				seenMap[k] = true
+			} else {
+				if slices.Contains(seen, k) {
+					continue
+				}
+				seen = append(seen, k)
 			}
-			seen = append(seen, k)
 			a := accs[l.to]
 			if a == nil {
 				a = &textAcc{}

@@ -126,3 +126,14 @@ func TestTextChangesAreComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestFoldedFastPath(t *testing.T) {
+	for _, s := range []string{"", "a", "front matter", "a  b", " a", "a ", "A", "a-b", "a_b", "é", "a\tb", "x9 y"} {
+		if got, want := folded(s), FoldText(s) == s; got && !want {
+			t.Errorf("folded(%q) = true, but FoldText gives %q", s, FoldText(s))
+		}
+	}
+	if !folded("front matter") || folded("Front") {
+		t.Error("fast path not taken / taken wrongly")
+	}
+}
