@@ -43,7 +43,7 @@ func TestLinkTexts(t *testing.T) {
 	if !g.LinksTo("a.md", "props.md") || g.LinksTo("props.md", "a.md") || g.LinksTo("nobody.md", "a.md") {
 		t.Error("LinksTo")
 	}
-	for in, want := range map[string]string{"  Front_Matter-x ": "front matter x", "ÉTÉ": "été", "a\t\nb": "a b"} {
+	for in, want := range map[string]string{"  Front_Matter-x ": "front matter x", "ÉTÉ": "été", "a\t\nb": "a b", "--": "", "A - B": "a b", "x\u00a0y": "x y"} {
 		if got := FoldText(in); got != want {
 			t.Errorf("FoldText(%q) = %q, want %q", in, got, want)
 		}
