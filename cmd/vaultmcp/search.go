@@ -64,6 +64,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var tags stringList
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	verbose := fs.Bool("v", false, "show warnings (logs) on a terminal too")
+	explain := fs.Bool("explain", false, "say why each hit ranked: the query terms matched per field, stem and misspelling matches, title phrases, graph origin; and which profile the vault is in")
 	fs.IntVar(&req.Limit, "limit", api.DefaultSearchLimit, fmt.Sprintf("number of results (1-%d)", api.MaxSearchLimit))
 	fs.StringVar(&req.Type, "type", "", "only notes of this type")
 	fs.StringVar(&req.Folder, "folder", "", "only notes under this folder")
@@ -100,7 +101,10 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		enc.SetIndent("", "  ")
 		err = enc.Encode(res)
 	} else {
-		printResults(stdout, res, useColor(stdout))
+		if *explain {
+			writeProfileLine(stdout, svc)
+		}
+		printResults(stdout, res, useColor(stdout), *explain)
 	}
 	if err == nil && len(res.Results) == 0 {
 		err = &exitError{1, errNoMatch}
@@ -111,7 +115,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // printResults renders results for a person: path:line, heading trail, score
 // and the snippet indented. Vault text (paths, headings, snippets, terms) is
 // escaped as the MCP answers escape it, so that it cannot drive the terminal.
-func printResults(w io.Writer, res *api.SearchResult, color bool) {
+func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 	esc := mcpserver.Escape
 	bold, dim, reset := "", "", ""
 	if color {
@@ -141,6 +145,11 @@ func printResults(w io.Writer, res *api.SearchResult, color bool) {
 			notes = append(notes, "snippet truncated")
 		}
 		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, esc(h.Path), h.Line, reset, esc(where), dim, strings.Join(notes, ", "), reset)
+		if explain && h.Explain != nil {
+			for _, l := range explainLines(h.Explain) {
+				fmt.Fprintf(w, "   %s%s%s\n", dim, esc(l), reset)
+			}
+		}
 		for _, l := range strings.Split(h.Snippet, "\n") {
 			fmt.Fprintf(w, "   %s\n", esc(l))
 		}
@@ -148,6 +157,39 @@ func printResults(w io.Writer, res *api.SearchResult, color bool) {
 	if n := len(res.Unindexed); n > 0 {
 		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")))
 	}
+}
+
+// explainLines renders why a hit ranked, for printResults: one line per
+// field with the terms matched there (a stem or misspelling match says so),
+// then the title phrases and the graph origin.
+func explainLines(e *api.HitExplanation) []string {
+	var lines []string
+	byField := map[string][]string{}
+	for _, t := range e.Terms {
+		term := t.Term
+		switch t.Match {
+		case "stem":
+			term += " (stem)"
+		case "fuzzy":
+			term += " (as " + strings.Join(t.As, ", ") + ")"
+		}
+		for _, f := range t.Fields {
+			byField[f] = append(byField[f], term)
+		}
+	}
+	for _, f := range []string{"title", "heading", "link_text", "tags", "prose", "code"} {
+		if terms, ok := byField[f]; ok {
+			lines = append(lines, "matched in "+strings.ReplaceAll(f, "_", " ")+": "+strings.Join(terms, ", "))
+		}
+	}
+	if len(e.TitlePhrase) > 0 {
+		lines = append(lines, "title phrase: "+strings.Join(e.TitlePhrase, "; "))
+	}
+	if e.GraphFrom != "" {
+		how := map[string]string{"out": "linked from", "in": "links to", "both": "linked with"}[e.GraphLink]
+		lines = append(lines, "via graph: "+how+" "+e.GraphFrom)
+	}
+	return lines
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {

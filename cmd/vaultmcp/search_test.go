@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,7 +17,7 @@ func TestPrintResultsEscapes(t *testing.T) {
 	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "a.md", Line: 3, Title: "A", Score: 1,
 		Snippet: "clear\x1b[2Jscreen\nflip\u202egnirts\tkept",
-	}}}, false)
+	}}}, false, false)
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\u202e") {
 		t.Fatalf("raw control characters in %q", out)
@@ -30,8 +33,8 @@ func TestPrintResultsEscapes(t *testing.T) {
 	b.Reset()
 	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "evil\x1b[2J.md", Line: 1, Headings: []string{"Top\u202e", "Sub\x07"}, Score: 1, Snippet: "x",
-	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false)
-	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false)
+	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false, false)
+	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false, false)
 	out = b.String()
 	if strings.ContainsAny(out, "\x1b\u202e\x07") {
 		t.Fatalf("raw control characters in %q", out)
@@ -40,5 +43,55 @@ func TestPrintResultsEscapes(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// --explain says why each hit ranked: here a note found by the text other
+// notes use for it, and a hit found through the graph; --json carries the
+// same explanation.
+func TestSearchExplain(t *testing.T) {
+	vault := copyExampleVault(t)
+	out, err := exec.Command(binary, "search", "--vault", vault, "--explain", "--limit", "8", "checkout project").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1. 03-projects/checkout-v2/checkout-v2.md", "matched in link text: checkout, project", "via graph: "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = exec.Command(binary, "search", "--vault", vault, "--json", "--limit", "1", "exponential backof").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.SearchResult
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Results) != 1 || res.Results[0].Explain == nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	want := api.TermMatch{Term: "backof", Fields: []string{"title", "prose"}, Match: "fuzzy", As: []string{"backoff"}}
+	if terms := res.Results[0].Explain.Terms; len(terms) != 2 || !reflect.DeepEqual(terms[1], want) {
+		t.Fatalf("explained %+v, want the second term %+v", terms, want)
+	}
+}
+
+func TestExplainLines(t *testing.T) {
+	got := explainLines(&api.HitExplanation{
+		Terms: []api.TermMatch{
+			{Term: "front", Fields: []string{"title", "link_text"}, Match: "exact"},
+			{Term: "matters", Fields: []string{"title"}, Match: "stem"},
+			{Term: "frontmater", Fields: []string{"prose"}, Match: "fuzzy", As: []string{"frontmatter"}},
+		},
+		TitlePhrase: []string{"front matter"},
+		GraphFrom:   "a.md", GraphLink: "in",
+	})
+	want := []string{
+		"matched in title: front, matters (stem)",
+		"matched in link text: front",
+		"matched in prose: frontmater (as frontmatter)",
+		"title phrase: front matter",
+		"via graph: links to a.md",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("explainLines:\n%q\nwant\n%q", got, want)
 	}
 }

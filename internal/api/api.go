@@ -69,6 +69,38 @@ type SearchHit struct {
 	// and escape control characters; the backend returns them raw.
 	Snippet   string `json:"snippet"`
 	Truncated bool   `json:"snippet_truncated,omitempty"`
+	// Explain says why the hit ranked (what matched where, how, and the
+	// graph origin).
+	Explain *HitExplanation `json:"explain,omitempty"`
+}
+
+// HitExplanation is why a search hit ranked.
+type HitExplanation struct {
+	// Terms are the query terms that matched the chunk, in query order.
+	Terms []TermMatch `json:"terms,omitempty"`
+	// TitlePhrase lists the pairs of query words found one after the other
+	// in the note's title, file name or an alias ("front matter"), which
+	// add a bonus to the note's first chunk.
+	TitlePhrase []string `json:"title_phrase,omitempty"`
+	// GraphFrom is, for a hit found via graph expansion, the direct hit
+	// whose score it inherited; GraphLink says how they are linked: "out"
+	// (GraphFrom links to this note), "in" (this note links to GraphFrom)
+	// or "both".
+	GraphFrom string `json:"graph_from,omitempty"`
+	GraphLink string `json:"graph_link,omitempty"`
+}
+
+// TermMatch is how one query term (as analyzed: lowercase, accents folded)
+// matched a chunk: the fields of its best match ("title" with the file name
+// and aliases, "heading", "link_text" for the text other notes use when they
+// link to the note, "tags", "prose", "code"), and whether it matched as
+// written ("exact"), only through its stem ("stem") or only as a misspelling
+// of the vocabulary words As ("fuzzy").
+type TermMatch struct {
+	Term   string   `json:"term"`
+	Fields []string `json:"fields"`
+	Match  string   `json:"match"`
+	As     []string `json:"as,omitempty"`
 }
 
 // SearchResult is the output of vault_search.

@@ -528,6 +528,19 @@ func appendTitlePairs(out []uint64, seq []uint32) []uint64 {
 // titlePair is the key of two words following each other in a title.
 func titlePair(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
 
+// pairMaskBit is the bit of a word in a title pair mask (see
+// noteInfo.pairMask).
+func pairMaskBit(id uint32) uint64 { return 1 << (id % 64) }
+
+// pairsMask returns the mask of the words of title pairs.
+func pairsMask(pairs []uint64) uint64 {
+	var m uint64
+	for _, p := range pairs {
+		m |= pairMaskBit(uint32(p>>32)) | pairMaskBit(uint32(p))
+	}
+	return m
+}
+
 // sortedUnique sorts s in place and returns it without repeats.
 func sortedUnique(s []uint64) []uint64 {
 	slices.Sort(s)

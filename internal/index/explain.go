@@ -27,7 +27,8 @@ type TermMatch struct {
 	Term string
 	// Fields where it matched, in this order: "title" (title, file name or
 	// alias), "heading", "link_text" (the text of links to the note, in the
-	// note's first chunk), "tags", "prose", "code".
+	// note's first chunk), "tags", "prose", "code". Shared between
+	// explanations: read it, never modify it.
 	Fields []string
 	// Match is "exact", "stem" (only through its stem) or "fuzzy" (only
 	// through a misspelling expansion).
@@ -93,6 +94,12 @@ func (ix *Index) explain(sc *scorer, terms []qterm, cands []cand) []Hit {
 		hits[k] = cands[k].Hit
 		hits[k].Explain = &exps[k]
 	}
+	// Each hit's TermMatches in one array, a term at most once per hit.
+	nt := len(terms)
+	tms := make([]TermMatch, 0, len(cands)*nt)
+	for k := range exps {
+		exps[k].Terms = tms[k*nt : k*nt : (k+1)*nt]
+	}
 	for i, qt := range terms {
 		clear(best)
 		for _, call := range s.calls {
@@ -137,13 +144,14 @@ func (ix *Index) explain(sc *scorer, terms []qterm, cands []cand) []Hit {
 					kind = max(kind, b.kind)
 				}
 			}
+			var fields uint8
 			if own != nil {
-				m.Fields = fieldsOf(&own.tf)
+				fields = fieldBits(&own.tf)
 			}
 			if link != nil {
-				m.Fields = append(m.Fields, FieldLinkText)
-				slices.SortStableFunc(m.Fields, func(a, b string) int { return cmp.Compare(fieldOrder[a], fieldOrder[b]) })
+				fields |= bitLinkText
 			}
+			m.Fields = fieldNames[fields]
 			m.Match = [...]string{matchFuzzy: "fuzzy", matchStem: "stem", matchExact: "exact"}[kind]
 			if kind == matchFuzzy {
 				for _, b := range [2]*termBest{own, link} {
@@ -162,7 +170,7 @@ func (ix *Index) explain(sc *scorer, terms []qterm, cands []cand) []Hit {
 		if len(s.pairs) == 0 || c != info.first || len(info.pairs) == 0 {
 			continue
 		}
-		for _, p := range s.pairs {
+		for _, p := range s.pairs { // in query order
 			if _, ok := slices.BinarySearch(info.pairs, p.key); ok {
 				exps[k].TitlePhrase = append(exps[k].TitlePhrase, ix.exact.terms[p.key>>32]+" "+ix.exact.terms[uint32(p.key)])
 			}
@@ -289,19 +297,41 @@ func (ix *Index) skipTableOf(stems bool, id uint32, l *plist) *skipTable {
 	return tab
 }
 
-// fieldOrder orders the fields of a TermMatch.
-var fieldOrder = map[string]int{FieldTitle: 0, FieldHeading: 1, FieldLinkText: 2, FieldTags: 3, FieldProse: 4, FieldCode: 5}
+// Field bits of a TermMatch, in its order.
+const (
+	bitTitle = 1 << iota
+	bitHeading
+	bitLinkText
+	bitTags
+	bitProse
+	bitCode
+	numFieldBits = iota
+)
 
-// fieldsOf returns the names of the fields with a count, in TermMatch order.
-func fieldsOf(c *tfCounts) []string {
-	var out []string
+// fieldBits returns the bits of the fields with a count.
+func fieldBits(c *tfCounts) uint8 {
+	var b uint8
 	for _, f := range [...]struct {
 		field int
-		name  string
-	}{{fTitle, FieldTitle}, {fHeading, FieldHeading}, {fTags, FieldTags}, {fProse, FieldProse}, {fCode, FieldCode}} {
+		bit   uint8
+	}{{fTitle, bitTitle}, {fHeading, bitHeading}, {fTags, bitTags}, {fProse, bitProse}, {fCode, bitCode}} {
 		if c[f.field] != 0 {
-			out = append(out, f.name)
+			b |= f.bit
 		}
 	}
-	return out
+	return b
 }
+
+// fieldNames are the Fields of each combination of field bits (shared by
+// every TermMatch: never modify them).
+var fieldNames = func() (tab [1 << numFieldBits][]string) {
+	names := [numFieldBits]string{FieldTitle, FieldHeading, FieldLinkText, FieldTags, FieldProse, FieldCode}
+	for m := range tab {
+		for b, name := range names {
+			if m&(1<<b) != 0 {
+				tab[m] = append(tab[m], name)
+			}
+		}
+	}
+	return tab
+}()

@@ -239,10 +239,13 @@ type noteInfo struct {
 	// pairs are the pairs of exact terms that follow each other in the
 	// note's title, file name or an alias (see titlePair), sorted. (Here,
 	// in the cache line collect reads anyway.)
-	pairs  []uint64
-	terms  []byte // the note's terms and stems with their chunk counts,
-	stems  []byte // encoded (see termCount)
-	sumLen float64
+	pairs []uint64
+	// pairMask has the pairMaskBit of every word of pairs: a query pair
+	// whose two bits are not both set is not in them.
+	pairMask uint64
+	terms    []byte // the note's terms and stems with their chunk counts,
+	stems    []byte // encoded (see termCount)
+	sumLen   float64
 }
 
 // New returns an empty index.
@@ -620,6 +623,7 @@ func (ix *Index) merge(parts ...*partial) {
 					pairs = append(pairs, titlePair(g[k>>32], g[uint32(k)]))
 				}
 				info.pairs = sortedUnique(pairs)
+				info.pairMask = pairsMask(info.pairs)
 			}
 		}
 		return 0
@@ -1068,6 +1072,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 			for k, pr := range info.pairs {
 				info.pairs[k] = titlePair(newID[pr>>32], newID[uint32(pr)])
 			}
+			info.pairMask = pairsMask(info.pairs)
 		} else {
 			renumber(&info.stems)
 		}

@@ -80,7 +80,8 @@ type linkInfo struct {
 
 // canonicalTexts returns texts trimmed, cut at MaxLinkTextLen, merged by
 // text (their counts summed), without empty texts or counts, limited to the
-// MaxLinkTexts most used, sorted by text.
+// MaxLinkTexts most used, sorted by text (in a new slice; the strings may
+// share the caller's memory).
 func canonicalTexts(texts []LinkText) []LinkText {
 	out := make([]LinkText, 0, len(texts))
 	for _, t := range texts {
@@ -114,9 +115,6 @@ func canonicalTexts(texts []LinkText) []LinkText {
 	}
 	if len(out) == 0 {
 		return nil
-	}
-	for i := range out {
-		out[i].Text = strings.Clone(out[i].Text)
 	}
 	return out
 }
@@ -165,6 +163,9 @@ func (ix *Index) SetLinkTextsBatch(items []LinkItem) {
 		if li == nil {
 			li = &linkInfo{slot: noNote}
 			ix.links[c.path] = li
+		}
+		for i := range c.texts { // kept: never the caller's memory
+			c.texts[i].Text = strings.Clone(c.texts[i].Text)
 		}
 		li.texts = c.texts
 		rebuild = append(rebuild, c.path)

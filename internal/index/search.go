@@ -143,33 +143,34 @@ func (s *scratch) queryPairs(seq []int, weight float64) {
 			}
 		}
 	}
-	slices.SortFunc(s.pairs, func(a, b queryPair) int { return cmp.Compare(a.key, b.key) })
-	s.pairKeys = s.pairKeys[:0]
+	s.pairMasks = s.pairMasks[:0]
 	for _, p := range s.pairs {
 		s.pairMax += p.w
 		s.pairMaxW = max(s.pairMaxW, p.w)
-		s.pairKeys = append(s.pairKeys, p.key)
+		s.pairMasks = append(s.pairMasks, pairMaskBit(uint32(p.key>>32))|pairMaskBit(uint32(p.key)))
 	}
+}
+
+// mayHold reports whether a note whose title pairs have mask m may hold a
+// query pair other than the first (see noteInfo.pairMask).
+func (s *scratch) mayHold(m uint64) bool {
+	for _, pm := range s.pairMasks[1:] {
+		if m&pm == pm {
+			return true
+		}
+	}
+	return false
 }
 
 // titleBonus is the title phrase bonus of a note whose first chunk has
 // match signature sig: the weights of the query pairs its title pairs
 // (sorted) hold.
 func (s *scratch) titleBonus(pairs []uint64) float64 {
+	// In query order, so that the sum does not depend on the term ids.
 	b := 0.0
-	if len(s.pairKeys) <= 4 { // most queries have a pair or two
-		for _, key := range pairs {
-			for k, q := range s.pairKeys {
-				if q == key {
-					b += s.pairs[k].w
-				}
-			}
-		}
-		return b
-	}
-	for _, key := range pairs { // a title has a few pairs, a query maybe many
-		if k, ok := slices.BinarySearch(s.pairKeys, key); ok {
-			b += s.pairs[k].w
+	for _, p := range s.pairs {
+		if _, ok := slices.BinarySearch(pairs, p.key); ok {
+			b += p.w
 		}
 	}
 	return b
@@ -297,8 +298,10 @@ type scorer struct {
 }
 
 func (ix *Index) newScorer(s *scratch) scorer {
-	n := float64(ix.live)
-	avg := ix.sumLen / n
+	// N counts the link slots with the chunks: a term's df does, so a
+	// word in nearly every chunk and link slot keeps a positive idf.
+	n := float64(ix.live + ix.linkLive)
+	avg := ix.sumLen / float64(ix.live)
 	if avg <= 0 {
 		avg = 1
 	}
@@ -498,11 +501,11 @@ type scratch struct {
 	elided      plist       // addElided's list
 	linkTouched []uint32    // the link slots the current term matched
 	// the title phrase bonus of the query (see queryPairs)
-	words    []queryWord
-	pairs    []queryPair // sorted by key
-	pairKeys []uint64    // their keys
-	pairMax  float64     // their weights' sum
-	pairMaxW float64     // and largest
+	words     []queryWord
+	pairs     []queryPair // in query order
+	pairMasks []uint64    // their masks (see mayHold)
+	pairMax   float64     // their weights' sum
+	pairMaxW  float64     // and largest
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -552,11 +555,15 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 	var h hitHeap
 	h.max = max
 	bonus := len(s.pairs) > 0
+	pm0 := ^uint64(0) // the first pair's mask (the common case inline)
+	if bonus {
+		pm0 = s.pairMasks[0]
+	}
 	for _, c := range s.touched {
 		score, strong := s.total[c], s.strong[c]
 		s.total[c], s.strong[c] = 0, false
 		info := &ix.notes[ix.cnote[c]]
-		if bonus && c == info.first && len(info.pairs) > 0 && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
+		if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
 			score += s.titleBonus(info.pairs)
 		}
 		score *= info.mult

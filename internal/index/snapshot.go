@@ -180,6 +180,7 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 				return nil, fmt.Errorf("%w: note %q: title pairs", snapshot.ErrInvalid, n.path)
 			}
 		}
+		n.pairMask = pairsMask(n.pairs)
 		if uint64(n.first)+uint64(n.n) > uint64(slots) {
 			return nil, fmt.Errorf("%w: note %q: chunks out of range", snapshot.ErrInvalid, n.path)
 		}

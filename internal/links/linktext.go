@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Link texts: the display text of a link ([[Properties|front matter]],
@@ -31,12 +32,47 @@ type Text struct {
 // lowercase, '-' and '_' read as spaces, runs of white space as one space,
 // trimmed.
 func FoldText(s string) string {
-	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' {
-			return ' '
+	if folded(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space := false // a space is pending (written before the next character)
+	for _, r := range s {
+		switch {
+		case r == '-' || r == '_' || unicode.IsSpace(r):
+			space = len(b) > 0
+			continue
+		case r < utf8.RuneSelf:
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+		default:
+			r = unicode.ToLower(r)
 		}
-		return unicode.ToLower(r)
-	}, s)), " ")
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+// folded reports whether s is its own FoldText: ASCII, no upper case, no
+// '-' or '_', single spaces inside (most link texts are).
+func folded(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80, 'A' <= c && c <= 'Z', c == '-', c == '_', c < ' ':
+			return false
+		case c == ' ' && s[i-1] == ' ':
+			return false
+		}
+	}
+	return true
 }
 
 // linkText returns the display text of a stored link, "" when it has none.
@@ -47,43 +83,67 @@ func linkText(l *storedLink) string {
 	return l.alias
 }
 
-// textAcc accumulates the texts of one target.
+// textAcc accumulates the texts of one target: a list (a note has a few
+// texts), indexed by a map once it grows.
 type textAcc struct {
-	byFold map[string]*textCount
+	list   []textCount
+	byFold map[string]int
+}
+
+// foldCache folds texts once each for a pass over many links (link texts
+// repeat: a plugin list links its category the same way from every note).
+type foldCache map[string]string
+
+func (fc foldCache) fold(s string) string {
+	if f, ok := fc[s]; ok {
+		return f
+	}
+	f := FoldText(s)
+	fc[s] = f
+	return f
 }
 
 type textCount struct {
-	text  string
-	notes int
+	fold, text string
+	notes      int
 }
 
-func (a *textAcc) add(text string) {
-	f := FoldText(text)
-	if a.byFold == nil {
-		a.byFold = make(map[string]*textCount)
+func (a *textAcc) add(text, f string) {
+	k := -1
+	if a.byFold != nil {
+		if i, ok := a.byFold[f]; ok {
+			k = i
+		}
+	} else {
+		k = slices.IndexFunc(a.list, func(c textCount) bool { return c.fold == f })
 	}
-	if c := a.byFold[f]; c != nil {
+	if k >= 0 {
+		c := &a.list[k]
 		c.notes++
 		if text < c.text {
 			c.text = text
 		}
 		return
 	}
-	a.byFold[f] = &textCount{text: text, notes: 1}
+	a.list = append(a.list, textCount{fold: f, text: text, notes: 1})
+	switch {
+	case a.byFold != nil:
+		a.byFold[f] = len(a.list) - 1
+	case len(a.list) > 16:
+		a.byFold = make(map[string]int, 2*len(a.list))
+		for i, c := range a.list {
+			a.byFold[c.fold] = i
+		}
+	}
 }
 
 func (a *textAcc) texts() []Text {
-	if len(a.byFold) == 0 {
+	if len(a.list) == 0 {
 		return nil
 	}
-	folds := make([]string, 0, len(a.byFold))
-	for f := range a.byFold {
-		folds = append(folds, f)
-	}
-	slices.Sort(folds)
-	out := make([]Text, len(folds))
-	for i, f := range folds {
-		c := a.byFold[f]
+	slices.SortFunc(a.list, func(x, y textCount) int { return strings.Compare(x.fold, y.fold) })
+	out := make([]Text, len(a.list))
+	for i, c := range a.list {
 		out[i] = Text{Text: c.text, Notes: c.notes}
 	}
 	return out
@@ -107,7 +167,7 @@ func (g *Graph) LinkTexts(p string) []Text {
 				// A source's texts are few: a list is enough to count it once.
 				if f := FoldText(t); !slices.Contains(seen, f) {
 					seen = append(seen, f)
-					acc.add(t)
+					acc.add(t, f)
 				}
 			}
 		}
@@ -123,8 +183,14 @@ func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
 	accs := make(map[string]*textAcc)
 	type pair struct{ to, fold string }
 	var seen []pair
+	seenMap := make(map[pair]bool)
+	fc := make(foldCache)
 	for _, n := range g.notes {
+		// A note counts once per (target, text): a list for the usual few
+		// links, a map for a map of content with thousands.
 		seen = seen[:0]
+		clear(seenMap)
+		many := len(n.links) > 32
 		for i := range n.links {
 			l := &n.links[i]
 			if l.to == "" || l.to == n.path || g.notes[l.to] == nil {
@@ -134,17 +200,24 @@ func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
 			if t == "" {
 				continue
 			}
-			k := pair{l.to, FoldText(t)}
-			if slices.Contains(seen, k) {
-				continue
+			k := pair{l.to, fc.fold(t)}
+			if many {
+				if seenMap[k] {
+					continue
+				}
+				seenMap[k] = true
+			} else {
+				if slices.Contains(seen, k) {
+					continue
+				}
+				seen = append(seen, k)
 			}
-			seen = append(seen, k)
 			a := accs[l.to]
 			if a == nil {
 				a = &textAcc{}
 				accs[l.to] = a
 			}
-			a.add(t)
+			a.add(t, k.fold)
 		}
 	}
 	g.mu.RUnlock()
@@ -198,6 +271,14 @@ func (g *Graph) markText(l *storedLink, oldTo string) {
 // markTextDiff marks the targets whose texts from one note differ between
 // its old and new links (in place of marking every target of both).
 func (g *Graph) markTextDiff(old, new []storedLink) {
+	if len(old) == 0 || len(new) == 0 { // every target of the side there is
+		for _, ls := range [2][]storedLink{old, new} {
+			for i := range ls {
+				g.markText(&ls[i], "")
+			}
+		}
+		return
+	}
 	type pair struct{ to, text string }
 	collect := func(ls []storedLink) []pair {
 		var out []pair
@@ -240,4 +321,14 @@ func (g *Graph) markTextDiff(old, new []storedLink) {
 			g.textDirty[to] = struct{}{}
 		}
 	}
+}
+
+// LinksTo reports whether the note at from has a link resolving to to.
+func (g *Graph) LinksTo(from, to string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if n := g.notes[from]; n != nil {
+		return n.linksTo(to)
+	}
+	return false
 }

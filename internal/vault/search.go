@@ -105,6 +105,11 @@ type scored struct {
 	score    float64
 	viaGraph bool
 	fuzzy    bool
+	explain  *api.HitExplanation
+	// why: a direct hit's explanation, or from: the note a graph hit
+	// inherited its score from
+	why  *index.Explanation
+	from string
 }
 
 // rank returns the final ranking: direct hits plus one hop of graph
@@ -120,7 +125,7 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 	out := make([]scored, 0, len(direct)+limit)
 	best := make(map[string]float64) // best direct score per note
 	for _, h := range direct {
-		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score, fuzzy: h.Fuzzy})
+		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score, fuzzy: h.Fuzzy, why: h.Explain})
 		if h.Score > best[h.Path] {
 			best[h.Path] = h.Score
 		}
@@ -134,7 +139,11 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 	if len(direct) >= limit {
 		floor = direct[limit-1].Score
 	}
-	inherited := make(map[string]float64)
+	type inherit struct {
+		score float64
+		from  string
+	}
+	inherited := make(map[string]inherit)
 	for i, h := range direct {
 		if i == graphSeeds {
 			break
@@ -152,14 +161,14 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 				continue
 			}
 			sc := graphFactor * src * noteFactor(n, ni)
-			if sc > inherited[n] {
-				inherited[n] = sc
+			if sc > inherited[n].score {
+				inherited[n] = inherit{sc, h.Path}
 			}
 		}
 	}
-	for n, sc := range inherited {
-		if sc >= floor {
-			out = append(out, scored{path: n, chunk: 0, score: sc, viaGraph: true})
+	for n, in := range inherited {
+		if in.score >= floor {
+			out = append(out, scored{path: n, chunk: 0, score: in.score, viaGraph: true, from: in.from})
 		}
 	}
 	slices.SortFunc(out, func(a, b scored) int {
@@ -174,7 +183,48 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 	if len(out) > limit {
 		out = out[:limit]
 	}
+	s.explainHits(out)
 	return out
+}
+
+// explainHits fills in each hit's explanation: a direct hit's from the
+// index, a graph hit's from the note it inherited its score from. Caller
+// holds s.mu (read).
+func (s *Service) explainHits(hits []scored) {
+	n := 0 // fields of all term matches, given one backing array
+	for _, h := range hits {
+		if h.why != nil {
+			for _, t := range h.why.Terms {
+				n += len(t.Fields)
+			}
+		}
+	}
+	fields := make([]string, 0, n)
+	for i := range hits {
+		h := &hits[i]
+		e := &api.HitExplanation{}
+		if h.viaGraph {
+			e.GraphFrom = h.from
+			switch out, in := s.graph.LinksTo(h.from, h.path), s.graph.LinksTo(h.path, h.from); {
+			case out && in:
+				e.GraphLink = "both"
+			case in:
+				e.GraphLink = "in"
+			default:
+				e.GraphLink = "out"
+			}
+		}
+		if h.why != nil {
+			e.TitlePhrase = h.why.TitlePhrase
+			e.Terms = make([]api.TermMatch, len(h.why.Terms))
+			for k, t := range h.why.Terms {
+				lo := len(fields)
+				fields = append(fields, t.Fields...)
+				e.Terms[k] = api.TermMatch{Term: t.Term, Fields: fields[lo:len(fields):len(fields)], Match: t.Match, As: t.As}
+			}
+		}
+		h.explain = e
+	}
 }
 
 // noteFactor is the type and archive weight of a note; a note reached through

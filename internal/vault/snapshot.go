@@ -2,10 +2,13 @@ package vault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
@@ -46,6 +49,31 @@ type snapNote struct {
 type loaded struct {
 	ix    *index.Index
 	notes map[string]*snapNote
+	// files is the filesDigest of the vault's files when it was written:
+	// with the same files and notes, its link texts are still right.
+	files string
+}
+
+// filesDigest is a digest of the paths of a vault's files (notes and
+// attachments: every file the link resolution knows).
+func filesDigest(paths []string) string {
+	paths = slices.Clone(paths)
+	slices.Sort(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// pathsOf returns the paths of walked files.
+func pathsOf(files []vaultfs.FileInfo) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
 }
 
 func (s *Service) snapshotPath() string {
@@ -83,8 +111,9 @@ func (s *Service) readSnapshot() *loaded {
 }
 
 func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
+	files := d.String()
 	n := d.Len(8)
-	l := &loaded{notes: make(map[string]*snapNote, n)}
+	l := &loaded{notes: make(map[string]*snapNote, n), files: files}
 	for range n {
 		p := d.String()
 		sn := &snapNote{size: d.Varint(), mtime: d.Varint(), info: &noteInfo{}}
@@ -176,6 +205,7 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	defer s.mu.RUnlock()
 	errCanceled := errors.New("canceled")
 	err := snapshot.Write(path, s.snapshotKey(), func(e *snapshot.Enc) error {
+		e.String(filesDigest(s.graph.Resolver().Files()))
 		e.Int(len(s.notes))
 		var out []markdown.Link // one note's links, the buffer reused
 		k := 0

@@ -71,7 +71,7 @@ func serviceState(t *testing.T, s *Service) string {
 	}
 	list, err := s.List(ctx, api.ListRequest{})
 	put("list", list, err)
-	queries := []string{"retry backoff jitter", "configuração", "plugin settings", "zzzz", "migrations database", "quokkafication", "wombatisation"}
+	queries := []string{"retry backoff jitter", "configuração", "plugin settings", "zzzz", "migrations database", "quokkafication", "wombatisation", "checkout project", "quokka programme", "leaked goroutines"}
 	for _, n := range list.Notes {
 		queries = append(queries, n.Title)
 		bl, err := s.Backlinks(ctx, api.BacklinksRequest{Path: n.Path})
@@ -295,5 +295,45 @@ func TestSnapshotKilledWriteLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Link texts come back from the snapshot as a full build gives them: with
+// nothing changed (they are kept), after an attachment appeared (they are
+// computed again), after a linking note changed its text.
+func TestSnapshotLinkTexts(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	fresh := func() string {
+		st, _ := openCached(t, dir, "", "en")
+		return st
+	}
+	first, _ := openCached(t, dir, cache, "en")
+	second, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "read=0") || second != first || !strings.Contains(second, "link_text") {
+		t.Fatalf("second start: want every note from the snapshot, link texts kept:\n%s", log)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "attachments", "pool-sizing.png"), []byte("PNG"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "read=0") || third != fresh() {
+		t.Fatalf("after an attachment appeared, the snapshot start differs from a full build:\n%s", log)
+	}
+	note := filepath.Join(dir, "02-wiki", "go", "retry-backoff.md")
+	data, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("[[checkout-v2|checkout project]]"), []byte("[[checkout-v2|quokka programme]]"), 1)
+	if err := os.WriteFile(note, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fourth, _ := openCached(t, dir, cache, "en")
+	if want := fresh(); fourth != want {
+		t.Fatal("after a link text changed offline, the snapshot start differs from a full build")
+	}
+	if !strings.Contains(fourth, "quokka") {
+		t.Fatal("the new link text is not served")
 	}
 }

@@ -38,7 +38,7 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 		if ni == nil {
 			continue
 		}
-		c := cand{hit: api.SearchHit{Path: h.path, Title: ni.title, Score: round2(h.score), ViaGraph: h.viaGraph, Fuzzy: h.fuzzy}}
+		c := cand{hit: api.SearchHit{Path: h.path, Title: ni.title, Score: round2(h.score), ViaGraph: h.viaGraph, Fuzzy: h.fuzzy, Explain: h.explain}}
 		start, end := 1, len(lines)
 		if h.chunk < len(ni.chunks) {
 			sp := ni.chunks[h.chunk]

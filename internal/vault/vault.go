@@ -416,6 +416,10 @@ func (s *Service) build(ctx context.Context) {
 	if snap != nil {
 		notes, changed = s.useSnapshot(snap, notes)
 	}
+	// The snapshot's link texts hold while no note and no file changed (a
+	// new file can change what links resolve to: then a new snapshot).
+	linkTextsKept := snap != nil && !changed && snap.files == filesDigest(pathsOf(files))
+	changed = changed || snap != nil && !linkTextsKept
 	s.mu.Unlock()
 	s.setProgress(0, len(notes))
 	// Notes are read, parsed and indexed in batches, so that only one batch
@@ -472,7 +476,11 @@ func (s *Service) build(ctx context.Context) {
 	}
 	s.setProgress(len(notes), len(notes))
 	s.mu.Lock()
-	s.setAllLinkTexts()
+	if linkTextsKept {
+		s.graph.TakeTextChanges()
+	} else {
+		s.setAllLinkTexts()
+	}
 	s.mu.Unlock()
 	s.ix.Trim()
 	s.mu.RLock()
