@@ -107,3 +107,26 @@ func TestEvalVerboseSaysProfile(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// TestSearchExplainSaysProfile: search --explain names the profile and why
+// (and a plain search does not).
+func TestSearchExplainSaysProfile(t *testing.T) {
+	vault := writeGitVault(t, ptVaultFiles)
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"search", "--explain", "--vault", vault, "cache de camadas"}, true},
+		{[]string{"search", "--vault", vault, "cache de camadas"}, false},
+	} {
+		cmd := exec.Command(binary, c.args...)
+		cmd.Env = cleanEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if got := strings.Contains(string(out), "profile: pt (detected from the vault: "); got != c.want {
+			t.Errorf("%v: profile line shown %v, want %v:\n%s", c.args, got, c.want, out)
+		}
+	}
+}
