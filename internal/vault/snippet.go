@@ -140,10 +140,20 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 			break
 		}
 	}
+	list := make([]string, 0, len(terms))
+	for t := range terms {
+		list = append(list, t)
+	}
 	score := make([]int, len(lines))
 	size := make([]int, len(lines))
 	for i, l := range lines {
 		size[i] = utf8.RuneCountInString(l) + 1
+		// Most lines of a long chunk hold no query term: a line that
+		// cannot emit one is not tokenized (the same scores, a fraction
+		// of the cost).
+		if !index.MayEmit(l, list) {
+			continue
+		}
 		an.Tokens(l, func(t string) {
 			if terms[t] {
 				score[i]++

@@ -109,8 +109,11 @@ type Service struct {
 	// lock serialises writes (in the process and across processes);
 	// journal holds their commit records (tx.go). Both live in the git
 	// directory, decided once when the vault is opened.
-	lock    *writelock.Lock
-	journal *journal.Dir
+	lock *writelock.Lock
+	// lockPath is the write lock's file: in the repository's git directory,
+	// or in the temporary folder for a vault in no repository.
+	lockPath string
+	journal  *journal.Dir
 
 	// prof is the profile detected from the vault (profile.go); gen counts
 	// the changes of indexed notes, so that an undecided detection is tried
@@ -221,11 +224,19 @@ func (s *Service) openWriteState(ctx context.Context) error {
 			return fmt.Errorf("locating the git directory for the write lock: %w", err)
 		}
 		dir, base = gd, "vaultmcp"
+	} else if gd, ok, err := gitx.FindGitDir(s.fs.Dir()); err != nil {
+		return fmt.Errorf("locating the git directory for the write lock: %w", err)
+	} else if ok {
+		// In a repository, but git cannot run (not installed, not on
+		// PATH): the lock and the journal are still the repository's, the
+		// ones a server that can run git uses on this vault.
+		dir, base = gd, "vaultmcp"
 	} else {
 		sum := sha256.Sum256([]byte(s.fs.Dir()))
 		dir, base = os.TempDir(), "vaultmcp-"+hex.EncodeToString(sum[:8])
 	}
-	s.lock = writelock.New(filepath.Join(dir, base+".lock"), s.opts.StuckAfter)
+	s.lockPath = filepath.Join(dir, base+".lock")
+	s.lock = writelock.New(s.lockPath, s.opts.StuckAfter)
 	if s.opts.ReadOnly {
 		return nil
 	}

@@ -190,9 +190,16 @@ func TestNotAGitRepository(t *testing.T) {
 }
 
 func TestGitMissing(t *testing.T) {
-	dir, _ := gitVault(t)
+	dir, withGit := gitVault(t)
 	t.Setenv("PATH", t.TempDir())
 	s := openTest(t, dir, false)
+	// A server that cannot run git still takes the repository's write lock
+	// (two servers on the vault exclude each other whatever their PATH): it
+	// once took another, and the first server's start, cleaning the
+	// temporary files of crashed writes, removed this one's staged note.
+	if s.lockPath != withGit.lockPath || !strings.HasPrefix(s.lockPath, filepath.Join(dir, ".git")) {
+		t.Fatalf("lock %s without git, %s with git", s.lockPath, withGit.lockPath)
+	}
 	res, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "n.md", Content: "# N\n"})
 	if err != nil || res.Committed || len(res.Warnings) == 0 {
 		t.Fatalf("%+v %v", res, err)
