@@ -27,6 +27,8 @@ func runBenchTeam(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	replicas := fs.String("replicas", "", "replica counts to compare, comma-separated (e.g. 1,3); needs --db; uses the last --clients level")
 	vaults := fs.Int("vaults", 12, "with --replicas: how many vaults (each imported from --vault, kept in a bare git remote)")
 	db := fs.String("db", os.Getenv("VAULTMCP_DB"), "with --replicas: the PostgreSQL database the replicas share, a scratch one: the run's projects and keys stay in it (default $VAULTMCP_DB)")
+	soak := fs.Duration("soak", 0, "after the levels, send searches with one write in ten for this long (at most 30m), sampling the server's memory: does it stay flat")
+	soakClients := fs.Int("soak-clients", 0, "clients of the soak (default the last --clients level)")
 	leaseTTL := fs.Duration("lease-ttl", 3*time.Second, "with --replicas: the replicas' --lease-ttl (the failover waits for it)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -40,6 +42,12 @@ func runBenchTeam(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *dur <= 0 || *dur > 5*time.Minute {
 		return &exitError{2, fmt.Errorf("--for: must be between 1s and 5m")}
+	}
+	if *soak < 0 || *soak > 30*time.Minute {
+		return &exitError{2, fmt.Errorf("--soak: must be between 0 (none) and 30m")}
+	}
+	if *soakClients < 0 || *soakClients > 256 {
+		return &exitError{2, fmt.Errorf("--soak-clients: must be between 1 and 256")}
 	}
 	var levels []int
 	for _, f := range strings.Split(*clients, ",") {
@@ -82,7 +90,7 @@ func runBenchTeam(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return rep.WriteTable(stdout)
 	}
-	rep, err := bench.RunTeam(ctx, bench.TeamOptions{Exe: exe, Vault: c.Vault, Lang: c.Lang, Clients: levels, For: *dur, Seed: 1, Logger: logger(stderr, c.LogLevel)})
+	rep, err := bench.RunTeam(ctx, bench.TeamOptions{Exe: exe, Vault: c.Vault, Lang: c.Lang, Clients: levels, For: *dur, Soak: *soak, SoakClients: *soakClients, Seed: 1, Logger: logger(stderr, c.LogLevel)})
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func TestBenchTeam(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a team server")
 	}
-	cmd := exec.Command(binary, "bench", "team", "--vault", filepath.Join("..", "..", "examples", "vault"), "--clients", "1,3", "--for", "1s", "--json")
+	cmd := exec.Command(binary, "bench", "team", "--vault", filepath.Join("..", "..", "examples", "vault"), "--clients", "1,3", "--for", "1s", "--soak", "2s", "--json")
 	cmd.Env = cleanEnv()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -30,9 +30,18 @@ func TestBenchTeam(t *testing.T) {
 			Clients, Searches, SearchErrors, Writes, WriteErrors int
 		} `json:"levels"`
 		ServerPeak int64 `json:"server_peak_rss_bytes"`
+		Soak       *struct {
+			Clients, Searches, Writes, Errors int
+			RSS                               []int64 `json:"rss_bytes"`
+		} `json:"soak"`
 	}
 	if err := json.Unmarshal([]byte(stdout.String()), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	// The soak: the last level's 3 clients, searches and writes answered,
+	// the server's memory sampled at the start and the end at least.
+	if s := rep.Soak; s == nil || s.Clients != 3 || s.Searches == 0 || s.Writes == 0 || s.Errors != 0 || len(s.RSS) < 2 || s.RSS[0] == 0 {
+		t.Errorf("soak %+v", rep.Soak)
 	}
 	if rep.Notes == 0 || len(rep.Levels) != 2 || rep.ServerPeak == 0 {
 		t.Fatalf("report %+v", rep)
@@ -42,7 +51,7 @@ func TestBenchTeam(t *testing.T) {
 			t.Errorf("level %+v", l)
 		}
 	}
-	for _, bad := range []string{"--clients 0", "--for 10m"} {
+	for _, bad := range []string{"--clients 0", "--for 10m", "--soak 31m", "--soak-clients 300"} {
 		args := append([]string{"bench", "team", "--vault", filepath.Join("..", "..", "examples", "vault")}, strings.Fields(bad)...)
 		if err := exec.Command(binary, args...).Run(); err == nil {
 			t.Errorf("%s accepted", bad)

@@ -233,10 +233,11 @@ func isHelpFlag(a string) bool {
 
 // synopses are the first line of each command's help.
 var synopses = map[string]string{
-	"serve":  "vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt] [--http ADDR [--api-key KEY]]",
-	"search": "vaultmcp search [flags] QUERY   (exit status 0: found, 1: nothing found, 2: trouble)",
-	"eval":   "vaultmcp eval --vault DIR --queries FILE.jsonl [flags]",
-	"bench":  "vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000] [flags]",
+	"serve":      "vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt] [--http ADDR [--api-key KEY]]",
+	"search":     "vaultmcp search [flags] QUERY   (exit status 0: found, 1: nothing found, 2: trouble)",
+	"eval":       "vaultmcp eval --vault DIR --queries FILE.jsonl [flags]",
+	"bench":      "vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000] [flags]",
+	"bench team": "vaultmcp bench team [--vault DIR] [--clients 1,16,64] [--for 10s] [--soak 10m] [flags]",
 }
 
 // newFlagSet returns the flag set of a command: errors and the usage that

@@ -148,3 +148,20 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestRSSGrowth(t *testing.T) {
+	for _, c := range []struct {
+		rss  []int64
+		want float64
+	}{
+		{nil, 0},
+		{[]int64{5, 6, 7}, 0},
+		{[]int64{50, 100, 100, 100, 100, 100, 110, 110}, 0.1},  // warm-up ignored, +10% at the end
+		{[]int64{10, 10, 200, 200, 200, 200, 200, 200}, 0},     // flat after the first quarter
+		{[]int64{100, 100, 100, 100, 100, 100, 200, 200}, 1.0}, // doubled
+	} {
+		if got := rssGrowth(c.rss); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("rssGrowth(%v) = %v, want %v", c.rss, got, c.want)
+		}
+	}
+}

@@ -35,8 +35,33 @@ type TeamOptions struct {
 	Lang    string
 	Clients []int         // concurrency levels, e.g. 1, 16, 64
 	For     time.Duration // how long each level runs (searches, then writes)
-	Seed    uint64
-	Logger  *slog.Logger
+	// Soak, when positive, runs after the levels: SoakClients clients
+	// (default the last level's count) sending searches with one write in
+	// ten, for Soak, the server's RSS sampled every SoakEvery (default
+	// 10 s), to show whether its memory stays flat.
+	Soak        time.Duration
+	SoakClients int
+	SoakEvery   time.Duration
+	Seed        uint64
+	Logger      *slog.Logger
+}
+
+// SoakReport is what a soak measured.
+type SoakReport struct {
+	Seconds  float64 `json:"seconds"`
+	Clients  int     `json:"clients"`
+	Searches int     `json:"searches"`
+	Writes   int     `json:"writes"`
+	Errors   int     `json:"errors"`
+	Search   Dist    `json:"search_ms"`
+	Write    Dist    `json:"write_ms"`
+	// RSS is the server's resident memory at each sample, in bytes, and
+	// SampleSeconds when each was taken (since the soak began).
+	RSS           []int64   `json:"rss_bytes"`
+	SampleSeconds []float64 `json:"sample_s"`
+	// Growth compares the last quarter's mean RSS with the second
+	// quarter's (the first is the warm-up): 0.05 is 5% more at the end.
+	Growth float64 `json:"rss_growth"`
 }
 
 // TeamLevel is the figures of one concurrency level.
@@ -59,6 +84,7 @@ type TeamReport struct {
 	Levels     []TeamLevel `json:"levels"`
 	ServerPeak int64       `json:"server_peak_rss_bytes"`
 	ServerRSS  int64       `json:"server_rss_bytes_end"`
+	Soak       *SoakReport `json:"soak,omitempty"`
 	Problems   []string    `json:"problems,omitempty"`
 }
 
@@ -162,6 +188,21 @@ func RunTeam(ctx context.Context, o TeamOptions) (*TeamReport, error) {
 			return c.write(ctx, fmt.Sprintf("bench/c%d-%d/n%d.md", n, w, i%20), fmt.Sprintf("# Load %d %d %d\n\nwritten by client %d\n", n, w, i, w))
 		})
 		rep.Levels = append(rep.Levels, lv)
+	}
+	if o.Soak > 0 {
+		n := o.SoakClients
+		if n <= 0 {
+			n = 16
+			if len(o.Clients) > 0 {
+				n = o.Clients[len(o.Clients)-1]
+			}
+		}
+		every := o.SoakEvery
+		if every <= 0 {
+			every = 10 * time.Second
+		}
+		o.Logger.Info("team soak", "clients", n, "for", o.Soak, "rss_every", every)
+		rep.Soak = c.soak(ctx, srv.Process.Pid, n, o.Soak, every, queries)
 	}
 	rep.Problems = c.Failures()
 	rep.ServerPeak = peakRSS(srv.Process.Pid)
@@ -360,6 +401,84 @@ func (c *teamClient) load(ctx context.Context, n int, d time.Duration, f func(ct
 	return len(lat), errs, Summarize(lat), float64(len(lat)) / el.Seconds()
 }
 
+// soak runs searches with one write in ten from n clients for d, sampling
+// the server's RSS every `every`.
+func (c *teamClient) soak(ctx context.Context, pid, n int, d, every time.Duration, queries []string) *SoakReport {
+	rep := &SoakReport{Clients: n}
+	start := time.Now()
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			rep.RSS = append(rep.RSS, currentRSS(pid))
+			rep.SampleSeconds = append(rep.SampleSeconds, time.Since(start).Seconds())
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	var mu sync.Mutex
+	var searches, writes []time.Duration
+	_, errs, _, _ := c.load(ctx, n, d, func(ctx context.Context, w, i int) error {
+		t := time.Now()
+		var err error
+		isWrite := i%10 == 9
+		if isWrite {
+			err = c.write(ctx, fmt.Sprintf("bench/soak-%d/n%d.md", w, (i/10)%20), fmt.Sprintf("# Soak %d %d\n\nwritten by client %d\n", w, i, w))
+		} else {
+			_, err = c.search(ctx, queries[(w*7919+i)%len(queries)])
+		}
+		if err == nil {
+			mu.Lock()
+			if isWrite {
+				writes = append(writes, time.Since(t))
+			} else {
+				searches = append(searches, time.Since(t))
+			}
+			mu.Unlock()
+		}
+		return err
+	})
+	close(stop)
+	<-sampled
+	rep.RSS = append(rep.RSS, currentRSS(pid))
+	rep.SampleSeconds = append(rep.SampleSeconds, time.Since(start).Seconds())
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Errors = errs
+	rep.Searches, rep.Writes = len(searches), len(writes)
+	sort.Slice(searches, func(i, j int) bool { return searches[i] < searches[j] })
+	sort.Slice(writes, func(i, j int) bool { return writes[i] < writes[j] })
+	rep.Search, rep.Write = Summarize(searches), Summarize(writes)
+	rep.Growth = rssGrowth(rep.RSS)
+	return rep
+}
+
+// rssGrowth is the mean of the last quarter of samples over the mean of
+// the second quarter, less 1 (0 with fewer than 4 samples).
+func rssGrowth(rss []int64) float64 {
+	q := len(rss) / 4
+	if q == 0 {
+		return 0
+	}
+	mean := func(v []int64) float64 {
+		var t float64
+		for _, x := range v {
+			t += float64(x)
+		}
+		return t / float64(len(v))
+	}
+	second, last := mean(rss[q:2*q]), mean(rss[len(rss)-q:])
+	if second == 0 {
+		return 0
+	}
+	return last/second - 1
+}
+
 // Failures returns the first errors seen (for the report's problems).
 func (c *teamClient) Failures() []string { return c.writeFailures }
 
@@ -375,6 +494,18 @@ func (r *TeamReport) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "server peak RSS %s, at the end %s\n", fmtBytes(r.ServerPeak), fmtBytes(r.ServerRSS))
+	if s := r.Soak; s != nil {
+		fmt.Fprintf(w, "soak: %d clients for %.0f s, %d searches (%.0f/s, p50 / p99 %s) and %d writes (%.1f/s, p50 / p99 %s), %d errors\n",
+			s.Clients, s.Seconds, s.Searches, float64(s.Searches)/s.Seconds, fmtPair(s.Search), s.Writes, float64(s.Writes)/s.Seconds, fmtPair(s.Write), s.Errors)
+		if len(s.RSS) > 0 {
+			lo, hi := s.RSS[0], s.RSS[0]
+			for _, v := range s.RSS {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			fmt.Fprintf(w, "soak RSS: %s at the start, %s at the end, %s to %s over %d samples, last quarter %+.1f%% on the second\n",
+				fmtBytes(s.RSS[0]), fmtBytes(s.RSS[len(s.RSS)-1]), fmtBytes(lo), fmtBytes(hi), len(s.RSS), 100*s.Growth)
+		}
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
