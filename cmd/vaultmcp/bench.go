@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	out := fs.String("out", "", "keep the generated vaults in DIR (reused by the next run) and write DIR/report.json")
 	seed := fs.Uint64("seed", 1, "seed of the generated vaults and of the queries")
+	peer := fs.String("peer", "", "also measure this other server on --vault with the same queries, side by side: qmd (npm @tobilu/qmd, needs Node 22)")
+	qmdExe := fs.String("qmd", "qmd", "with --peer qmd: the qmd executable")
 	maxMem := fs.Int64("max-memory-mb", 0, "stop, showing the figures so far, when this process passes this much resident memory (default half of the machine's; -1 for no limit)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -53,6 +56,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.Vault == "" && len(opts.Sizes) == 0 {
 		return &exitError{2, fmt.Errorf("bench: nothing to measure: give --vault DIR or --sizes")}
 	}
+	var qmdPath string
+	switch *peer {
+	case "":
+	case "qmd":
+		if opts.Vault == "" {
+			return &exitError{2, fmt.Errorf("--peer: needs --vault (the peer is measured on that vault)")}
+		}
+		if qmdPath, err = exec.LookPath(*qmdExe); err != nil {
+			return &exitError{2, fmt.Errorf("--qmd: %q not found (npm install @tobilu/qmd@2.8.3; it needs Node 22): %w", *qmdExe, err)}
+		}
+	default:
+		return &exitError{2, fmt.Errorf("--peer: %q is not a peer this bench knows (qmd)", *peer)}
+	}
 	if exe, err := os.Executable(); err == nil {
 		opts.Exe = exe
 	}
@@ -76,6 +92,24 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep, err := bench.Run(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if qmdPath != "" && len(rep.Vaults) > 0 && rep.Vaults[0].Generated == nil {
+		// The same queries as vaultmcp's on that vault.
+		opts.Logger.Info("measuring the peer", "peer", "qmd", "vault", rep.Vaults[0].Name)
+		lang := opts.Lang
+		if lang == "" {
+			lang = "en" // as bench.Run
+		}
+		queries, err := bench.SampleQueries(ctx, opts.Vault, lang, opts.Queries, opts.Seed)
+		if err != nil {
+			return err
+		}
+		p, err := bench.RunPeerQMD(ctx, qmdPath, opts.Vault, queries)
+		if err != nil {
+			rep.Vaults[0].Problems = append(rep.Vaults[0].Problems, "peer qmd: "+err.Error())
+		} else {
+			rep.Vaults[0].Peer = p
+		}
 	}
 	if opts.OutDir != "" {
 		f, err := os.Create(filepath.Join(opts.OutDir, "report.json"))

@@ -75,6 +75,9 @@ type VaultReport struct {
 	// RgNote says why the rg figures are missing ("rg not installed").
 	RgNote string  `json:"rg_note,omitempty"`
 	Writes *Writes `json:"writes,omitempty"`
+	// Peer is another server measured on the same vault and queries
+	// (--peer), for a side-by-side row.
+	Peer *PeerReport `json:"peer,omitempty"`
 	// Problems lists what could not be measured and why.
 	Problems []string `json:"problems,omitempty"`
 }

@@ -184,7 +184,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %s\n", v.Name, p)
 		}
 	}
-	return nil
+	return writePeers(w, r)
 }
 
 // writeRows aligns the table: the first column left, the others right.
