@@ -42,6 +42,9 @@ func TestBenchCommandErrors(t *testing.T) {
 		{[]string{"bench", "--lang", "fr", "--sizes", "10"}, 1, "VAULT_LANG"},
 		{[]string{"bench", "--vault", "/nonexistent/vault"}, 1, "no such directory"},
 		{[]string{"bench", "extra"}, 2, "unexpected argument"},
+		{[]string{"bench", "--sizes", "10", "--peer", "qmd"}, 2, "--peer: needs --vault"},
+		{[]string{"bench", "--vault", "../../examples/vault", "--peer", "ripgrep"}, 2, "not a peer"},
+		{[]string{"bench", "--vault", "../../examples/vault", "--peer", "qmd", "--qmd", "/nonexistent/qmd"}, 2, "--qmd"},
 	} {
 		cmd := exec.Command(binary, tc.args...)
 		cmd.Env = cleanEnv()
