@@ -65,3 +65,17 @@ func lowerASCII(c byte) byte {
 	}
 	return c
 }
+
+// CountTerms returns how many tokens of text (as Tokens emits them) are in
+// terms, without keeping any token: no copy of a folded word is made.
+func (a *Analyzer) CountTerms(text string, terms map[string]bool) int {
+	n := 0
+	var t tokenizer
+	t.emit = func(tok string, _ bool) {
+		if terms[tok] {
+			n++
+		}
+	}
+	t.run(text)
+	return n
+}

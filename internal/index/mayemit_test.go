@@ -72,3 +72,20 @@ func TestContainsFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestCountTermsAsTokens: CountTerms counts what Tokens emits.
+func TestCountTermsAsTokens(t *testing.T) {
+	an := NewAnalyzer("en")
+	terms := map[string]bool{"retry": true, "cpp": true, "café": false, "cafe": true, "東京": true}
+	for _, text := range []string{"", "Retry, retry and RETRY-later", "C++ and c# in a café", "東京都 retry", "nothing here"} {
+		want := 0
+		an.Tokens(text, func(tok string) {
+			if terms[tok] {
+				want++
+			}
+		})
+		if got := an.CountTerms(text, terms); got != want {
+			t.Errorf("CountTerms(%q) = %d, Tokens counted %d", text, got, want)
+		}
+	}
+}

@@ -369,28 +369,32 @@ func (g *Graph) BacklinkSources(p string) []string {
 // Neighbors returns the notes linked from p or linking to p, deduplicated,
 // sorted, without p itself. Attachments are not notes and are not included.
 func (g *Graph) Neighbors(p string) []string {
+	out := g.AppendNeighbors(nil, p)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// AppendNeighbors appends to dst the notes of Neighbors(p), in no
+// particular order and possibly more than once, without the map and the
+// sort: for a caller that keeps the best of each anyway (the graph
+// expansion of a search, where a hub note has thousands of neighbours).
+func (g *Graph) AppendNeighbors(dst []string, p string) []string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	seen := make(map[string]struct{})
 	if n := g.notes[p]; n != nil {
 		for i := range n.links {
 			to := n.links[i].to
 			if to != "" && to != p && g.notes[to] != nil {
-				seen[to] = struct{}{}
+				dst = append(dst, to)
 			}
 		}
 	}
 	g.eachSource(p, func(n *noteRec) {
 		if n.linksTo(p) {
-			seen[n.path] = struct{}{}
+			dst = append(dst, n.path)
 		}
 	})
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return dst
 }
 
 // IsNote reports whether p is a note of the graph.

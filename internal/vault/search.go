@@ -122,70 +122,129 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 		want = graphSeeds
 	}
 	direct := s.ix.Search(query, f, want)
-	out := make([]scored, 0, len(direct)+limit)
-	best := make(map[string]float64) // best direct score per note
+	best := make(map[string]float64, len(direct)) // best direct score per note
+	top := topHits{limit: limit}
 	for _, h := range direct {
-		out = append(out, scored{path: h.Path, chunk: h.Chunk, score: h.Score, fuzzy: h.Fuzzy, why: h.Explain})
+		top.offer(scored{path: h.Path, chunk: h.Chunk, score: h.Score, fuzzy: h.Fuzzy, why: h.Explain})
 		if h.Score > best[h.Path] {
 			best[h.Path] = h.Score
 		}
 	}
 	// One hop: every neighbour of a note among the top seeds inherits 0.4 x
 	// the best score of its source note; notes found directly keep their own.
-	// A graph hit scoring below the limit-th direct hit cannot make the cut:
-	// hub notes have thousands of neighbours, so skip a source whose
-	// inherited score could not reach it.
-	floor := 0.0
-	if len(direct) >= limit {
-		floor = direct[limit-1].Score
-	}
-	type inherit struct {
-		score float64
-		from  string
-	}
-	inherited := make(map[string]inherit)
+	// The seeds come best first, so the first source to reach a neighbour
+	// gives it its best inherited score (a later one can only tie, and a
+	// tie goes to the first). Hub notes have thousands of neighbours, and
+	// only limit hits are kept: a neighbour that could not beat the worst
+	// kept hit, even before its note factor, is passed over unlooked-at, and
+	// so is a whole source whose inherited score could not.
+	var nbrs []string
 	for i, h := range direct {
 		if i == graphSeeds {
 			break
 		}
-		src := best[h.Path]
-		if graphFactor*src < floor {
+		inheritMax := graphFactor * best[h.Path]
+		if !top.mayTake(inheritMax, "") {
 			continue
 		}
-		for _, n := range s.graph.Neighbors(h.Path) {
-			if _, isDirect := best[n]; isDirect {
+		nbrs = s.graph.AppendNeighbors(nbrs[:0], h.Path)
+		for _, n := range nbrs {
+			if _, isDirect := best[n]; isDirect || !top.mayTake(inheritMax, n) || top.holds(n) {
 				continue
 			}
 			ni, ok := s.notes[n]
 			if !ok || !s.ix.Matches(n, f) {
 				continue
 			}
-			sc := graphFactor * src * noteFactor(n, ni)
-			if sc > inherited[n].score {
-				inherited[n] = inherit{sc, h.Path}
-			}
+			top.offer(scored{path: n, chunk: 0, score: inheritMax * noteFactor(n, ni), viaGraph: true, from: h.Path})
 		}
 	}
-	for n, in := range inherited {
-		if in.score >= floor {
-			out = append(out, scored{path: n, chunk: 0, score: in.score, viaGraph: true, from: in.from})
-		}
-	}
-	slices.SortFunc(out, func(a, b scored) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		if c := strings.Compare(a.path, b.path); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.chunk, b.chunk)
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
+	out := top.sorted()
 	s.explainHits(out)
 	return out
 }
+
+// topHits keeps the best limit hits offered (cmpScored order) in a heap
+// whose root is the worst kept.
+type topHits struct {
+	limit int
+	h     []scored
+}
+
+// mayTake reports whether a hit of score for path (chunk 0; "" for any
+// path) could be kept now.
+func (t *topHits) mayTake(score float64, path string) bool {
+	if len(t.h) < t.limit {
+		return true
+	}
+	w := t.h[0]
+	if score != w.score {
+		return score > w.score
+	}
+	return path != "" && (path < w.path || path == w.path && w.chunk > 0)
+}
+
+// holds reports whether a graph hit for path is kept (a linear scan: limit
+// is at most api.MaxSearchLimit).
+func (t *topHits) holds(path string) bool {
+	for i := range t.h {
+		if t.h[i].viaGraph && t.h[i].path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *topHits) offer(x scored) {
+	if len(t.h) < t.limit {
+		t.h = append(t.h, x)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if cmpScored(t.h[i], t.h[p]) <= 0 {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if cmpScored(x, t.h[0]) >= 0 {
+		return
+	}
+	t.h[0] = x
+	for i := 0; ; {
+		l, w := 2*i+1, i
+		if l < len(t.h) && cmpScored(t.h[l], t.h[w]) > 0 {
+			w = l
+		}
+		if r := l + 1; r < len(t.h) && cmpScored(t.h[r], t.h[w]) > 0 {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.h[i], t.h[w] = t.h[w], t.h[i]
+		i = w
+	}
+}
+
+// sorted returns the kept hits best first.
+func (t *topHits) sorted() []scored {
+	slices.SortFunc(t.h, cmpScored)
+	return t.h
+}
+
+// cmpScored orders hits best first: score descending, then path and chunk.
+func cmpScored(a, b scored) int {
+	if a.score != b.score {
+		return cmp.Compare(b.score, a.score)
+	}
+	if c := strings.Compare(a.path, b.path); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.chunk, b.chunk)
+}
+
 
 // explainHits fills in each hit's explanation: a direct hit's from the
 // index, a graph hit's from the note it inherited its score from. Caller

@@ -151,14 +151,9 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 		// Most lines of a long chunk hold no query term: a line that
 		// cannot emit one is not tokenized (the same scores, a fraction
 		// of the cost).
-		if !index.MayEmit(l, list) {
-			continue
+		if index.MayEmit(l, list) {
+			score[i] = an.CountTerms(l, terms)
 		}
-		an.Tokens(l, func(t string) {
-			if terms[t] {
-				score[i]++
-			}
-		})
 	}
 	bestStart, bestEnd, bestScore := 0, 0, -1
 	lo, sum, sc := 0, 0, 0
