@@ -245,7 +245,6 @@ func cmpScored(a, b scored) int {
 	return cmp.Compare(a.chunk, b.chunk)
 }
 
-
 // explainHits fills in each hit's explanation: a direct hit's from the
 // index, a graph hit's from the note it inherited its score from. Caller
 // holds s.mu (read).
