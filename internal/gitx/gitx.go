@@ -27,6 +27,7 @@ var ErrNoGit = errors.New("git executable not found")
 type Repo struct {
 	dir     string // the vault folder; git runs with -C dir
 	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
+	setups  setupCache
 	Timeout time.Duration
 
 	// lockRetries and lockWait bound the retries when another program holds

@@ -47,10 +47,11 @@ type repoConfig struct {
 	hasName, hasEmail bool
 	sign              bool
 	hooksPath         string
+	includes          bool // the configuration includes other files
 }
 
 func (r *Repo) config(ctx context.Context) repoConfig {
-	out, _ := r.Run(ctx, "config", "--get-regexp", `^(user\.(name|email)|commit\.gpgsign|core\.hookspath)$`)
+	out, _ := r.Run(ctx, "config", "--get-regexp", `^(user\.(name|email)|commit\.gpgsign|core\.hookspath|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
 	for _, line := range strings.Split(string(out), "\n") {
 		key, val, _ := strings.Cut(line, " ")
@@ -65,36 +66,13 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 			c.sign = err == nil && b || val == "yes" || val == "on"
 		case "core.hookspath":
 			c.hooksPath = val
+		default:
+			if k := strings.ToLower(key); k == "include.path" || strings.HasPrefix(k, "includeif.") {
+				c.includes = true
+			}
 		}
 	}
 	return c
-}
-
-// hasCommitHooks reports whether any hook that `git commit` runs is
-// installed (an executable file in the hooks folder).
-func (r *Repo) hasCommitHooks(ctx context.Context, c repoConfig) bool {
-	dir := c.hooksPath
-	if dir == "" {
-		out, err := r.Run(ctx, "rev-parse", "--git-path", "hooks")
-		if err != nil {
-			return true // cannot tell: take the safe path
-		}
-		dir = strings.TrimSpace(string(out))
-	}
-	if strings.HasPrefix(dir, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, dir[2:])
-		}
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(r.dir, dir)
-	}
-	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"} {
-		if fi, err := os.Stat(filepath.Join(dir, h)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // treeEntry is one entry of a tree object.
@@ -103,9 +81,9 @@ type treeEntry struct {
 }
 
 // commitFast is the fast commit of specs (vault-relative, clean, unique).
-func (r *Repo) commitFast(ctx context.Context, specs []string, message string, co CommitOptions, c repoConfig) (string, error) {
+func (r *Repo) commitFast(ctx context.Context, specs []string, message string, co CommitOptions, st commitSetup) (string, error) {
 	for try := 1; ; try++ {
-		sha, err := r.commitFastOnce(ctx, specs, message, co, c)
+		sha, err := r.commitFastOnce(ctx, specs, message, co, st)
 		if !errors.Is(err, errHeadMoved) || try == commitTries {
 			return sha, err
 		}
@@ -126,17 +104,13 @@ const gcEvery = 20
 // usedFast counts the commits made by the fast path (tests read it).
 var usedFast atomic.Int64
 
-func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message string, co CommitOptions, c repoConfig) (string, error) {
+func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message string, co CommitOptions, st commitSetup) (string, error) {
+	c := st.cfg
 	// The commit ends by updating the user's index: do not start while
 	// another program holds its lock (git commit would refuse too).
-	if err := r.waitIndexUnlocked(ctx); err != nil {
+	if err := r.waitIndexUnlocked(ctx, st.indexLock); err != nil {
 		return "", err
 	}
-	headOut, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return "", errFallback // no commit yet
-	}
-	head := strings.TrimSpace(string(headOut))
 
 	// What each path holds in the work tree now.
 	states := make([]*pathState, len(specs))
@@ -186,7 +160,11 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			dirs[d] = true
 		}
 	}
-	trees, err := r.readTrees(ctx, head, dirs)
+	// HEAD is read with its trees, by one cat-file. Should the branch move
+	// between the two (a commit of the user's), update-ref below, which
+	// names the HEAD read here as the old value, refuses, and the commit is
+	// built again.
+	head, trees, err := r.readTrees(ctx, dirs)
 	if err != nil {
 		return "", err
 	}
@@ -282,15 +260,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 
 // waitIndexUnlocked waits, with runLocked's retries, while index.lock
 // exists; ErrIndexLocked when it stays.
-func (r *Repo) waitIndexUnlocked(ctx context.Context) error {
-	out, err := r.Run(ctx, "rev-parse", "--git-path", "index.lock")
-	if err != nil {
-		return err
-	}
-	lock := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(lock) {
-		lock = filepath.Join(r.dir, lock)
-	}
+func (r *Repo) waitIndexUnlocked(ctx context.Context, lock string) error {
 	retries, wait := r.lockRetries, r.lockWait
 	if retries <= 0 {
 		retries = 5
@@ -322,62 +292,84 @@ func treeDir(full string) string {
 	return d
 }
 
-// readTrees reads the trees of HEAD at the given folders ("" the top) with
-// one cat-file; a folder HEAD does not have is an empty tree.
-func (r *Repo) readTrees(ctx context.Context, head string, dirs map[string]bool) (map[string]map[string]treeEntry, error) {
+// readTrees reads HEAD's commit id and its trees at the given folders (""
+// the top) with one cat-file; a folder HEAD does not have is an empty tree.
+// No HEAD (an unborn branch) is errFallback.
+func (r *Repo) readTrees(ctx context.Context, dirs map[string]bool) (string, map[string]map[string]treeEntry, error) {
 	list := make([]string, 0, len(dirs))
 	for d := range dirs {
 		list = append(list, d)
 	}
 	sort.Strings(list)
 	var in strings.Builder
+	in.WriteString("HEAD^{commit}\n")
 	for _, d := range list {
-		// "<commit>:<path>" names the tree; the top is "<commit>^{tree}".
+		// "HEAD:<path>" names the tree; the top is "HEAD^{tree}".
 		if d == "" {
-			in.WriteString(head + "^{tree}\n")
+			in.WriteString("HEAD^{tree}\n")
 		} else {
-			in.WriteString(head + ":" + d + "\n")
+			in.WriteString("HEAD:" + d + "\n")
 		}
 	}
 	out, err := r.run(ctx, runOpts{stdin: in.String(), env: literal}, "cat-file", "--batch")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	br := bufio.NewReader(bytes.NewReader(out))
-	trees := make(map[string]map[string]treeEntry, len(list))
-	for _, d := range list {
+	// next reads one answer: the header's fields and the body (nil when
+	// the object is missing).
+	next := func() ([]string, []byte, error) {
 		line, err := br.ReadString('\n')
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
+			return nil, nil, fmt.Errorf("git cat-file: %w", err)
 		}
 		f := strings.Fields(line)
-		entries := map[string]treeEntry{}
-		trees[d] = entries
 		if strings.HasSuffix(strings.TrimSpace(line), " missing") {
-			continue // a folder the commit creates
+			return f, nil, nil
 		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("git cat-file: unexpected answer %q", strings.TrimSpace(line))
+			return nil, nil, fmt.Errorf("git cat-file: unexpected answer %q", strings.TrimSpace(line))
 		}
 		n, err := strconv.Atoi(f[2])
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("git cat-file: size %q", f[2])
+			return nil, nil, fmt.Errorf("git cat-file: size %q", f[2])
 		}
 		body := make([]byte, n)
 		if _, err := io.ReadFull(br, body); err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
+			return nil, nil, fmt.Errorf("git cat-file: %w", err)
 		}
 		if _, err := br.ReadByte(); err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
+			return nil, nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		return f, body, nil
+	}
+	f, body, err := next()
+	if err != nil {
+		return "", nil, err
+	}
+	if body == nil || f[1] != "commit" {
+		return "", nil, errFallback // no commit yet
+	}
+	head := f[0]
+	trees := make(map[string]map[string]treeEntry, len(list))
+	for _, d := range list {
+		f, body, err := next()
+		if err != nil {
+			return "", nil, err
+		}
+		entries := map[string]treeEntry{}
+		trees[d] = entries
+		if body == nil {
+			continue // a folder the commit creates
 		}
 		if f[1] != "tree" {
-			return nil, errFallback // a file where a folder is wanted
+			return "", nil, errFallback // a file where a folder is wanted
 		}
 		if err := parseTree(body, entries); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 	}
-	return trees, nil
+	return head, trees, nil
 }
 
 // parseTree reads a raw tree object ("<mode> <name>\0<raw id>" entries;

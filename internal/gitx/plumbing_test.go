@@ -143,3 +143,64 @@ func TestFastCommitSHA256(t *testing.T) {
 		t.Fatalf("fsck: %v", err)
 	}
 }
+
+// TestCommitSetupCached: the configuration, hooks folder and index lock
+// path are asked of git once for many commits, and again as soon as a
+// configuration file changes: commit signing switched on after the first
+// commits takes the commit through `git commit` at once, and so does a
+// hook installed meanwhile (looked for at every commit).
+func TestCommitSetupCached(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hook")
+	}
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	r := open(t, dir)
+	commit := func(i int) {
+		t.Helper()
+		writeFile(t, dir, "a.md", fmt.Sprintf("step %d\n", i))
+		if _, err := r.Commit(ctx, []string{"a.md"}, fmt.Sprintf("step %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fast := usedFast.Load()
+	for i := range 5 {
+		commit(i)
+	}
+	if r.setups.asks != 1 || usedFast.Load()-fast != 5 {
+		t.Fatalf("5 commits asked the setup %d times, %d fast", r.setups.asks, usedFast.Load()-fast)
+	}
+	// An include makes the configuration uncacheable.
+	git(t, dir, "config", "include.path", filepath.Join(t.TempDir(), "absent.inc"))
+	commit(5)
+	commit(6)
+	if r.setups.asks != 3 {
+		t.Fatalf("with an include the setup was asked %d times, want 3", r.setups.asks)
+	}
+	git(t, dir, "config", "--unset", "include.path")
+	// Signing on: the configuration file changed, so it is read again and
+	// the commit is not made by the fast path (git commit then fails for
+	// want of a key, which is what the user asked for).
+	git(t, dir, "config", "commit.gpgsign", "true")
+	git(t, dir, "config", "gpg.program", "false")
+	fast = usedFast.Load()
+	writeFile(t, dir, "a.md", "signed\n")
+	if _, err := r.Commit(ctx, []string{"a.md"}, "signed"); err == nil {
+		t.Fatal("a commit with signing on and no signing program succeeded")
+	}
+	if usedFast.Load() != fast {
+		t.Fatal("a commit with signing on went through the fast path")
+	}
+	git(t, dir, "config", "commit.gpgsign", "false")
+	hook := filepath.Join(dir, ".git", "hooks", "post-commit")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho hooked > \"$(git rev-parse --git-dir)/hooked\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commit(7)
+	if usedFast.Load() != fast {
+		t.Fatal("a commit with a post-commit hook went through the fast path")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooked")); err != nil {
+		t.Fatalf("the hook did not run: %v", err)
+	}
+}

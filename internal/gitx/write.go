@@ -237,8 +237,8 @@ func (r *Repo) CommitWith(ctx context.Context, paths []string, message string, c
 	if len(specs) == 0 {
 		return "", ErrNothingToCommit
 	}
-	if c := r.config(ctx); !c.sign && !r.hasCommitHooks(ctx, c) {
-		sha, err := r.commitFast(ctx, specs, message, co, c)
+	if st := r.commitSetup(ctx); !st.cfg.sign && !st.hasHooks() {
+		sha, err := r.commitFast(ctx, specs, message, co, st)
 		if !errors.Is(err, errFallback) {
 			return sha, err
 		}
