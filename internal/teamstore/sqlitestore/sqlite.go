@@ -32,6 +32,7 @@ type Store struct {
 	db *sql.DB
 	// keyByHash is prepared once: it runs on every request.
 	keyByHash *sql.Stmt
+	keys      *keyCache
 	// wmu serialises this process's write transactions, so they queue in
 	// Go instead of spinning in SQLite's busy handler; the busy timeout is
 	// for other processes.
@@ -62,7 +63,7 @@ func Open(ctx context.Context, file string, now time.Time) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
-	st := &Store{db: db}
+	st := &Store{db: db, keys: newKeyCache(abs)}
 	// One query for the key and its scope (project ids joined by commas;
 	// ids never contain one).
 	st.keyByHash, err = db.PrepareContext(ctx, `SELECT `+keyColumns+`, (SELECT GROUP_CONCAT(project_id, ',') FROM (SELECT project_id FROM api_key_projects WHERE key_id = api_keys.id ORDER BY project_id))
@@ -232,6 +233,21 @@ func (s *Store) keyProjects(ctx context.Context, id string) ([]string, error) {
 }
 
 func (s *Store) KeyByHash(ctx context.Context, hash []byte) (teamstore.Key, error) {
+	// The signature is taken before the lookup: a change committed after
+	// it is seen by the next request.
+	k, ok, sig := s.keys.get(hash)
+	if ok {
+		return k, nil
+	}
+	at := s.keys.now()
+	k, err := s.lookupKey(ctx, hash)
+	if err == nil {
+		s.keys.put(hash, k, sig, at)
+	}
+	return k, err
+}
+
+func (s *Store) lookupKey(ctx context.Context, hash []byte) (teamstore.Key, error) {
 	var scope sql.NullString
 	k, err := scanKey(s.keyByHash.QueryRowContext(ctx, hash), &scope)
 	if errors.Is(err, sql.ErrNoRows) {
