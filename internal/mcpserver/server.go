@@ -38,6 +38,10 @@ type Options struct {
 	// (resource subscriptions) stop when it is done. nil means the
 	// process's lifetime.
 	Context context.Context
+
+	// sdkEncoding leaves the tool results to the SDK's encoding (see
+	// oneEncoding), for the tests that compare the two.
+	sdkEncoding bool
 }
 
 // New returns an MCP server whose tools call b. The write tools are
@@ -99,6 +103,9 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	addNoteResources(s, env)
 	addPrompts(s, env, names)
 	s.AddReceivingMiddleware(unknownTool(env.msg, offered, known))
+	if !opts.sdkEncoding {
+		s.AddReceivingMiddleware(oneEncoding()) // outermost: added last
+	}
 	return s
 }
 
