@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"unicode"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -65,5 +66,44 @@ func TestSearchStructuredBounds(t *testing.T) {
 	}
 	if back["query"] != "kubernets" || back["results"] == nil || len(back["results"].([]any)) != 0 {
 		t.Errorf("structured content %s", b)
+	}
+}
+
+// fillNil fills every nil slice marshalled as null, at any depth (through
+// pointers, slices and recursive types), and nothing else.
+func TestFillNil(t *testing.T) {
+	type leaf struct {
+		Always []string `json:"always"`
+		Maybe  []string `json:"maybe,omitempty"`
+		Zero   []string `json:"zero,omitzero"`
+		Hidden []string `json:"-"`
+	}
+	type node struct {
+		Leaf     leaf    `json:"leaf"`
+		Leaves   []leaf  `json:"leaves"`
+		Ptr      *leaf   `json:"ptr,omitempty"`
+		Children []*node `json:"children,omitempty"`
+		Name     string  `json:"name"`
+	}
+	v := &node{Leaves: []leaf{{}}, Ptr: &leaf{}, Children: []*node{{Children: []*node{{}}}}}
+	fillNil(v)
+	got, _ := json.Marshal(v)
+	want := `{"leaf":{"always":[]},"leaves":[{"always":[]}],"ptr":{"always":[]},"children":[{"leaf":{"always":[]},"leaves":[],` +
+		`"children":[{"leaf":{"always":[]},"leaves":[],"name":""}],"name":""}],"name":""}`
+	if string(got) != want {
+		t.Errorf("fillNil:\n got %s\nwant %s", got, want)
+	}
+	if v.Leaf.Maybe != nil || v.Leaf.Zero != nil || v.Leaf.Hidden != nil {
+		t.Error("fillNil filled an omitted field")
+	}
+	fillNil((*node)(nil)) // no panic
+}
+
+// hidden's table says of every rune what the Unicode tables say.
+func TestHiddenTable(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if hidden(r) != hiddenRune(r) {
+			t.Fatalf("hidden(%U) = %v, the Unicode tables say %v", r, hidden(r), hiddenRune(r))
+		}
 	}
 }
