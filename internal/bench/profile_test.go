@@ -293,6 +293,7 @@ func searchFrames(ctx context.Context, b *testing.B, c *stdioClient, qs []string
 	}
 	var answered int
 	cpu0 := processCPU()
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k := i % len(qs)
