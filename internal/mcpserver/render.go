@@ -10,8 +10,9 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
 
-// Bounds of the text renderings. The structured content always carries
-// everything the backend returned; only the text for the model is cut.
+// Bounds of the text renderings. The structured content carries everything
+// the backend returned (but for what vault_search leaves out of it, see
+// search.go); only the text for the model is cut.
 const (
 	maxUnindexedShown = 3
 	maxGraphEdgesText = 200

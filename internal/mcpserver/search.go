@@ -12,9 +12,9 @@ import (
 //   - not its snippet: the text quotes exactly those lines of that note
 //     (each prefixed "> ", control characters escaped), and the raw bytes
 //     are one vault_get_note or resources/read away. Carrying the snippet
-//     twice made it two thirds of the structured content and doubled the
-//     answer every client has to read (15.8 kB on the obsidian-hub vault
-//     against 10 kB without);
+//     twice made it two thirds of the structured content and nearly doubled
+//     the answer every client has to read (15.8 kB on the obsidian-hub
+//     vault, 9.1 kB without);
 //   - the explanation of each hit (what matched where and how, the graph
 //     origin) only when the call asks for it with explain: most calls are a
 //     model reading the text, which has no use for it;

@@ -1,9 +1,11 @@
 // Package mcpserver exposes a vault (any api.Backend: the local vault or the
 // team REST client) as MCP tools. It validates arguments, calls the backend,
 // and renders each result twice: as text for the model and as structured
-// content (the api result itself). It also offers the notes as resources
-// (resources.go: read, subscribe), completion of note paths, and prompts a
-// person picks in a client's menu (prompts.go). It knows nothing of files.
+// content (the api result itself; for vault_search a compact form of it that
+// does not repeat the quoted lines, search.go), encoded once (wire.go). It
+// also offers the notes as resources (resources.go: read, subscribe),
+// completion of note paths, and prompts a person picks in a client's menu
+// (prompts.go). It knows nothing of files.
 package mcpserver
 
 import (

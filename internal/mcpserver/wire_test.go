@@ -41,8 +41,8 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // wireCalls are tool calls whose answers cover every kind of result: each
-// read tool, hostile text (control, bidi and HTML characters), explanations,
-// errors, an unknown tool, writes with diffs.
+// tool of a local server, hostile text (control, bidi and HTML characters),
+// explanations, errors, an unknown tool, writes with diffs.
 var wireCalls = []struct {
 	tool string
 	args map[string]any
@@ -57,6 +57,10 @@ var wireCalls = []struct {
 	{"vault_history", map[string]any{"path": "02-wiki/go/errors.md"}},
 	{"vault_write_note", map[string]any{"path": "02-wiki/go/errors.md", "content": "# Errors <b>&</b>\n"}},
 	{"vault_move", map[string]any{"from": "01-raw/a.md", "to": "02-wiki/go/a.md"}},
+	{"vault_edit_note", map[string]any{"path": "02-wiki/go/errors.md", "old_text": "Wrap errors with %v.", "new_text": ""}},
+	{"vault_delete", map[string]any{"path": "02-wiki/go/old.md", "confirm": true}},
+	{"vault_undo", map[string]any{"commit": "3B18E512"}},
+	{"vault_learn", map[string]any{"title": "Retry <with> jitter", "insight": "Full jitter & a cap.", "context": "ops", "domain": "go"}},
 	{"vault_no_such_tool", map[string]any{}},
 }
 
