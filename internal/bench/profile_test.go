@@ -10,11 +10,14 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
@@ -147,7 +150,7 @@ func pipeServer(b *testing.B, ctx context.Context) ([]string, *os.File, *os.File
 		b.Fatal(err)
 	}
 	server := mcpserver.New(svc, mcpserver.Options{ReadOnly: true})
-	go server.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw})
+	go server.Run(ctx, &jsonrpcio.Transport{Reader: sr, Writer: sw})
 	return qs, cr, cw
 }
 
@@ -194,24 +197,7 @@ func BenchmarkSearchMCPRaw(b *testing.B) {
 	if err := c.initialize(ctx); err != nil {
 		b.Fatal(err)
 	}
-	var answered int
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		frame, err := c.callFrame("vault_search", map[string]string{"query": qs[i%len(qs)]}, false)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		_, size, err := c.callTool(ctx, frame, searchTimeout)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if i < len(qs) {
-			answered += size
-		}
-	}
-	b.ReportMetric(float64(answered)/float64(min(b.N, len(qs))), "answer-bytes")
+	searchFrames(ctx, b, c, qs)
 }
 
 // BenchmarkMoveMostLinked: the move of the note with the most backlinks
@@ -242,4 +228,94 @@ func BenchmarkMoveMostLinked(b *testing.B) {
 		b.ReportMetric(float64(mv.LinksRewritten), "links")
 		svc.Close()
 	}
+}
+
+// cannedBackend answers each search with the result the vault gave for
+// the same request once before, so that a benchmark through it times the
+// MCP path alone (arguments, rendering, encoding, the pipes).
+type cannedBackend struct {
+	api.Backend
+	results map[string]*api.SearchResult
+}
+
+func (c *cannedBackend) Search(_ context.Context, req api.SearchRequest) (*api.SearchResult, error) {
+	return c.results[req.Query], nil
+}
+
+// BenchmarkSearchMCPWire: BenchmarkSearchMCPRaw with every answer of the
+// vault computed beforehand: what remains is the cost of the MCP path
+// between a search result and a client having read it (compare
+// BenchmarkSearchInProcess for the search itself).
+func BenchmarkSearchMCPWire(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := profileVault(b)
+	svc := openReady(b, dir)
+	qs := profileQueries(b, dir)
+	canned := &cannedBackend{Backend: svc, results: map[string]*api.SearchResult{}}
+	for _, q := range qs {
+		res, err := svc.Search(ctx, api.SearchRequest{Query: q})
+		if err != nil {
+			b.Fatal(err)
+		}
+		canned.results[q] = res
+	}
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	server := mcpserver.New(canned, mcpserver.Options{ReadOnly: true})
+	go server.Run(ctx, &jsonrpcio.Transport{Reader: sr, Writer: sw})
+	c := newPipeClient(cw, cr)
+	defer c.close()
+	if err := c.initialize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	searchFrames(ctx, b, c, qs)
+}
+
+// searchFrames times vault_search of each query in turn through c, the
+// request frames made beforehand (an id each, reused once answered), and
+// reports the mean answer size.
+func searchFrames(ctx context.Context, b *testing.B, c *stdioClient, qs []string) {
+	frames := make([][]byte, len(qs))
+	ids := make([]int64, len(qs))
+	for i, q := range qs {
+		frame, err := c.callFrame("vault_search", map[string]string{"query": q}, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames[i], ids[i] = frame, c.nextID
+	}
+	var answered int
+	cpu0 := processCPU()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(qs)
+		answer, _, err := c.roundTrip(ctx, frames[k], ids[k], searchTimeout)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < len(qs) {
+			answered += len(answer)
+		}
+	}
+	b.ReportMetric(float64(answered)/float64(min(b.N, len(qs))), "answer-bytes")
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// processCPU is the CPU time this process has used (user and system, every
+// thread): on a busy machine it tells the cost of a call better than the
+// wall clock.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -46,6 +46,13 @@
 // about a twentieth of what the SDK's own IOTransport spends decoding
 // (BenchmarkReadFrame).
 //
+// Output: a successful response is written as the SDK would write it, byte
+// for byte (a test compares the two), but its envelope is put around the
+// SDK's encoded result here instead of by jsonrpc.EncodeMessage, which
+// validates and compacts the whole result once more: for a 16 kB search
+// answer that pass cost about 200 µs, the envelope here under 1 µs
+// (BenchmarkWriteResult). Every other message goes through EncodeMessage.
+//
 // Decisions: batches are refused, not answered element by element; invalid
 // UTF-8 is a parse error (RFC 8259 requires UTF-8; the SDK would silently
 // replace it); a member named twice is an invalid request (decoders

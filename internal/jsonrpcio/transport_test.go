@@ -411,3 +411,113 @@ func (r *repeat) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// frameOf writes msg through the transport and returns the one frame it
+// wrote, without its newline.
+func frameOf(t testing.TB, msg jsonrpc.Message) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	c, err := (&jsonrpcio.Transport{Reader: strings.NewReader(""), Writer: &out}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Write(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	frame := out.Bytes()
+	if bytes.IndexByte(frame, '\n') != len(frame)-1 {
+		t.Fatalf("not one frame: %.200q", frame)
+	}
+	return frame[:len(frame)-1]
+}
+
+// Every response is written byte for byte as the SDK's own encoder writes
+// it, though a successful one has its envelope written by the transport:
+// results of every kind (escapes, HTML characters, U+2028, astral runes,
+// nested values, the SDK's own results), numeric and string ids (with
+// characters to escape), errors.
+func TestResponseFramesAsTheSDKEncodes(t *testing.T) {
+	results := []any{
+		map[string]any{},
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": "a \"quote\", a \\ backslash, \n\t\r line ends, <b>&amp;</b>, \u2028\u2029, \x00\x1f, é, 😀"}}},
+		map[string]any{"nested": []any{1, 2.5, -3e30, true, false, nil, "x", map[string]any{"k": []any{}}}},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "> quoted <code> & more\n"}}, StructuredContent: map[string]any{"n": 1}},
+		&mcp.InitializeResult{ProtocolVersion: "2025-11-25", ServerInfo: &mcp.Implementation{Name: "vaultmcp", Version: "dev"}},
+	}
+	var ids []jsonrpc.ID
+	for _, v := range []any{0.0, 1.0, -7.0, float64(1<<53 - 1), "", "abc", `<"id">&\`, "é\u2028"} {
+		ids = append(ids, makeID(t, v))
+	}
+	for _, id := range ids {
+		for _, res := range results {
+			raw, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The SDK's raw result (encoding/json output).
+			var c bytes.Buffer
+			if err := json.Compact(&c, raw); err != nil {
+				t.Fatal(err)
+			}
+			msg := &jsonrpc.Response{ID: id, Result: c.Bytes()}
+			want, err := jsonrpc.EncodeMessage(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := frameOf(t, msg); !bytes.Equal(got, want) {
+				t.Errorf("id %v:\n got %s\nwant %s", id.Raw(), got, want)
+			}
+		}
+		msg := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32602, Message: "bad <params>"}}
+		want, _ := jsonrpc.EncodeMessage(msg)
+		if got := frameOf(t, msg); !bytes.Equal(got, want) {
+			t.Errorf("error response, id %v:\n got %s\nwant %s", id.Raw(), got, want)
+		}
+	}
+}
+
+// A result holding a raw line break (no encoder of the SDK writes one) is
+// still written on one line, compacted as the SDK's encoder does.
+func TestResultWithLineBreakStaysOneFrame(t *testing.T) {
+	msg := &jsonrpc.Response{ID: makeID(t, 3.0), Result: json.RawMessage("{\n  \"a\": 1\n}")}
+	if got := frameOf(t, msg); string(got) != `{"jsonrpc":"2.0","id":3,"result":{"a":1}}` {
+		t.Errorf("frame %s", got)
+	}
+}
+
+// BenchmarkWriteResult is the transport's cost to write a 16 kB result
+// (about a search answer on the obsidian-hub vault), beside the SDK's
+// encoding of the same response.
+func BenchmarkWriteResult(b *testing.B) {
+	text := strings.Repeat("> a line of a note, quoted: \"x\" <y> & z\n", 400)
+	raw, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}})
+	msg := &jsonrpc.Response{ID: makeID(b, 42.0), Result: raw}
+	b.Run("jsonrpcio", func(b *testing.B) {
+		c, _ := (&jsonrpcio.Transport{Reader: strings.NewReader(""), Writer: io.Discard}).Connect(context.Background())
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := c.Write(context.Background(), msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sdk-encode", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonrpc.EncodeMessage(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func makeID(t testing.TB, v any) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

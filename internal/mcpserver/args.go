@@ -314,7 +314,8 @@ func portable(s *jsonschema.Schema) {
 // fillNil replaces, in the struct v points to and in every struct it holds,
 // each nil slice of a field that is always marshalled (no omitempty) by an
 // empty one, so that the structured content has [] where its schema says
-// "array", never null.
+// "array", never null. What to visit in each type is worked out once
+// (fillPlanFor): a call walks only the fields that can hold such a slice.
 func fillNil(v any) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
@@ -323,6 +324,10 @@ func fillNil(v any) {
 }
 
 func fillNilValue(v reflect.Value) {
+	p := fillPlanFor(v.Type())
+	if p == nil {
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
@@ -333,21 +338,75 @@ func fillNilValue(v reflect.Value) {
 			fillNilValue(v.Index(i))
 		}
 	case reflect.Struct:
-		t := v.Type()
+		for _, i := range p.fill {
+			if fv := v.Field(i); fv.IsNil() && fv.CanSet() {
+				fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
+			}
+		}
+		for _, i := range p.walk {
+			fillNilValue(v.Field(i))
+		}
+	}
+}
+
+// fillPlan is what fillNil does in a value of one type: for a struct, the
+// fields to fill (nil slices marshalled as null) and those to walk into; for
+// a pointer or a slice, to walk into its elements. A type with nothing to
+// fill anywhere inside has no plan.
+type fillPlan struct {
+	fill, walk []int
+}
+
+var fillPlans sync.Map // reflect.Type -> *fillPlan (nil: nothing to do)
+
+func fillPlanFor(t reflect.Type) *fillPlan {
+	if p, ok := fillPlans.Load(t); ok {
+		return p.(*fillPlan)
+	}
+	p := makeFillPlan(t, map[reflect.Type]bool{})
+	actual, _ := fillPlans.LoadOrStore(t, p)
+	return actual.(*fillPlan)
+}
+
+// makeFillPlan works out the plan of t; seen holds the types being worked
+// out, so that a recursive type is walked (conservatively) rather than
+// looping.
+func makeFillPlan(t reflect.Type, seen map[reflect.Type]bool) *fillPlan {
+	if seen[t] {
+		return &fillPlan{}
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice:
+		if makeFillPlan(t.Elem(), seen) != nil {
+			return &fillPlan{}
+		}
+	case reflect.Struct:
+		p := &fillPlan{}
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if !f.IsExported() {
 				continue
 			}
-			fv := v.Field(i)
-			_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
-			if fv.Kind() == reflect.Slice && fv.IsNil() && !omitted && fv.CanSet() {
-				fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
 			}
-			fillNilValue(fv)
+			_, opts, _ := strings.Cut(tag, ",")
+			omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+			if f.Type.Kind() == reflect.Slice && !omitted {
+				p.fill = append(p.fill, i)
+			}
+			if makeFillPlan(f.Type, seen) != nil {
+				p.walk = append(p.walk, i)
+			}
+		}
+		if len(p.fill) > 0 || len(p.walk) > 0 {
+			return p
 		}
 	}
+	return nil
 }
 
 // argName renders an argument name the client made up: escaped, and cut so

@@ -65,8 +65,30 @@ func needsEscape(s string) bool {
 	return false
 }
 
+// hiddenBMP has a bit set for each rune of the Basic Multilingual Plane
+// that hiddenRune reports, so that text outside ASCII (accents, dashes,
+// CJK) is checked with one lookup a rune instead of a walk of the Unicode
+// tables.
+var hiddenBMP = func() *[1 << 16 / 64]uint64 {
+	var t [1 << 16 / 64]uint64
+	for r := rune(0); r < 1<<16; r++ {
+		if hiddenRune(r) {
+			t[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &t
+}()
+
 // hidden reports whether r must not reach the client as it is.
 func hidden(r rune) bool {
+	if r < 1<<16 {
+		return hiddenBMP[r/64]&(1<<(r%64)) != 0
+	}
+	return hiddenRune(r)
+}
+
+// hiddenRune is hidden, from the Unicode tables.
+func hiddenRune(r rune) bool {
 	if r == '\t' {
 		return false
 	}

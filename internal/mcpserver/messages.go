@@ -56,6 +56,20 @@ const (
 	msgSearchViaGraph    msgID = "search.via_graph"
 	msgSearchTruncated   msgID = "search.snippet_truncated"
 	msgUnindexed         msgID = "search.unindexed"
+	msgWhy               msgID = "search.why"
+	msgWhyField          msgID = "search.why.field"
+	msgWhyStem           msgID = "search.why.stem"
+	msgWhyFuzzy          msgID = "search.why.fuzzy"
+	msgWhyPhrase         msgID = "search.why.title_phrase"
+	msgWhyGraphOut       msgID = "search.why.graph_out"
+	msgWhyGraphIn        msgID = "search.why.graph_in"
+	msgWhyGraphBoth      msgID = "search.why.graph_both"
+	msgFieldTitle        msgID = "field.title"
+	msgFieldHeading      msgID = "field.heading"
+	msgFieldLinkText     msgID = "field.link_text"
+	msgFieldTags         msgID = "field.tags"
+	msgFieldProse        msgID = "field.prose"
+	msgFieldCode         msgID = "field.code"
 	msgAndMore           msgID = "common.and_more"
 
 	msgNoteFrontmatter   msgID = "note.frontmatter"
@@ -187,6 +201,20 @@ var catalogue = map[string]map[msgID]string{
 		msgSearchViaGraph:    "via graph",
 		msgSearchTruncated:   "snippet truncated",
 		msgUnindexed:         "Could not index: %s",
+		msgWhy:               "Why: %s",
+		msgWhyField:          "in %s: %s",
+		msgWhyStem:           "%s (stem)",
+		msgWhyFuzzy:          "%s (as %s)",
+		msgWhyPhrase:         "title phrase: %s",
+		msgWhyGraphOut:       "via graph, linked from %s",
+		msgWhyGraphIn:        "via graph, links to %s",
+		msgWhyGraphBoth:      "via graph, linked with %s",
+		msgFieldTitle:        "title",
+		msgFieldHeading:      "heading",
+		msgFieldLinkText:     "link text",
+		msgFieldTags:         "tags",
+		msgFieldProse:        "prose",
+		msgFieldCode:         "code",
 		msgAndMore:           "… and %d more",
 
 		msgNoteFrontmatter: "Frontmatter:",
@@ -327,6 +355,20 @@ var catalogue = map[string]map[msgID]string{
 		msgSearchViaGraph:    "via grafo",
 		msgSearchTruncated:   "trecho truncado",
 		msgUnindexed:         "Não foi possível indexar: %s",
+		msgWhy:               "Por quê: %s",
+		msgWhyField:          "em %s: %s",
+		msgWhyStem:           "%s (radical)",
+		msgWhyFuzzy:          "%s (como %s)",
+		msgWhyPhrase:         "frase do título: %s",
+		msgWhyGraphOut:       "via grafo, com link de %s",
+		msgWhyGraphIn:        "via grafo, com link para %s",
+		msgWhyGraphBoth:      "via grafo, ligada a %s",
+		msgFieldTitle:        "título",
+		msgFieldHeading:      "seção",
+		msgFieldLinkText:     "texto de link",
+		msgFieldTags:         "tags",
+		msgFieldProse:        "texto",
+		msgFieldCode:         "código",
 		msgAndMore:           "… e mais %d",
 
 		msgNoteFrontmatter: "Frontmatter:",

@@ -10,8 +10,9 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
 
-// Bounds of the text renderings. The structured content always carries
-// everything the backend returned; only the text for the model is cut.
+// Bounds of the text renderings. The structured content carries everything
+// the backend returned (but for what vault_search leaves out of it, see
+// search.go); only the text for the model is cut.
 const (
 	maxUnindexedShown = 3
 	maxGraphEdgesText = 200
@@ -63,6 +64,9 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 				b.WriteString(m.get(msgSearchTruncated))
 			}
 			b.WriteString(")\n")
+			if req.Explain && h.Explain != nil {
+				writeWhy(&b, m, h.Explain)
+			}
 			quoteLines(&b, h.Snippet)
 		}
 	}
@@ -71,6 +75,60 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 		writeListLine(&b, m, msgUnindexed, res.Unindexed, maxUnindexedShown)
 	}
 	return b.String()
+}
+
+// whyFields are the fields of an explanation in the order the line names
+// them, with their names.
+var whyFields = []struct {
+	name string
+	id   msgID
+}{
+	{"title", msgFieldTitle}, {"heading", msgFieldHeading}, {"link_text", msgFieldLinkText},
+	{"tags", msgFieldTags}, {"prose", msgFieldProse}, {"code", msgFieldCode},
+}
+
+// writeWhy writes the line saying why a hit ranked (search explain=true):
+// per field, the query terms matched there (a stem or close-spelling match
+// says so), then the title phrases and the graph origin. Terms and the
+// vocabulary words of close spellings are escaped as any vault text.
+func writeWhy(b *strings.Builder, m *messages, e *api.HitExplanation) {
+	var parts []string
+	for _, f := range whyFields {
+		var terms []string
+		for _, t := range e.Terms {
+			if !slices.Contains(t.Fields, f.name) {
+				continue
+			}
+			term := escape(t.Term)
+			switch t.Match {
+			case "stem":
+				term = m.get(msgWhyStem, term)
+			case "fuzzy":
+				term = m.get(msgWhyFuzzy, term, escapedList(t.As))
+			}
+			terms = append(terms, term)
+		}
+		if len(terms) > 0 {
+			parts = append(parts, m.get(msgWhyField, m.get(f.id), strings.Join(terms, ", ")))
+		}
+	}
+	if len(e.TitlePhrase) > 0 {
+		parts = append(parts, m.get(msgWhyPhrase, escapedList(e.TitlePhrase)))
+	}
+	if e.GraphFrom != "" {
+		id := msgWhyGraphBoth
+		switch e.GraphLink {
+		case "out":
+			id = msgWhyGraphOut
+		case "in":
+			id = msgWhyGraphIn
+		}
+		parts = append(parts, m.get(id, escape(e.GraphFrom)))
+	}
+	if len(parts) > 0 {
+		b.WriteString(m.get(msgWhy, strings.Join(parts, "; ")))
+		b.WriteByte('\n')
+	}
 }
 
 // searchTextSize is about the length of the text renderSearch writes for

@@ -55,11 +55,20 @@ func searchFixture() *api.SearchResult {
 				Path: "02-wiki/ops/deploy.md", Line: 12, EndLine: 17, Title: "Deploy",
 				Headings: []string{"Deploy", "Steps"}, Score: 7.9431,
 				Snippet: hostileSnippet,
+				Explain: &api.HitExplanation{
+					Terms: []api.TermMatch{
+						{Term: "deploy\u202e", Fields: []string{"title", "heading", "prose"}, Match: "exact"},
+						{Term: "steps", Fields: []string{"heading"}, Match: "stem"},
+						{Term: "stpes", Fields: []string{"prose", "code"}, Match: "fuzzy", As: []string{"steps", "step\x1b"}},
+					},
+					TitlePhrase: []string{"deploy steps"},
+				},
 			},
 			{
 				Path: "03-projects/site.md", Line: 1, EndLine: 3, Title: "Site", Score: 3.177,
 				ViaGraph: true, Truncated: true,
 				Snippet: "# Site\nThe site is deployed by CI.\n> not a quote from the server",
+				Explain: &api.HitExplanation{GraphFrom: "02-wiki/ops/deploy\u202e.md", GraphLink: "in"},
 			},
 		},
 		Unindexed: []string{"a.md", "b\u202e.md", "c.md", "d.md", "e.md"},
@@ -148,6 +157,9 @@ func TestRenderGolden(t *testing.T) {
 		{"search", func(m *messages) string {
 			return renderSearch(m, api.SearchRequest{Query: "ignored when the result has one"}, searchFixture())
 		}},
+		{"search_explain", func(m *messages) string {
+			return renderSearch(m, api.SearchRequest{Query: "deploy steps", Explain: true}, searchFixture())
+		}},
 		{"search_none_suggestions", func(m *messages) string {
 			return renderSearch(m, api.SearchRequest{Query: "kubernets"}, &api.SearchResult{
 				Query: "kubernets", Suggestions: []string{"kubernetes", "kubelet"},
@@ -222,6 +234,37 @@ func TestSearchQuoting(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: output lacks %q:\n%s", lang, want, text)
 			}
+		}
+	}
+}
+
+// The why line of an explained hit escapes what comes from the vault or the
+// client (terms, close spellings, the graph origin), and is a server line:
+// never prefixed "> ".
+func TestSearchWhyEscaped(t *testing.T) {
+	for _, lang := range []string{"en", "pt"} {
+		text := renderSearch(newMessages(lang), api.SearchRequest{Explain: true}, searchFixture())
+		var why []string
+		for line := range strings.SplitSeq(text, "\n") {
+			if strings.HasPrefix(line, "Why: ") || strings.HasPrefix(line, "Por quê: ") {
+				why = append(why, line)
+			}
+		}
+		if len(why) != 2 {
+			t.Fatalf("%s: %d why lines, want 2:\n%s", lang, len(why), text)
+		}
+		for _, bad := range []string{"\x1b", "\u202e"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s: output contains %q", lang, bad)
+			}
+		}
+		for _, want := range []string{`deploy\u202e`, `step\x1b`, `02-wiki/ops/deploy\u202e.md`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: output lacks %q:\n%s", lang, want, text)
+			}
+		}
+		if plain := renderSearch(newMessages(lang), api.SearchRequest{}, searchFixture()); strings.Contains(plain, "Why: ") || strings.Contains(plain, "Por quê: ") {
+			t.Errorf("%s: a why line without explain:\n%s", lang, plain)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 // Package mcpserver exposes a vault (any api.Backend: the local vault or the
 // team REST client) as MCP tools. It validates arguments, calls the backend,
 // and renders each result twice: as text for the model and as structured
-// content (the api result itself). It also offers the notes as resources
-// (resources.go: read, subscribe), completion of note paths, and prompts a
-// person picks in a client's menu (prompts.go). It knows nothing of files.
+// content (the api result itself; for vault_search a compact form of it that
+// does not repeat the quoted lines, search.go), encoded once (wire.go). It
+// also offers the notes as resources (resources.go: read, subscribe),
+// completion of note paths, and prompts a person picks in a client's menu
+// (prompts.go). It knows nothing of files.
 package mcpserver
 
 import (
@@ -38,6 +40,10 @@ type Options struct {
 	// (resource subscriptions) stop when it is done. nil means the
 	// process's lifetime.
 	Context context.Context
+
+	// sdkEncoding leaves the tool results to the SDK's encoding (see
+	// oneEncoding), for the tests that compare the two.
+	sdkEncoding bool
 }
 
 // New returns an MCP server whose tools call b. The write tools are
@@ -99,6 +105,9 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	addNoteResources(s, env)
 	addPrompts(s, env, names)
 	s.AddReceivingMiddleware(unknownTool(env.msg, offered, known))
+	if !opts.sdkEncoding {
+		s.AddReceivingMiddleware(oneEncoding()) // outermost: added last
+	}
 	return s
 }
 

@@ -42,9 +42,10 @@ type searchInput struct {
 	Tags       []string `json:"tags,omitempty" jsonschema:"Only notes that have all of these tags (case-insensitive, without #)."`
 	Status     string   `json:"status,omitempty" jsonschema:"Only notes whose frontmatter status is this."`
 	IncludeRaw bool     `json:"include_raw,omitempty" jsonschema:"Also search the raw captures under 01-raw/, left out by default."`
+	Explain    bool     `json:"explain,omitempty" jsonschema:"Also say why each hit ranked: the query words it matched, in which fields (title, heading, link text, tags, prose, code), how (exact, stem, close spelling), and for a hit via graph the hit it is linked with."`
 }
 
-var searchTool = toolSpec[searchInput, api.SearchResult]{
+var searchTool = toolSpec[searchInput, searchOutput]{
 	Name:  "vault_search",
 	Title: "Search the vault",
 	Description: "Search the project's long-term memory (an Obsidian vault of notes) by keywords. Returns the best " +
@@ -56,11 +57,16 @@ var searchTool = toolSpec[searchInput, api.SearchResult]{
 	Validate: func(m *messages, in *searchInput) error {
 		return notBlank(m, "query", in.Query)
 	},
-	Call: func(ctx context.Context, b api.Backend, in searchInput) (*api.SearchResult, error) {
-		return b.Search(ctx, api.SearchRequest(in))
+	Call: func(ctx context.Context, b api.Backend, in searchInput) (*searchOutput, error) {
+		req := api.SearchRequest(in)
+		res, err := b.Search(ctx, req)
+		if err != nil || res == nil {
+			return nil, err
+		}
+		return newSearchOutput(req, res), nil
 	},
-	Render: func(m *messages, in searchInput, out *api.SearchResult) string {
-		return renderSearch(m, api.SearchRequest(in), out)
+	Render: func(m *messages, _ searchInput, out *searchOutput) string {
+		return renderSearch(m, out.req, out.res)
 	},
 }
 
