@@ -77,6 +77,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	req.Query = strings.Join(pos, " ")
 	req.Tags = tags
+	req.Explain = *explain
 	if strings.TrimSpace(req.Query) == "" {
 		return &exitError{2, fmt.Errorf("search: no query (usage: vaultmcp search [--vault DIR] QUERY)")}
 	}

@@ -47,8 +47,8 @@ func TestPrintResultsEscapes(t *testing.T) {
 }
 
 // --explain says why each hit ranked: here a note found by the text other
-// notes use for it, and a hit found through the graph; --json carries the
-// same explanation.
+// notes use for it, and a hit found through the graph; --json --explain
+// carries the same explanation (and --json alone none).
 func TestSearchExplain(t *testing.T) {
 	vault := copyExampleVault(t)
 	out, err := exec.Command(binary, "search", "--vault", vault, "--explain", "--limit", "8", "checkout project").Output()
@@ -61,6 +61,10 @@ func TestSearchExplain(t *testing.T) {
 		}
 	}
 	out, err = exec.Command(binary, "search", "--vault", vault, "--json", "--limit", "1", "exponential backof").Output()
+	if err != nil || strings.Contains(string(out), `"explain"`) {
+		t.Fatalf("--json without --explain: %v\n%s", err, out)
+	}
+	out, err = exec.Command(binary, "search", "--vault", vault, "--json", "--explain", "--limit", "1", "exponential backof").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

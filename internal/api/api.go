@@ -50,9 +50,9 @@ type SearchRequest struct {
 	Tags       []string `json:"tags,omitempty"`
 	Status     string   `json:"status,omitempty"`
 	IncludeRaw bool     `json:"include_raw,omitempty"`
-	// Explain asks for each hit's explanation (SearchHit.Explain). A
-	// backend may explain every hit whether asked or not; the MCP tool
-	// passes an explanation on only when asked.
+	// Explain asks for each hit's explanation (SearchHit.Explain); without
+	// it the hits carry none (the local vault and the team server compute
+	// none; the MCP tool shows one only when asked).
 	Explain bool `json:"explain,omitempty"`
 }
 

@@ -37,7 +37,7 @@ func TestLinkTextSearch(t *testing.T) {
 	// match too: the words are in their prose), "" when it is not one.
 	find := func(q string) (string, *api.HitExplanation) {
 		t.Helper()
-		for _, h := range search(t, s, api.SearchRequest{Query: q}).Results {
+		for _, h := range search(t, s, api.SearchRequest{Query: q, Explain: true}).Results {
 			if strings.HasSuffix(h.Path, "props.md") || strings.HasSuffix(h.Path, "properties.md") {
 				if h.ViaGraph {
 					continue
@@ -146,7 +146,7 @@ func TestLinkTextsIncrementalMatchesFresh(t *testing.T) {
 	state := func(s *Service) string {
 		var out strings.Builder
 		for _, q := range queries {
-			res := search(t, s, api.SearchRequest{Query: q, Limit: 20})
+			res := search(t, s, api.SearchRequest{Query: q, Limit: 20, Explain: true})
 			fmt.Fprintf(&out, "%q:", q)
 			for _, h := range res.Results {
 				fmt.Fprintf(&out, " %s:%d %.6f %v %+v", h.Path, h.Line, h.Score, h.ViaGraph, *h.Explain)

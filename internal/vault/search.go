@@ -70,7 +70,7 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	var hits []scored
 	var files map[string][]byte
 	for attempt := 0; ; attempt++ {
-		hits = s.rank(req.Query, f, req.Limit)
+		hits = s.rank(req.Query, f, req.Limit, req.Explain)
 		// Re-validate every hit against the disk before quoting it: a deleted
 		// or changed note is never served stale. The bytes read are the ones
 		// quoted.
@@ -113,8 +113,8 @@ type scored struct {
 }
 
 // rank returns the final ranking: direct hits plus one hop of graph
-// expansion, cut at limit.
-func (s *Service) rank(query string, f index.Filter, limit int) []scored {
+// expansion, cut at limit; with explain, each hit's explanation.
+func (s *Service) rank(query string, f index.Filter, limit int, explain bool) []scored {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	want := limit
@@ -160,7 +160,9 @@ func (s *Service) rank(query string, f index.Filter, limit int) []scored {
 		}
 	}
 	out := top.sorted()
-	s.explainHits(out)
+	if explain {
+		s.explainHits(out)
+	}
 	return out
 }
 

@@ -78,7 +78,7 @@ func serviceState(t *testing.T, s *Service) string {
 		put("backlinks "+n.Path, bl, err)
 	}
 	for _, q := range queries {
-		res, err := s.Search(ctx, api.SearchRequest{Query: q, Limit: 20, IncludeRaw: true})
+		res, err := s.Search(ctx, api.SearchRequest{Query: q, Limit: 20, IncludeRaw: true, Explain: true})
 		put("search "+q, res, err)
 	}
 	g, err := s.Graph(ctx, api.GraphRequest{IncludeBroken: true, IncludeRaw: true})
