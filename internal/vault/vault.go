@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/journal"
@@ -61,9 +62,14 @@ type Options struct {
 	// command that exits as soon as it has answered).
 	CacheReadOnly bool
 	// CacheWriteOnClose writes the snapshot, when the first build changed
-	// it, in Close instead of in the background right after the build: a
+	// it, in Close instead of in the background after the first answer: a
 	// one-off command answers first, then leaves the snapshot for the next.
 	CacheWriteOnClose bool
+	// PauseGC, when above 0, runs the first build with the collector's
+	// pacing paused within this memory limit (see package gcpause), until
+	// the first search is answered: for a process that serves one vault
+	// (the collector's settings are the process's).
+	PauseGC int64
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -127,6 +133,11 @@ type Service struct {
 	// snapshotDue says the first build changed what the snapshot holds and
 	// Close is to write it (Options.CacheWriteOnClose).
 	snapshotDue atomic.Bool
+	// answered is closed when the first search after the first build has
+	// been answered (or Close began): the work that can wait for it (the
+	// snapshot, the collector's pause) waits for it.
+	answered     chan struct{}
+	answeredOnce sync.Once
 
 	subs subscribers // told of the notes the watcher sees change (notify.go)
 }
@@ -165,6 +176,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		an:        index.NewAnalyzer(opts.Index.Lang),
 		graph:     links.NewGraph(),
 		ready:     make(chan struct{}),
+		answered:  make(chan struct{}),
 		hits:      newHitCache(hitCacheBytes),
 	}
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
@@ -254,6 +266,7 @@ func (s *Service) Close() error {
 	s.closeMu.Lock()
 	s.closing = true
 	s.closeMu.Unlock()
+	s.firstAnswered()
 	s.inflight.Wait()
 	if s.snapshotDue.Swap(false) {
 		s.writeSnapshot(context.Background())
@@ -360,8 +373,12 @@ func (s *Service) build(ctx context.Context) {
 		testHookBuildStart()
 	}
 	start := time.Now()
+	pause := gcpause.Start(s.opts.PauseGC)
+	defer func() { pause.End() }() // unless the work after the first answer took it over
+	ph := phaseTimer{last: start}
 	if !s.opts.ReadOnly { // never touch a read-only vault
 		s.startupRecovery(ctx)
+		ph.done("recovery")
 	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)
@@ -379,12 +396,14 @@ func (s *Service) build(ctx context.Context) {
 		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
 		return
 	}
+	ph.done("walk")
 	var notes []vaultfs.FileInfo
 	for _, fi := range files {
 		if fi.IsNote {
 			notes = append(notes, fi)
 		}
 	}
+	pause.Check()
 	// The vault's language is detected from a sample of the notes walked,
 	// while they are indexed (profile.go).
 	var profc chan *profileChoice
@@ -421,6 +440,7 @@ func (s *Service) build(ctx context.Context) {
 	linkTextsKept := snap != nil && !changed && snap.files == filesDigest(pathsOf(files))
 	changed = changed || snap != nil && !linkTextsKept
 	s.mu.Unlock()
+	ph.done("snapshot")
 	s.setProgress(0, len(notes))
 	// Notes are read, parsed and indexed in batches, so that only one batch
 	// of parsed notes (which hold their file's bytes) is alive at a time.
@@ -461,8 +481,10 @@ func (s *Service) build(ctx context.Context) {
 			}
 			infos[i] = infoOf(r.note, r.info)
 			return index.Item{Path: r.path, Note: r.note}, true
-		}, func() { close(analyzed) })
+		}, func() { close(analyzed); ph.done("analysis") })
+		ph.done("merge")
 		<-graphDone
+		ph.done("graph")
 		for i, r := range results {
 			switch {
 			case r.err != nil:
@@ -473,6 +495,7 @@ func (s *Service) build(ctx context.Context) {
 			}
 		}
 		s.mu.Unlock()
+		pause.Check()
 	}
 	s.setProgress(len(notes), len(notes))
 	s.mu.Lock()
@@ -482,6 +505,7 @@ func (s *Service) build(ctx context.Context) {
 		s.setAllLinkTexts()
 	}
 	s.mu.Unlock()
+	ph.done("link texts")
 	s.ix.Trim()
 	s.mu.RLock()
 	notesN, unindexedN := len(s.notes), len(s.unindexed)
@@ -489,20 +513,76 @@ func (s *Service) build(ctx context.Context) {
 	if profc != nil {
 		s.prof.Store(<-profc) // gen 0: an undecided profile is detected again after a change
 	}
+	ph.done("trim and profile")
+	s.log.Debug("first build phases", ph.attrs...)
 	lang, why := s.Profile()
 	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
 		"profile", lang, "profile_from", why)
-	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
-		if s.opts.CacheWriteOnClose {
-			s.snapshotDue.Store(true)
+	writeSnap := s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil
+	if writeSnap && s.opts.CacheWriteOnClose {
+		s.snapshotDue.Store(true)
+		writeSnap = false
+	}
+	// What can wait is done once the first search is answered: encoding
+	// the snapshot and the collections the pause put off would only delay
+	// that answer on a machine with two cores.
+	s.wg.Add(1)
+	go func(pause *gcpause.Pause) {
+		defer s.wg.Done()
+		t := time.NewTimer(afterBuildWait)
+		defer t.Stop()
+		select {
+		case <-s.answered:
+			// The answer is made; let it be written out first.
+			grace := time.NewTimer(afterAnswerGrace)
+			select {
+			case <-grace.C:
+			case <-ctx.Done():
+			}
+			grace.Stop()
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		pause.End()
+		if writeSnap {
+			s.writeSnapshot(ctx)
+		}
+	}(pause)
+	pause = &gcpause.Pause{} // the goroutine ends it
+}
+
+// afterBuildWait is how long the work put off until the first answer
+// waits for one at most, and afterAnswerGrace how long after the answer is
+// made (it is still to be encoded and written out).
+// (Variables for the tests.)
+var (
+	afterBuildWait   = 500 * time.Millisecond
+	afterAnswerGrace = 20 * time.Millisecond
+)
+
+// firstAnswered says the first answer after the build has been given.
+func (s *Service) firstAnswered() {
+	s.answeredOnce.Do(func() { close(s.answered) })
+}
+
+// phaseTimer times the steps of the first build, for a debug log line.
+type phaseTimer struct {
+	last  time.Time
+	attrs []any
+}
+
+// done ends the step called name (a step run once per batch adds up).
+func (p *phaseTimer) done(name string) {
+	now := time.Now()
+	d := now.Sub(p.last)
+	p.last = now
+	for i := 0; i < len(p.attrs); i += 2 {
+		if p.attrs[i] == name {
+			p.attrs[i+1] = p.attrs[i+1].(time.Duration) + d
 			return
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.writeSnapshot(ctx)
-		}()
 	}
+	p.attrs = append(p.attrs, name, d)
 }
 
 // buildBatch is how many notes the first build parses and indexes at once.
