@@ -449,6 +449,8 @@ func (s *Service) build(ctx context.Context) {
 	// while the index merges the batch.
 	indexed := 0
 	var done atomic.Int64
+	rd := s.fs.DirReader()
+	defer rd.Close()
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
 		batch := notes[lo:min(lo+buildBatch, len(notes))]
 		results := make([]parsed, len(batch))
@@ -471,7 +473,7 @@ func (s *Service) build(ctx context.Context) {
 			if ctx.Err() != nil {
 				return index.Item{}, false
 			}
-			r := s.readParseWalked(batch[i])
+			r := s.readParseWith(rd.ReadWalked, batch[i])
 			results[i] = r
 			if d := done.Add(1); d%256 == 0 {
 				s.setProgress(int(d), len(notes))
@@ -630,7 +632,12 @@ func (s *Service) readParse(rel string) parsed {
 
 // readParseWalked is readParse for a file Walk just listed (fast path).
 func (s *Service) readParseWalked(fi vaultfs.FileInfo) parsed {
-	data, info, err := s.fs.ReadWalked(fi)
+	return s.readParseWith(s.fs.ReadWalked, fi)
+}
+
+// readParseWith is readParseWalked through read (a vaultfs.DirReader's).
+func (s *Service) readParseWith(read func(vaultfs.FileInfo) ([]byte, vaultfs.FileInfo, error), fi vaultfs.FileInfo) parsed {
+	data, info, err := read(fi)
 	if err != nil {
 		return parsed{path: fi.Path, err: err}
 	}
