@@ -206,7 +206,6 @@ type Index struct {
 	listGen   uint64
 
 	intern map[string]string
-	wst    *stemmer // the writer's (removal), under the write lock
 	hint   builderSize
 }
 
@@ -563,11 +562,12 @@ func (ix *Index) merge(parts ...*partial) {
 	// Postings, exact then stems.
 	terms := make([][]string, len(parts))
 	stems := make([][]string, len(parts))
+	selfs := make([][]bool, len(parts))
 	for pi, p := range parts {
-		terms[pi], stems[pi] = p.terms, p.stems
+		terms[pi], stems[pi], selfs[pi] = p.terms, p.stems, p.sself
 	}
-	gExact := ix.mapTerms(&ix.exact, terms, true)
-	gStem := ix.mapTerms(&ix.stems, stems, false)
+	gExact := ix.mapTerms(&ix.exact, terms, true, nil)
+	gStem := ix.mapTerms(&ix.stems, stems, false, selfs)
 	empty := ix.postings == 0
 	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
@@ -685,10 +685,12 @@ func underFolder(path, folder string) bool {
 }
 
 // mapTerms returns the global ids of the partials' terms (one list per
-// partial), adding new ones. The lookups run on every CPU for a large merge
-// (the map is only read then: under the write lock, nothing else touches
-// it); the new terms are then added in order, one at a time.
-func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool) [][]uint32 {
+// partial), adding new ones; selfs, for the stem space, holds per partial
+// whether each stem is its own stem (see space.self), as the builders found.
+// The lookups run on every CPU for a large merge (the map is only read
+// then: under the write lock, nothing else touches it); the new terms are
+// then added in order, one at a time, into arrays grown once for all of them.
+func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]bool) [][]uint32 {
 	out := make([][]uint32, len(lists))
 	total := 0
 	for i, l := range lists {
@@ -699,34 +701,51 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool) [][]uint32 {
 	if total >= parallelMergeMin {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	shards(workers, func(w, nw uint32) int {
-		k := uint32(0)
+	missing := shards(workers, func(w, nw uint32) int {
+		k, missing := uint32(0), 0
 		for li, l := range lists {
 			for i, t := range l {
 				if k%nw == w {
 					id, ok := sp.ids[t]
 					if !ok {
 						id = noNote
+						missing++
 					}
 					out[li][i] = id
 				}
 				k++
 			}
 		}
-		return 0
+		return missing
 	})
+	if missing > 0 { // at most this many new terms (a term new in two partials counts twice)
+		if len(sp.ids) == 0 {
+			sp.ids = make(map[string]uint32, missing)
+		}
+		sp.terms = slices.Grow(sp.terms, missing)
+		sp.post = slices.Grow(sp.post, missing)
+		sp.df = slices.Grow(sp.df, missing)
+		if selfs != nil {
+			sp.self = slices.Grow(sp.self, missing)
+		}
+	}
 	for li, l := range lists {
 		for i, t := range l {
 			if out[li][i] == noNote {
-				out[li][i] = ix.addTerm(sp, t, fuzzy)
+				self := false
+				if selfs != nil {
+					self = selfs[li][i]
+				}
+				out[li][i] = ix.addTerm(sp, t, fuzzy, self)
 			}
 		}
 	}
 	return out
 }
 
-// addTerm returns the id of t, adding it to the space when new.
-func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
+// addTerm returns the id of t, adding it to the space when new (self: see
+// space.self, for the stem space).
+func (ix *Index) addTerm(sp *space, t string, fuzzy, self bool) uint32 {
 	if id, ok := sp.ids[t]; ok {
 		return id
 	}
@@ -736,11 +755,7 @@ func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
 	sp.post = append(sp.post, plist{})
 	sp.df = append(sp.df, 0)
 	if sp == &ix.stems {
-		if ix.wst == nil {
-			ix.wst = newStemmer()
-		}
-		l, s := langID(t[0]-'A'), t[1:]
-		sp.self = append(sp.self, stemmable(s) && ix.wst.stem(l, s) == s)
+		sp.self = append(sp.self, self)
 	}
 	sp.empty++ // until its postings arrive
 	if fuzzy {
