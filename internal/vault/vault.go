@@ -323,21 +323,30 @@ func (s *Service) setProgress(done, total int) {
 
 // startupRecovery finishes the writes a crash interrupted past their
 // commit record (rolled forward), then removes the temporary files of those
-// that stopped before it (rolled back), under the write lock.
+// that stopped before it (rolled back), under the write lock. The removal,
+// a walk of the whole vault, goes on in the background while the build
+// walks and reads (temporary files are hidden: the build never sees them),
+// still under the lock, so no write starts before it is over.
 func (s *Service) startupRecovery(ctx context.Context) {
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
 		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
 		return
 	}
-	defer release()
 	if !exclusive {
+		release()
 		return
 	}
 	s.recover(ctx)
-	if n, err := s.fs.CleanAllTemp(ctx); err == nil && n > 0 {
-		s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
-	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer release()
+		// Close waits for it rather than leaving it half done.
+		if n, err := s.fs.CleanAllTemp(context.WithoutCancel(ctx)); err == nil && n > 0 {
+			s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
+		}
+	}()
 }
 
 // Stats describes the index.
