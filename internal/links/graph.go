@@ -110,8 +110,10 @@ type Graph struct {
 	r     *Resolver
 	notes map[string]*noteRec
 	byKey map[string]*srcSet // LinkKeys key -> notes with links depending on it
-	// textDirty: notes whose link texts may have changed (see linktext.go)
+	// textDirty: notes whose link texts may have changed (see linktext.go),
+	// unless untracked (see TrackTextChanges)
 	textDirty map[string]struct{}
+	untracked bool
 }
 
 // noteRec is one note of the graph.

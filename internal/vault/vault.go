@@ -430,6 +430,9 @@ func (s *Service) build(ctx context.Context) {
 		}()
 	}
 	s.mu.Lock()
+	// Every note's link texts are taken once the graph is filled: the
+	// changes on the way need no record.
+	s.graph.TrackTextChanges(false)
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
 	for _, fi := range files {
@@ -455,13 +458,17 @@ func (s *Service) build(ctx context.Context) {
 	// of parsed notes (which hold their file's bytes) is alive at a time.
 	// Each note is read and parsed on the index worker that analyzes it
 	// (index.AddFunc), and the link graph (one lock, one core) is filled
-	// while the index merges the batch.
+	// while the index merges the batch; after the last batch's, the link
+	// texts of every note are taken from it, still during the merge.
+	var texts []index.LinkItem
+	textsTaken := linkTextsKept
 	indexed := 0
 	var done atomic.Int64
 	rd := s.fs.DirReader()
 	defer rd.Close()
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
 		batch := notes[lo:min(lo+buildBatch, len(notes))]
+		last := lo+buildBatch >= len(notes)
 		results := make([]parsed, len(batch))
 		infos := make([]*noteInfo, len(batch))
 		analyzed := make(chan struct{})
@@ -476,6 +483,15 @@ func (s *Service) build(ctx context.Context) {
 				}
 			}
 			s.graph.SetNotes(nl, false)
+			// The build holds s.mu until this goroutine is done.
+			for i, r := range results {
+				if r.err == nil && r.note != nil {
+					s.notes[r.path] = infos[i]
+				}
+			}
+			if last && !textsTaken && ctx.Err() == nil {
+				texts, textsTaken = s.linkTextItems(), true
+			}
 		}()
 		s.mu.Lock()
 		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
@@ -496,12 +512,11 @@ func (s *Service) build(ctx context.Context) {
 		ph.done("merge")
 		<-graphDone
 		ph.done("graph")
-		for i, r := range results {
+		for _, r := range results {
 			switch {
 			case r.err != nil:
 				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
 			case r.note != nil:
-				s.notes[r.path] = infos[i]
 				indexed++
 			}
 		}
@@ -510,10 +525,12 @@ func (s *Service) build(ctx context.Context) {
 	}
 	s.setProgress(len(notes), len(notes))
 	s.mu.Lock()
-	if linkTextsKept {
-		s.graph.TakeTextChanges()
-	} else {
-		s.setAllLinkTexts()
+	s.graph.TrackTextChanges(true)
+	if !linkTextsKept {
+		if !textsTaken {
+			texts = s.linkTextItems()
+		}
+		s.setLinkTexts(texts)
 	}
 	s.mu.Unlock()
 	ph.done("link texts")
