@@ -151,6 +151,38 @@ func (g *Graph) AddFile(p string) {
 	}
 }
 
+// AddFiles is AddFile for many files at once (a start: every file of the
+// vault), under one lock, with the graph's tables grown once and each
+// file's name folded once.
+func (g *Graph) AddFiles(paths []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.r.mu.Lock()
+	if len(g.r.files) == 0 {
+		g.r.files = make(map[string]struct{}, len(paths))
+		g.r.byName = make(map[string][]candidate, len(paths))
+	}
+	if len(g.notes) == 0 {
+		g.notes = make(map[string]*noteRec, len(paths))
+	}
+	var keys []string // of the files added
+	for _, p := range paths {
+		if key, ok := g.r.addKey(p); ok {
+			keys = append(keys, key)
+			if vaultfs.IsNoteName(p) && g.notes[p] == nil {
+				g.notes[p] = newNoteRec(p)
+			}
+		}
+	}
+	g.r.mu.Unlock()
+	if len(g.byKey) == 0 {
+		return // no link yet: none to resolve again
+	}
+	for _, k := range keys {
+		g.reresolve(k)
+	}
+}
+
 // SetNote adds or replaces the note at p and its out-links (in document
 // order). The note's file is added if it was not known.
 func (g *Graph) SetNote(p string, links []markdown.Link) {

@@ -435,9 +435,7 @@ func (s *Service) build(ctx context.Context) {
 	s.graph.TrackTextChanges(false)
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
-	for _, fi := range files {
-		s.graph.AddFile(fi.Path)
-	}
+	s.graph.AddFiles(pathsOf(files))
 	for rel, reason := range skipped {
 		s.unindexed[rel] = reason
 	}
