@@ -10,6 +10,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/evaluate"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
@@ -33,7 +34,7 @@ func (s *stringList) Set(v string) error {
 // command starts from it. Logs: see personLogger.
 func openVault(ctx context.Context, c *Config, stderr io.Writer, verbose bool) (*vault.Service, error) {
 	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: personLogger(c, stderr, verbose),
-		CacheDir: c.CacheDir, CacheWriteOnClose: true})
+		CacheDir: c.CacheDir, CacheWriteOnClose: true, PauseGC: gcpause.DefaultLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
@@ -48,7 +49,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	log := logger(stderr, c.LogLevel)
-	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: log, Watch: true, AutoPush: c.AutoPush, ReadOnly: c.ReadOnly, CacheDir: c.CacheDir})
+	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: log, Watch: true, AutoPush: c.AutoPush, ReadOnly: c.ReadOnly, CacheDir: c.CacheDir,
+		PauseGC: gcpause.DefaultLimit})
 	if err != nil {
 		return err
 	}

@@ -426,12 +426,86 @@ func (t *tokenizer) cjk(text string, i int) int {
 	return j
 }
 
+// wordBytes classifies bytes for word's scanning loop: an ASCII letter,
+// digit or hyphen has wbWord set (with wbUpper or wbHyphen when it is one);
+// a separator and every byte of a multi-byte character are 0.
+const (
+	wbWord uint8 = 1 << iota
+	wbUpper
+	wbHyphen
+)
+
+var wordBytes = func() (t [256]uint8) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		switch asciiClass[c] {
+		case clLower, clDigit:
+			t[c] = wbWord
+		case clUpper:
+			t[c] = wbWord | wbUpper
+		case clHyphen:
+			t[c] = wbWord | wbHyphen
+		}
+	}
+	return t
+}()
+
+// asciiFastPath: word scans ASCII bytes with wordBytes before it decodes any
+// character (a variable for the tests, which compare with the general loop).
+var asciiFastPath = true
+
 // word scans the word starting at text[i:], emits its tokens and returns its end.
 func (t *tokenizer) word(text string, i int) int {
+	if !asciiFastPath {
+		return t.wordRunes(text, i, i, 0)
+	}
+	// The ASCII run first, one table read a byte; most words end there.
 	j := i
-	plain := true // ASCII without uppercase: the token is a slice of text
+	var seen uint8
+	for j < len(text) {
+		c := wordBytes[text[j]]
+		if c == 0 {
+			break
+		}
+		seen |= c
+		j++
+	}
+	hyphen := seen&wbHyphen != 0
+	if j == len(text) || text[j] < utf8.RuneSelf {
+		if t.stats != nil {
+			t.stats.latin++
+		}
+		if seen&wbUpper == 0 { // the token is a slice of text
+			s, e := i, j
+			if hyphen {
+				for s < e && text[s] == '-' {
+					s++
+				}
+				for e > s && text[e-1] == '-' {
+					e--
+				}
+			}
+			if s < e {
+				t.token(text[s:e], false, hyphen, true)
+			}
+			return j
+		}
+		b := appendFolded(t.buf[:0], text[i:j])
+		t.buf = b
+		if tok := trimHyphens(b); tok != "" {
+			t.token(tok, true, hyphen, true)
+		}
+		return j
+	}
+	return t.wordRunes(text, i, j, seen)
+}
+
+// wordRunes goes on scanning a word of text[i:] from j, where a multi-byte
+// character follows its ASCII start (whose bytes had the wordBytes seen),
+// emits its tokens and returns its end.
+func (t *tokenizer) wordRunes(text string, i, j int, seen uint8) int {
+	plain := seen&wbUpper == 0 // ASCII without uppercase: the token is a slice of text
 	ascii := true
-	hyphen := false
+	hyphen := seen&wbHyphen != 0
 	cyr := false
 scan:
 	for j < len(text) {
@@ -476,7 +550,7 @@ scan:
 			}
 		}
 		if s < e {
-			t.token(text[s:e], false, hyphen)
+			t.token(text[s:e], false, hyphen, true)
 		}
 		return j
 	}
@@ -509,7 +583,7 @@ scan:
 			t.orig = orig
 		}
 	}
-	t.token(tok, true, hyphen)
+	t.token(tok, true, hyphen, ascii)
 	t.orig = ""
 	return j
 }
@@ -581,10 +655,11 @@ func fold(s string) string {
 }
 
 // token applies the length, stopword and hyphen rules to one folded word
-// (no edge hyphens) and emits what survives. hyphen: tok may hold one.
-func (t *tokenizer) token(tok string, scratch, hyphen bool) {
+// (no edge hyphens) and emits what survives. hyphen: tok may hold one;
+// ascii: tok is ASCII (its length in bytes is its length in characters).
+func (t *tokenizer) token(tok string, scratch, hyphen, ascii bool) {
 	if !hyphen || strings.IndexByte(tok, '-') < 0 {
-		t.single(tok, scratch)
+		t.single(tok, scratch, ascii)
 		return
 	}
 	if n := runeLen(tok); n >= MinTokenRunes && n <= MaxTokenRunes {
@@ -593,18 +668,21 @@ func (t *tokenizer) token(tok string, scratch, hyphen bool) {
 	for tok != "" {
 		k := strings.IndexByte(tok, '-')
 		if k < 0 {
-			t.single(tok, scratch)
+			t.single(tok, scratch, ascii)
 			return
 		}
 		if k > 0 {
-			t.single(tok[:k], scratch)
+			t.single(tok[:k], scratch, ascii)
 		}
 		tok = tok[k+1:]
 	}
 }
 
-func (t *tokenizer) single(tok string, scratch bool) {
-	n := runeLen(tok)
+func (t *tokenizer) single(tok string, scratch, ascii bool) {
+	n := len(tok)
+	if !ascii {
+		n = runeLen(tok)
+	}
 	if n < MinTokenRunes || n > MaxTokenRunes {
 		return
 	}

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -278,6 +280,45 @@ func TestLatinTableMatchesUnicode(t *testing.T) {
 		}
 		if latin[r].lower != unicode.ToLower(r) {
 			t.Errorf("lower %U", r)
+		}
+	}
+}
+
+// TestASCIIFastPathMatchesGeneral: words scanned by the ASCII fast path give
+// exactly the tokens, accented forms and language statistics of the general
+// loop, on random text mixing ASCII words, case, hyphens, aliases, accented
+// and decomposed letters, Cyrillic, CJK and symbols.
+func TestASCIIFastPathMatchesGeneral(t *testing.T) {
+	pieces := []string{"a", "b", "Z", "q", "7", "-", "--", " ", "  ", ".", ",", "_", "/", "#", "+", "c", "C", "f", "n",
+		"c++", "C#", "f#", "node.js", ".NET", "é", "Ç", "ü", "e\u0301", "ß", "ж", "Ё", "日", "本", "カ", "한", "—", "🚀",
+		"\u200b", "\t", "\n", "the", "and", "não", "está", "x-ray", "State", "of", "ART", "404"}
+	type out struct {
+		toks  []string
+		stats textStats
+	}
+	analyze := func(text string) out {
+		var o out
+		var tk tokenizer
+		tk.stats = &o.stats
+		tk.emit = func(tok string, scratch bool) {
+			o.toks = append(o.toks, tok+"|"+tk.orig+"|"+strconv.FormatBool(scratch))
+		}
+		tk.run(text)
+		return o
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + r.IntN(12) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := sb.String()
+		fast := analyze(text)
+		asciiFastPath = false
+		general := analyze(text)
+		asciiFastPath = true
+		if !slices.Equal(fast.toks, general.toks) || fast.stats != general.stats {
+			t.Fatalf("%q: fast path %q %+v, general loop %q %+v", text, fast.toks, fast.stats, general.toks, general.stats)
 		}
 	}
 }

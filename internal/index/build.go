@@ -193,6 +193,10 @@ type partial struct {
 	// not stored because it equals the chunk's posting of the exact term
 	// spelled as the stem (see elision in the package documentation).
 	sdf []uint32
+	// sself says, per local stem, whether the stem is its own stem (see
+	// space.self), found by the builder rather than in the merge, which
+	// runs on one core.
+	sself []bool
 	// counts holds the notes' term counts, with local ids.
 	counts byteArena
 	pairs  []uint64 // the notes' title pairs (see partNote)
@@ -217,7 +221,14 @@ type builder struct {
 	// its own id; vterm maps it to its term.
 	vdict *termTable
 	vterm []uint32
-	// stemOf[lang][term], vstemOf[lang][variant]: local stem ids, once computed.
+	// terms and stems hold the state of each local term and stem, all of
+	// it side by side: a term's is one cache line (with separate arrays, a
+	// builder of a large batch, whose million terms outgrow the CPU caches,
+	// missed the cache once per array).
+	terms []termState
+	stems []stemState
+	// stemOf[lang][term] (for languages other than the fallback, whose are
+	// in terms), vstemOf[lang][variant]: local stem ids, once computed.
 	stemOf  [numLangs][]stemPair
 	vstemOf [numLangs][]stemPair
 	st      *stemmer
@@ -228,15 +239,11 @@ type builder struct {
 	fld    int     // the field being analyzed (fHeading...)
 	length float32 // weighted length of the chunk being analyzed
 
-	acc      []tfCounts // per local term: tf in the current chunk
-	pacc     []tfCounts // per local term: tf of its unaccented occurrences
 	touched  []uint32
 	vacc     []tfCounts // per variant: tf in the current chunk
 	vtouched []uint32
-	sacc     []tfCounts // per local stem: tf in the current chunk
 	stouched []uint32
 	selfs    []tfEntry // the current chunk's terms that are their own stem (term = stem id)
-	elide    []bool    // per local stem: its posting in the current chunk is not stored
 
 	// per note scratch
 	ctf    []tfEntry
@@ -246,15 +253,28 @@ type builder struct {
 	lens   []float32
 	tlist  []uint32
 	slist  []uint32
-	tseen  []uint32 // per local term: the stamp of the last note listing it
-	sseen  []uint32 // per local stem: likewise
-	cbuf   []byte   // the note's counts, before they go to the partial
-	tn     []uint32 // per local term: the note's chunks holding it
-	sn     []uint32 // per local stem: the note's chunks with a stored posting
-	se     []uint32 // per local stem: the note's chunks with an elided posting
+	cbuf   []byte // the note's counts, before they go to the partial
 	stamp  uint32
 	fmTags []string
 	seq    []uint32 // the title words of the note being analyzed, phraseBreak between titles
+}
+
+// termState is what a builder keeps of one local term.
+type termState struct {
+	acc  tfCounts // tf in the current chunk
+	pacc tfCounts // tf of its unaccented occurrences in the current chunk
+	seen uint32   // the stamp of the last note listing it
+	n    uint32   // the note's chunks holding it
+	stem stemPair // its stems in the fallback language, once computed
+}
+
+// stemState is what a builder keeps of one local stem.
+type stemState struct {
+	acc    tfCounts // tf in the current chunk
+	seen   uint32   // the stamp of the last note listing it
+	stored uint32   // the note's chunks with a stored posting
+	elided uint32   // the note's chunks with an elided posting
+	elide  bool     // its posting in the current chunk is not stored
 }
 
 // builderSize is what a builder grew to: the sizes its successor starts
@@ -272,17 +292,13 @@ func newBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
 		st:       newStemmer(),
 	}
 	if size.terms > 0 {
-		b.acc = make([]tfCounts, 0, size.terms)
-		b.pacc = make([]tfCounts, 0, size.terms)
+		b.terms = make([]termState, 0, size.terms)
 	}
 	if size.stems > 0 {
 		b.p.stems = make([]string, 0, size.stems)
-		b.sacc = make([]tfCounts, 0, size.stems)
-		b.sseen = make([]uint32, 0, size.stems)
-		b.sn = make([]uint32, 0, size.stems)
-		b.se = make([]uint32, 0, size.stems)
-		b.elide = make([]bool, 0, size.stems)
+		b.stems = make([]stemState, 0, size.stems)
 		b.p.sdf = make([]uint32, 0, size.stems)
+		b.p.sself = make([]bool, 0, size.stems)
 	}
 	b.tok.emit = b.add
 	return b
@@ -298,13 +314,13 @@ func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
 	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 	if !ok {
-		b.acc = append(b.acc, tfCounts{})
-		b.pacc = append(b.pacc, tfCounts{})
+		b.terms = append(b.terms, termState{})
 	}
-	if b.acc[id].zero() {
+	ts := &b.terms[id]
+	if ts.acc.zero() {
 		b.touched = append(b.touched, id)
 	}
-	b.acc[id][b.fld]++
+	ts.acc[b.fld]++
 	if b.fld == fTitle {
 		// CJK bigrams overlap: two of them following each other say no more
 		// than the three characters they share, so they break a phrase.
@@ -315,7 +331,7 @@ func (b *builder) add(tok string, scratch bool) {
 		}
 	}
 	if b.tok.orig == "" {
-		b.pacc[id][b.fld]++
+		ts.pacc[b.fld]++
 		return
 	}
 	v, ok := b.vdict.id(b.tok.orig)
@@ -411,8 +427,9 @@ func (b *builder) addLinkChunk(path string, texts []LinkText, lang langID) {
 // and length join the note's.
 func (b *builder) endChunk() {
 	for _, id := range b.touched {
-		b.ctf = append(b.ctf, tfEntry{id, b.acc[id], b.pacc[id]})
-		b.acc[id], b.pacc[id] = tfCounts{}, tfCounts{}
+		ts := &b.terms[id]
+		b.ctf = append(b.ctf, tfEntry{id, ts.acc, ts.pacc})
+		ts.acc, ts.pacc = tfCounts{}, tfCounts{}
 	}
 	b.touched = b.touched[:0]
 	b.ends = append(b.ends, len(b.ctf))
@@ -436,8 +453,6 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 	first = uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	b.stamp++
-	b.tseen = growStamps(b.tseen, len(b.dict.terms))
-	b.tn = growStamps(b.tn, len(b.dict.terms))
 	start, vstart := 0, 0
 	for ci, end := range b.ends {
 		cid := uint32(len(p.cidx))
@@ -447,11 +462,12 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 		sum += float64(b.lens[ci])
 		for _, e := range b.ctf[start:end] {
 			p.post.add(rawPosting{e.term, cid, pack(&e.tf, &p.big)})
-			if b.tseen[e.term] != b.stamp {
-				b.tseen[e.term] = b.stamp
+			ts := &b.terms[e.term]
+			if ts.seen != b.stamp {
+				ts.seen = b.stamp
 				b.tlist = append(b.tlist, e.term)
 			}
-			b.tn[e.term]++
+			ts.n++
 			if stemmed {
 				sp := b.stemIDs(lang, e.term)
 				if !e.ptf.zero() {
@@ -471,23 +487,24 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 		// A stem whose only word in the chunk is the term spelled as the
 		// stem has the posting of that term: it is not stored twice.
 		for _, e := range b.selfs {
-			if elideStems && b.sacc[e.term].equal(&e.tf) {
-				b.elide[e.term] = true
+			if ss := &b.stems[e.term]; elideStems && ss.acc.equal(&e.tf) {
+				ss.elide = true
 			}
 		}
 		b.selfs = b.selfs[:0]
 		for _, sid := range b.stouched {
-			if b.elide[sid] {
-				b.elide[sid] = false
+			ss := &b.stems[sid]
+			if ss.elide {
+				ss.elide = false
 				p.sdf[sid]++
-				b.se[sid]++
+				ss.elided++
 			} else {
-				p.spost.add(rawPosting{sid, cid, pack(&b.sacc[sid], &p.sbig)})
-				b.sn[sid]++
+				p.spost.add(rawPosting{sid, cid, pack(&ss.acc, &p.sbig)})
+				ss.stored++
 			}
-			b.sacc[sid] = tfCounts{}
-			if b.sseen[sid] != b.stamp {
-				b.sseen[sid] = b.stamp
+			ss.acc = tfCounts{}
+			if ss.seen != b.stamp {
+				ss.seen = b.stamp
 				b.slist = append(b.slist, sid)
 			}
 		}
@@ -496,13 +513,15 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 	}
 	buf := b.cbuf[:0]
 	for _, t := range b.tlist {
-		buf = appendLocalCount(buf, termCount{id: t, stored: b.tn[t]}, false)
-		b.tn[t] = 0
+		ts := &b.terms[t]
+		buf = appendLocalCount(buf, termCount{id: t, stored: ts.n}, false)
+		ts.n = 0
 	}
 	nt := len(buf)
 	for _, s := range b.slist {
-		buf = appendLocalCount(buf, termCount{id: s, stored: b.sn[s], elided: b.se[s]}, true)
-		b.sn[s], b.se[s] = 0, 0
+		ss := &b.stems[s]
+		buf = appendLocalCount(buf, termCount{id: s, stored: ss.stored, elided: ss.elided}, true)
+		ss.stored, ss.elided = 0, 0
 	}
 	b.cbuf = buf
 	both := p.counts.add(buf)
@@ -566,23 +585,29 @@ type stemPair struct {
 func (b *builder) addStems(sp stemPair, tf tfCounts) {
 	for _, sid := range [2]int32{sp.a, sp.b} {
 		if sid >= 0 {
-			if b.sacc[sid].zero() {
+			ss := &b.stems[sid]
+			if ss.acc.zero() {
 				b.stouched = append(b.stouched, uint32(sid))
 			}
-			b.sacc[sid].addAll(&tf)
+			ss.acc.addAll(&tf)
 		}
 	}
 }
 
 // stemIDs returns the local stem ids of a local term written without accents.
 func (b *builder) stemIDs(l langID, term uint32) stemPair {
-	cache := growCache(&b.stemOf[l], term, len(b.dict.terms))
-	if !cache[term].done {
-		t := b.dict.terms[term]
-		cache[term] = b.computeStems(l, t, "")
-		cache[term].self = cache[term].a >= 0 && b.p.stems[cache[term].a][1:] == t
+	var sp *stemPair
+	if l == b.fallback {
+		sp = &b.terms[term].stem
+	} else {
+		sp = &growCache(&b.stemOf[l], term, len(b.dict.terms))[term]
 	}
-	return cache[term]
+	if !sp.done {
+		t := b.dict.terms[term]
+		*sp = b.computeStems(l, t, "")
+		sp.self = sp.a >= 0 && b.p.stems[sp.a][1:] == t
+	}
+	return *sp
 }
 
 // variantStemIDs returns the local stem ids of a variant.
@@ -592,14 +617,6 @@ func (b *builder) variantStemIDs(l langID, v uint32) stemPair {
 		cache[v] = b.computeStems(l, b.dict.terms[b.vterm[v]], b.vdict.terms[v])
 	}
 	return cache[v]
-}
-
-// growStamps extends s to n entries (zero: no note yet).
-func growStamps(s []uint32, n int) []uint32 {
-	if n > len(s) {
-		s = append(s, make([]uint32, n-len(s))...)
-	}
-	return s
 }
 
 // growCache makes (*cache)[i] addressable; n is the current id count.
@@ -616,26 +633,30 @@ func (b *builder) computeStems(l langID, term, orig string) stemPair {
 	sp := stemPair{a: -1, b: -1, done: true}
 	if stemmable(term) {
 		k1, k2 := stemKeys(b.st, l, term, orig)
-		sp.a = b.stemLocal(k1)
+		sp.a = b.stemLocal(k1, k1[1:] == term)
 		if k2 != "" {
-			sp.b = b.stemLocal(k2)
+			sp.b = b.stemLocal(k2, false)
 		}
 	}
 	return sp
 }
 
-func (b *builder) stemLocal(key string) int32 {
+// stemLocal returns the local id of a stem key, adding it when new; self
+// says the stem is known to be its own stem (it is the stemmable term it was
+// found as the stem of), which saves stemming it again.
+func (b *builder) stemLocal(key string, self bool) int32 {
 	sid, ok := b.sdict[key]
 	if !ok {
 		sid = uint32(len(b.p.stems))
 		b.sdict[key] = sid
 		b.p.stems = append(b.p.stems, key)
-		b.sacc = append(b.sacc, tfCounts{})
-		b.sseen = append(b.sseen, 0)
-		b.sn = append(b.sn, 0)
-		b.se = append(b.se, 0)
-		b.elide = append(b.elide, false)
+		b.stems = append(b.stems, stemState{})
 		b.p.sdf = append(b.p.sdf, 0)
+		if !self {
+			l, s := langID(key[0]-'A'), key[1:]
+			self = stemmable(s) && b.st.stem(l, s) == s
+		}
+		b.p.sself = append(b.p.sself, self)
 	}
 	return int32(sid)
 }

@@ -206,7 +206,6 @@ type Index struct {
 	listGen   uint64
 
 	intern map[string]string
-	wst    *stemmer // the writer's (removal), under the write lock
 	hint   builderSize
 }
 
@@ -563,11 +562,12 @@ func (ix *Index) merge(parts ...*partial) {
 	// Postings, exact then stems.
 	terms := make([][]string, len(parts))
 	stems := make([][]string, len(parts))
+	selfs := make([][]bool, len(parts))
 	for pi, p := range parts {
-		terms[pi], stems[pi] = p.terms, p.stems
+		terms[pi], stems[pi], selfs[pi] = p.terms, p.stems, p.sself
 	}
-	gExact := ix.mapTerms(&ix.exact, terms, true)
-	gStem := ix.mapTerms(&ix.stems, stems, false)
+	gExact := ix.mapTerms(&ix.exact, terms, true, nil)
+	gStem := ix.mapTerms(&ix.stems, stems, false, selfs)
 	empty := ix.postings == 0
 	ix.postings += mergePostings(&ix.exact, parts, gExact, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, parts, gStem, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
@@ -685,10 +685,12 @@ func underFolder(path, folder string) bool {
 }
 
 // mapTerms returns the global ids of the partials' terms (one list per
-// partial), adding new ones. The lookups run on every CPU for a large merge
-// (the map is only read then: under the write lock, nothing else touches
-// it); the new terms are then added in order, one at a time.
-func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool) [][]uint32 {
+// partial), adding new ones; selfs, for the stem space, holds per partial
+// whether each stem is its own stem (see space.self), as the builders found.
+// The lookups run on every CPU for a large merge (the map is only read
+// then: under the write lock, nothing else touches it); the new terms are
+// then added in order, one at a time, into arrays grown once for all of them.
+func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]bool) [][]uint32 {
 	out := make([][]uint32, len(lists))
 	total := 0
 	for i, l := range lists {
@@ -699,34 +701,51 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool) [][]uint32 {
 	if total >= parallelMergeMin {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	shards(workers, func(w, nw uint32) int {
-		k := uint32(0)
+	missing := shards(workers, func(w, nw uint32) int {
+		k, missing := uint32(0), 0
 		for li, l := range lists {
 			for i, t := range l {
 				if k%nw == w {
 					id, ok := sp.ids[t]
 					if !ok {
 						id = noNote
+						missing++
 					}
 					out[li][i] = id
 				}
 				k++
 			}
 		}
-		return 0
+		return missing
 	})
+	if missing > 0 { // at most this many new terms (a term new in two partials counts twice)
+		if len(sp.ids) == 0 {
+			sp.ids = make(map[string]uint32, missing)
+		}
+		sp.terms = slices.Grow(sp.terms, missing)
+		sp.post = slices.Grow(sp.post, missing)
+		sp.df = slices.Grow(sp.df, missing)
+		if selfs != nil {
+			sp.self = slices.Grow(sp.self, missing)
+		}
+	}
 	for li, l := range lists {
 		for i, t := range l {
 			if out[li][i] == noNote {
-				out[li][i] = ix.addTerm(sp, t, fuzzy)
+				self := false
+				if selfs != nil {
+					self = selfs[li][i]
+				}
+				out[li][i] = ix.addTerm(sp, t, fuzzy, self)
 			}
 		}
 	}
 	return out
 }
 
-// addTerm returns the id of t, adding it to the space when new.
-func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
+// addTerm returns the id of t, adding it to the space when new (self: see
+// space.self, for the stem space).
+func (ix *Index) addTerm(sp *space, t string, fuzzy, self bool) uint32 {
 	if id, ok := sp.ids[t]; ok {
 		return id
 	}
@@ -736,11 +755,7 @@ func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
 	sp.post = append(sp.post, plist{})
 	sp.df = append(sp.df, 0)
 	if sp == &ix.stems {
-		if ix.wst == nil {
-			ix.wst = newStemmer()
-		}
-		l, s := langID(t[0]-'A'), t[1:]
-		sp.self = append(sp.self, stemmable(s) && ix.wst.stem(l, s) == s)
+		sp.self = append(sp.self, self)
 	}
 	sp.empty++ // until its postings arrive
 	if fuzzy {
@@ -755,12 +770,9 @@ func (ix *Index) addTerm(sp *space, t string, fuzzy bool) uint32 {
 // Every list has its own allocation. A list grows by append (amortised
 // doubling), so merging a note costs O(its postings) whatever the size of the
 // vault; only into an empty index (the first batch of a build, where every
-// list is new) are the lists allocated at their exact size after a counting
-// pass, which saves the slack of doubling. (Running that pass for every
-// large batch, to size only the lists still empty, cost 0.7 s of CPU over
-// the 13 batches of a 100k-note build, for lists Trim tightens anyway.) A large merge runs on every CPU, each worker taking
-// the terms whose id is its number modulo the workers (so each list is
-// written by one worker, in order), a group of blocks at a time.
+// list is new) are the lists allocated at their exact size. A large merge
+// (sortedMerge) first sorts the postings by term, then appends each list's
+// at once, the lists shared out on every CPU.
 func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uint32, empty bool, get func(*partial) (*rawList, []tfCounts)) int {
 	total := 0
 	// Overflow counts move to the space's table, each partial's at an offset.
@@ -774,76 +786,128 @@ func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uin
 	if total == 0 {
 		return 0
 	}
-	workers := 1
 	if total >= parallelMergeMin {
-		workers = runtime.GOMAXPROCS(0)
+		sortedMerge(sp, parts, gmap, chunkBase, bigBase, empty, total, get)
+		return total
 	}
-	if empty {
-		// The encoded size of every list, from the same postings in the
-		// same order.
-		size := make([]uint32, len(sp.terms))
-		last := make([]uint32, len(sp.terms))
-		shards(workers, func(w, nw uint32) int {
-			for pi, p := range parts {
-				g, base, bb := gmap[pi], chunkBase[pi], bigBase[pi]
-				rl, _ := get(p)
-				for _, blk := range rl.blocks {
-					for _, rp := range blk {
-						id := g[rp.term]
-						if id%nw != w || cap(sp.post[id].data) > 0 {
-							continue
-						}
-						tf := rp.tf
-						if tf&tfBig != 0 {
-							tf += bb
-						}
-						c := rp.chunk + base
-						size[id] += uint32(postingSize(last[id], c, tf))
-						last[id] = c
-					}
-				}
-			}
-			for id := w; id < uint32(len(size)); id += nw {
-				if n := size[id]; n > 0 {
-					sp.post[id].data = make([]byte, 0, n)
-				}
-			}
-			return 0
-		})
-	}
-	const group = 32 // blocks merged between two releases
 	for pi, p := range parts {
 		base, bb, g := chunkBase[pi], bigBase[pi], gmap[pi]
 		rl, _ := get(p)
-		for s := 0; s < len(rl.blocks); s += group {
-			blks := rl.blocks[s:min(s+group, len(rl.blocks))]
-			sp.empty -= shards(workers, func(w, nw uint32) int {
-				filled := 0 // terms whose df leaves 0
-				for _, blk := range blks {
-					for _, rp := range blk {
-						id := g[rp.term]
-						if id%nw != w {
-							continue
-						}
-						if sp.df[id] == 0 {
-							filled++
-						}
-						sp.df[id]++
-						tf := rp.tf
-						if tf&tfBig != 0 {
-							tf += bb
-						}
-						sp.post[id].add(rp.chunk+base, tf)
-					}
+		for _, blk := range rl.blocks {
+			for _, rp := range blk {
+				id := g[rp.term]
+				if sp.df[id] == 0 {
+					sp.empty--
 				}
-				return filled
-			})
-			clear(blks) // merged: let the collector have them
+				sp.df[id]++
+				tf := rp.tf
+				if tf&tfBig != 0 {
+					tf += bb
+				}
+				sp.post[id].add(rp.chunk+base, tf)
+			}
 		}
 		rl.blocks, rl.n = nil, 0
 	}
 	return total
 }
+
+// sortedPosting is a posting of sortedMerge's flat array.
+type sortedPosting struct {
+	chunk uint32
+	tf    tfq
+}
+
+// sortedMerge is mergePostings for many postings: a counting sort by global
+// term id (stable: each term's postings stay in chunk order) into one flat
+// array, the partials' blocks released as it goes, then each list grown
+// once for its new postings and appended to, every CPU taking a run of
+// terms with about as many postings as the others. Appending the postings
+// in the partials' order touched a random list for each one: at a million
+// lists (the generated 100k-note vault) nearly every posting was a cache
+// miss, a tenth of a build's CPU.
+func sortedMerge(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uint32, bigBase []tfq, empty bool, total int, get func(*partial) (*rawList, []tfCounts)) {
+	nt := len(sp.terms)
+	start := make([]uint32, nt+1) // start[id]: the first of id's postings in flat
+	for pi, p := range parts {
+		g := gmap[pi]
+		rl, _ := get(p)
+		for _, blk := range rl.blocks {
+			for _, rp := range blk {
+				start[g[rp.term]+1]++
+			}
+		}
+	}
+	for id := 1; id <= nt; id++ {
+		start[id] += start[id-1]
+	}
+	flat := make([]sortedPosting, total)
+	next := slices.Clone(start[:nt])
+	for pi, p := range parts {
+		base, bb, g := chunkBase[pi], bigBase[pi], gmap[pi]
+		rl, _ := get(p)
+		for b, blk := range rl.blocks {
+			for _, rp := range blk {
+				id := g[rp.term]
+				tf := rp.tf
+				if tf&tfBig != 0 {
+					tf += bb
+				}
+				flat[next[id]] = sortedPosting{rp.chunk + base, tf}
+				next[id]++
+			}
+			rl.blocks[b] = nil // sorted: let the collector have it
+		}
+		rl.blocks, rl.n = nil, 0
+	}
+	next = nil
+	// Runs of terms with about total/workers postings each.
+	workers := runtime.GOMAXPROCS(0)
+	if sortedMergeWorkers > 0 {
+		workers = sortedMergeWorkers
+	}
+	bounds := make([]uint32, workers+1)
+	for w := 1; w < workers; w++ {
+		want := uint32(uint64(total) * uint64(w) / uint64(workers))
+		k, _ := slices.BinarySearch(start, want)
+		bounds[w] = uint32(min(k, nt))
+	}
+	bounds[workers] = uint32(nt)
+	sp.empty -= shards(workers, func(w, _ uint32) int {
+		filled := 0 // terms whose df leaves 0
+		for id := bounds[w]; id < bounds[w+1]; id++ {
+			ps := flat[start[id]:start[id+1]]
+			if len(ps) == 0 {
+				continue
+			}
+			l := &sp.post[id]
+			need, last := 0, l.last
+			for _, p := range ps {
+				need += postingSize(last, p.chunk, p.tf)
+				last = p.chunk
+			}
+			switch {
+			case cap(l.data)-len(l.data) >= need:
+			case empty && len(l.data) == 0:
+				l.data = make([]byte, 0, need) // exact: the list is new
+			default:
+				l.data = slices.Grow(l.data, need) // amortised, as append
+			}
+			for _, p := range ps {
+				l.add(p.chunk, p.tf)
+			}
+			if sp.df[id] == 0 {
+				filled++
+			}
+			sp.df[id] += uint32(len(ps))
+		}
+		return filled
+	})
+}
+
+// sortedMergeWorkers, when above 0, is the number of workers of
+// sortedMerge (the tests', whose builds run on one CPU).
+var sortedMergeWorkers = 0
 
 // parallelMergeMin is the smallest merge that runs on every CPU (a variable
 // for the tests).

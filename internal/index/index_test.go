@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -914,4 +916,43 @@ func TestParallelMergeMatchesSequential(t *testing.T) {
 		qs = append(qs, it.Note.Title)
 	}
 	sameRanking(t, "parallel vs sequential merge", par, seq, qs)
+}
+
+// TestSortedMergeSameLists: the merge that sorts the postings by term
+// (large merges) writes every posting list, document frequency and term
+// byte for byte as the merge that appends them in order, into an empty
+// index and into a populated one.
+func TestSortedMergeSameLists(t *testing.T) {
+	// One CPU: the notes reach the builders, and so the terms and chunks
+	// their ids, in the same order in both builds.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer func(old int) { sortedMergeWorkers = old }(sortedMergeWorkers)
+	sortedMergeWorkers = 3
+	items := syntheticSized(300, 60)
+	build := func(minSorted int) *Index {
+		defer func(old int) { parallelMergeMin = old }(parallelMergeMin)
+		parallelMergeMin = minSorted
+		ix := New(Options{})
+		ix.AddBatch(items[:200])
+		ix.AddBatch(items[150:])
+		return ix
+	}
+	sorted, inOrder := build(1), build(1<<30)
+	for _, sp := range [...]struct {
+		name string
+		a, b *space
+	}{{"exact", &sorted.exact, &inOrder.exact}, {"stems", &sorted.stems, &inOrder.stems}} {
+		if !slices.Equal(sp.a.terms, sp.b.terms) || !slices.Equal(sp.a.df, sp.b.df) || sp.a.empty != sp.b.empty || !slices.Equal(sp.a.big, sp.b.big) {
+			t.Fatalf("%s: terms, df, empty or overflow differ", sp.name)
+		}
+		for id := range sp.a.post {
+			x, y := &sp.a.post[id], &sp.b.post[id]
+			if !bytes.Equal(x.data, y.data) || x.last != y.last || x.n != y.n {
+				t.Fatalf("%s: list of %q differs", sp.name, sp.a.terms[id])
+			}
+		}
+	}
+	if sorted.postings != inOrder.postings {
+		t.Fatalf("postings %d, %d", sorted.postings, inOrder.postings)
+	}
 }

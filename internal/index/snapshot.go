@@ -193,12 +193,6 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 			return nil, fmt.Errorf("%w: note %q twice", snapshot.ErrInvalid, n.path)
 		}
 		ix.byPath[n.path] = uint32(i)
-		if err := checkTermList(n.terms, false, len(ix.exact.terms)); err != nil {
-			return nil, err
-		}
-		if err := checkTermList(n.stems, true, len(ix.stems.terms)); err != nil {
-			return nil, err
-		}
 	}
 	ix.freeNotes = d.U32s()
 	ix.live = d.Int(slots)
@@ -222,7 +216,25 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 	if err := ix.decodeLinks(d); err != nil {
 		return nil, err
 	}
-	// Checking every posting is most of the decoding: on every CPU.
+	// Checking every posting and every note's term list is most of the
+	// decoding: on every CPU.
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	shards(len(errs), func(w, nw uint32) int {
+		for i := int(w); i < len(ix.notes) && errs[w] == nil; i += int(nw) {
+			if n := &ix.notes[i]; n.live {
+				errs[w] = checkTermList(n.terms, false, len(ix.exact.terms))
+				if errs[w] == nil {
+					errs[w] = checkTermList(n.stems, true, len(ix.stems.terms))
+				}
+			}
+		}
+		return 0
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
 		errs := make([]error, runtime.GOMAXPROCS(0))
 		shards(len(errs), func(w, nw uint32) int {

@@ -110,8 +110,10 @@ type Graph struct {
 	r     *Resolver
 	notes map[string]*noteRec
 	byKey map[string]*srcSet // LinkKeys key -> notes with links depending on it
-	// textDirty: notes whose link texts may have changed (see linktext.go)
+	// textDirty: notes whose link texts may have changed (see linktext.go),
+	// unless untracked (see TrackTextChanges)
 	textDirty map[string]struct{}
+	untracked bool
 }
 
 // noteRec is one note of the graph.
@@ -146,6 +148,38 @@ func (g *Graph) AddFile(p string) {
 	g.addFile(p)
 	if vaultfs.IsNoteName(p) && g.notes[p] == nil {
 		g.notes[p] = newNoteRec(p)
+	}
+}
+
+// AddFiles is AddFile for many files at once (a start: every file of the
+// vault), under one lock, with the graph's tables grown once and each
+// file's name folded once.
+func (g *Graph) AddFiles(paths []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.r.mu.Lock()
+	if len(g.r.files) == 0 {
+		g.r.files = make(map[string]struct{}, len(paths))
+		g.r.byName = make(map[string][]candidate, len(paths))
+	}
+	if len(g.notes) == 0 {
+		g.notes = make(map[string]*noteRec, len(paths))
+	}
+	var keys []string // of the files added
+	for _, p := range paths {
+		if key, ok := g.r.addKey(p); ok {
+			keys = append(keys, key)
+			if vaultfs.IsNoteName(p) && g.notes[p] == nil {
+				g.notes[p] = newNoteRec(p)
+			}
+		}
+	}
+	g.r.mu.Unlock()
+	if len(g.byKey) == 0 {
+		return // no link yet: none to resolve again
+	}
+	for _, k := range keys {
+		g.reresolve(k)
 	}
 }
 
@@ -225,6 +259,7 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 		recs[i] = n
 	}
 	stored := make([][]storedLink, len(items))
+	keys := make([][]keyCount, len(items)) // per note, the keys its links depend on
 	workers := 1
 	if len(items) >= 256 {
 		workers = runtime.GOMAXPROCS(0)
@@ -251,22 +286,65 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 					st[k].to = g.resolveStored(n, &st[k])
 				}
 				stored[i] = st
+				keys[i] = linkKeyCounts(st)
 			}
 		}()
 	}
 	wg.Wait()
+	// The keys were found on every CPU; recording them takes the lock.
 	for i, n := range recs {
 		if n == nil || len(stored[i]) == 0 {
 			continue
 		}
 		n.links = stored[i]
 		g.markTextDiff(nil, n.links)
-		for k := range n.links {
-			k1, k2 := foldedKeys(n.links[k].folded)
-			g.count(k1, n, 1)
-			g.count(k2, n, 1)
+		for _, kc := range keys[i] {
+			g.count(kc.key, n, kc.c)
 		}
 	}
+}
+
+// keyCount is a LinkKeys key and how many of a note's links depend on it.
+type keyCount struct {
+	key string
+	c   int32
+}
+
+// linkKeyCounts returns the keys the links depend on (see foldedKeys),
+// each once with its count: what count does for each link, in one call a
+// key (a note links the same target again and again).
+func linkKeyCounts(links []storedLink) []keyCount {
+	out := make([]keyCount, 0, len(links))
+	var at map[string]int // for a note with many links
+	if len(links) > 32 {
+		at = make(map[string]int, len(links))
+	}
+	add := func(key string) {
+		if key == "" {
+			return
+		}
+		if at != nil {
+			if i, ok := at[key]; ok {
+				out[i].c++
+				return
+			}
+			at[key] = len(out)
+		} else {
+			for i := range out {
+				if out[i].key == key {
+					out[i].c++
+					return
+				}
+			}
+		}
+		out = append(out, keyCount{key, 1})
+	}
+	for k := range links {
+		k1, k2 := foldedKeys(links[k].folded)
+		add(k1)
+		add(k2)
+	}
+	return out
 }
 
 // Remove records that the file at p disappeared: its out-links are dropped

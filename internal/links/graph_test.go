@@ -270,6 +270,9 @@ func TestGraphIncrementalEqualsRebuild(t *testing.T) {
 		notes := map[string][]markdown.Link{} // notes with links set
 		randomLinks := func() []markdown.Link {
 			n := rng.Intn(5)
+			if rng.Intn(8) == 0 { // a map of content: its link keys are counted through a map
+				n = 33 + rng.Intn(20)
+			}
 			links := make([]markdown.Link, n)
 			for i := range links {
 				target := targets[rng.Intn(len(targets))]
@@ -405,4 +408,42 @@ func TestGraphConcurrent(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// AddFiles leaves the graph exactly as AddFile for each file does: the
+// same notes, edges (links resolved again when a file takes them over),
+// link texts and changes of link texts, into an empty graph and into one
+// with links waiting for their files.
+func TestAddFilesEqualsAddFile(t *testing.T) {
+	files := []string{"a.md", "x/a.md", "x/y/b.md", "B.md", "img.png", "x/img.png", ".hidden/c.md", "c.markdown", "a.md"}
+	for _, withLinks := range []bool{false, true} {
+		state := func(batch bool) string {
+			g := NewGraph()
+			if withLinks {
+				g.SetNote("n.md", []markdown.Link{alias("a", "first", 1), wl("b", 2), mdl("x/img.png", 3), alias("c", "see", 4)})
+				g.SetNote("x/m.md", []markdown.Link{wl("a", 1), alias("img.png", "picture", 2)})
+				g.TakeTextChanges()
+			}
+			if batch {
+				g.AddFiles(files)
+			} else {
+				for _, p := range files {
+					g.AddFile(p)
+				}
+			}
+			var out strings.Builder
+			g.AllEdges(func(e Edge) bool {
+				fmt.Fprintf(&out, "%s -> %s (%s)\n", e.From, e.To, e.Link.Target)
+				return true
+			})
+			fmt.Fprintf(&out, "notes %v files %v changes %v\n", g.Notes(), g.Resolver().Files(), g.TakeTextChanges())
+			for _, p := range g.Resolver().Files() {
+				fmt.Fprintf(&out, "%s texts %v backlinks %v\n", p, g.LinkTexts(p), g.BacklinkSources(p))
+			}
+			return out.String()
+		}
+		if one, all := state(false), state(true); one != all {
+			t.Errorf("with links %v:\nAddFile each:\n%s\nAddFiles:\n%s", withLinks, one, all)
+		}
+	}
 }

@@ -137,3 +137,27 @@ func TestFoldedFastPath(t *testing.T) {
 		t.Error("fast path not taken / taken wrongly")
 	}
 }
+
+// TrackTextChanges(false) empties the record of changed texts and keeps it
+// empty whatever changes; back on, changes are recorded again.
+func TestTrackTextChanges(t *testing.T) {
+	g := NewGraph()
+	g.AddFile("props.md")
+	g.SetNote("a.md", []markdown.Link{alias("props", "front matter", 1)})
+	g.TrackTextChanges(false)
+	g.SetNote("b.md", []markdown.Link{alias("props", "metadata", 1)})
+	g.SetNotes([]NoteLinks{{Path: "c.md", Links: []markdown.Link{alias("props", "fields", 1)}}}, false)
+	g.AddFile("other/props.md")
+	g.Remove("a.md")
+	if got := g.TakeTextChanges(); got != nil {
+		t.Fatalf("untracked: TakeTextChanges = %v", got)
+	}
+	if got := g.LinkTexts("props.md"); len(got) != 2 {
+		t.Fatalf("untracked changes still change the texts: %v", got)
+	}
+	g.TrackTextChanges(true)
+	g.SetNote("d.md", []markdown.Link{alias("props", "settings", 1)})
+	if got := g.TakeTextChanges(); !slices.Equal(got, []string{"props.md"}) {
+		t.Fatalf("tracked again: TakeTextChanges = %v", got)
+	}
+}

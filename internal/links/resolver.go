@@ -172,11 +172,17 @@ func (r *Resolver) ResolveLink(from string, l markdown.Link) (string, bool) {
 }
 
 func (r *Resolver) add(p string) bool {
+	_, ok := r.addKey(p)
+	return ok
+}
+
+// addKey is add, returning FileKey(p) too when p was added.
+func (r *Resolver) addKey(p string) (string, bool) {
 	if p == "" || IsHidden(p) {
-		return false
+		return "", false
 	}
 	if _, ok := r.files[p]; ok {
-		return false
+		return "", false
 	}
 	r.files[p] = struct{}{}
 	c := candidate{path: p, lower: fold(p), depth: strings.Count(p, "/")}
@@ -184,7 +190,7 @@ func (r *Resolver) add(p string) bool {
 	list := r.byName[key]
 	i, _ := slices.BinarySearchFunc(list, c, candidateCmp)
 	r.byName[key] = slices.Insert(list, i, c)
-	return true
+	return key, true
 }
 
 func (r *Resolver) remove(p string) bool {

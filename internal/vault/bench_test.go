@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 )
 
 // benchVault returns the vault to measure: $VAULTMCP_CORPUS when set (a real
@@ -42,12 +43,14 @@ func benchVault(b *testing.B) string {
 }
 
 // BenchmarkColdIndex measures opening a vault until its index is ready
-// (walk, read, parse on every core, index, graph).
+// (walk, read, parse on every core, index, graph), with the collector's
+// pause of the server (set GOGC=50 to have the server's settings).
 func BenchmarkColdIndex(b *testing.B) {
 	dir := benchVault(b)
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := Open(context.Background(), Options{Dir: dir})
+		s, err := Open(context.Background(), Options{Dir: dir, PauseGC: gcpause.DefaultLimit})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -99,5 +102,34 @@ func BenchmarkDetectProfile(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		s.detectProfile(s.indexedNotes)
+	}
+}
+
+// BenchmarkSnapshotStart measures a start from the index snapshot (no note
+// changed since it was written): the walk, the snapshot read and checked
+// against it, the link graph filled from it, until the index is ready.
+func BenchmarkSnapshotStart(b *testing.B) {
+	dir := benchVault(b)
+	cache := b.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: dir, CacheDir: cache, CacheWriteOnClose: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Ready(ctx); err != nil {
+		b.Fatal(err)
+	}
+	s.Close() // writes the snapshot
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := Open(ctx, Options{Dir: dir, CacheDir: cache, CacheReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Ready(ctx); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
 	}
 }

@@ -54,19 +54,26 @@ func (s *Service) syncLinkTexts(also ...string) {
 	s.ix.SetLinkTextsBatch(items)
 }
 
-// setAllLinkTexts sets the link texts of every note from the whole graph,
-// in one pass, and clears those of paths that have none now (a note the
-// index snapshot knew). Caller holds s.mu for writing.
-func (s *Service) setAllLinkTexts() {
-	s.graph.TakeTextChanges() // this pass covers them
+// linkTextItems returns the link texts of every note that has some, from
+// the whole graph, in one pass. Caller holds s.mu (it reads no index).
+func (s *Service) linkTextItems() []index.LinkItem {
 	var items []index.LinkItem
-	seen := make(map[string]bool)
 	s.graph.EachLinkTexts(func(p string, texts []links.Text) {
 		if lt := s.linkTextsOf(p, texts); len(lt) > 0 {
 			items = append(items, index.LinkItem{Path: p, Texts: lt})
-			seen[p] = true
 		}
 	})
+	return items
+}
+
+// setLinkTexts gives the index the link texts of every note (items, from
+// linkTextItems), clearing those of the paths not in items (notes the index
+// snapshot knew that have none now). Caller holds s.mu for writing.
+func (s *Service) setLinkTexts(items []index.LinkItem) {
+	seen := make(map[string]bool, len(items))
+	for _, it := range items {
+		seen[it.Path] = true
+	}
 	for _, p := range s.ix.LinkPaths() {
 		if !seen[p] {
 			items = append(items, index.LinkItem{Path: p})

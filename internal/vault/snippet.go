@@ -13,6 +13,7 @@ import (
 // a short snippet leaves over goes to the longer ones. A snippet cut to fit
 // keeps the window of lines with the most query terms and says so.
 func (s *Service) snippets(query string, hits []scored, data map[string][]byte) []api.SearchHit {
+	defer s.firstAnswered() // the last step of a search: its answer is made
 	type cand struct {
 		hit   api.SearchHit
 		lines []string

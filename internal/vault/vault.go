@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/journal"
@@ -61,9 +62,14 @@ type Options struct {
 	// command that exits as soon as it has answered).
 	CacheReadOnly bool
 	// CacheWriteOnClose writes the snapshot, when the first build changed
-	// it, in Close instead of in the background right after the build: a
+	// it, in Close instead of in the background after the first answer: a
 	// one-off command answers first, then leaves the snapshot for the next.
 	CacheWriteOnClose bool
+	// PauseGC, when above 0, runs the first build with the collector's
+	// pacing paused within this memory limit (see package gcpause), until
+	// the first search is answered: for a process that serves one vault
+	// (the collector's settings are the process's).
+	PauseGC int64
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -130,6 +136,11 @@ type Service struct {
 	// snapshotDue says the first build changed what the snapshot holds and
 	// Close is to write it (Options.CacheWriteOnClose).
 	snapshotDue atomic.Bool
+	// answered is closed when the first search after the first build has
+	// been answered (or Close began): the work that can wait for it (the
+	// snapshot, the collector's pause) waits for it.
+	answered     chan struct{}
+	answeredOnce sync.Once
 
 	subs subscribers // told of the notes the watcher sees change (notify.go)
 }
@@ -168,6 +179,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		an:        index.NewAnalyzer(opts.Index.Lang),
 		graph:     links.NewGraph(),
 		ready:     make(chan struct{}),
+		answered:  make(chan struct{}),
 		hits:      newHitCache(hitCacheBytes),
 	}
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
@@ -265,6 +277,7 @@ func (s *Service) Close() error {
 	s.closeMu.Lock()
 	s.closing = true
 	s.closeMu.Unlock()
+	s.firstAnswered()
 	s.inflight.Wait()
 	if s.snapshotDue.Swap(false) {
 		s.writeSnapshot(context.Background())
@@ -321,21 +334,30 @@ func (s *Service) setProgress(done, total int) {
 
 // startupRecovery finishes the writes a crash interrupted past their
 // commit record (rolled forward), then removes the temporary files of those
-// that stopped before it (rolled back), under the write lock.
+// that stopped before it (rolled back), under the write lock. The removal,
+// a walk of the whole vault, goes on in the background while the build
+// walks and reads (temporary files are hidden: the build never sees them),
+// still under the lock, so no write starts before it is over.
 func (s *Service) startupRecovery(ctx context.Context) {
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
 		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
 		return
 	}
-	defer release()
 	if !exclusive {
+		release()
 		return
 	}
 	s.recover(ctx)
-	if n, err := s.fs.CleanAllTemp(ctx); err == nil && n > 0 {
-		s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
-	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer release()
+		// Close waits for it rather than leaving it half done.
+		if n, err := s.fs.CleanAllTemp(context.WithoutCancel(ctx)); err == nil && n > 0 {
+			s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
+		}
+	}()
 }
 
 // Stats describes the index.
@@ -371,8 +393,12 @@ func (s *Service) build(ctx context.Context) {
 		testHookBuildStart()
 	}
 	start := time.Now()
+	pause := gcpause.Start(s.opts.PauseGC)
+	defer func() { pause.End() }() // unless the work after the first answer took it over
+	ph := phaseTimer{last: start}
 	if !s.opts.ReadOnly { // never touch a read-only vault
 		s.startupRecovery(ctx)
+		ph.done("recovery")
 	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)
@@ -390,12 +416,14 @@ func (s *Service) build(ctx context.Context) {
 		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
 		return
 	}
+	ph.done("walk")
 	var notes []vaultfs.FileInfo
 	for _, fi := range files {
 		if fi.IsNote {
 			notes = append(notes, fi)
 		}
 	}
+	pause.Check()
 	// The vault's language is detected from a sample of the notes walked,
 	// while they are indexed (profile.go).
 	var profc chan *profileChoice
@@ -413,11 +441,12 @@ func (s *Service) build(ctx context.Context) {
 		}()
 	}
 	s.mu.Lock()
+	// Every note's link texts are taken once the graph is filled: the
+	// changes on the way need no record.
+	s.graph.TrackTextChanges(false)
 	// Every file is known to the resolver before any link is resolved, so
 	// each link is resolved once instead of again for each file added.
-	for _, fi := range files {
-		s.graph.AddFile(fi.Path)
-	}
+	s.graph.AddFiles(pathsOf(files))
 	for rel, reason := range skipped {
 		s.unindexed[rel] = reason
 	}
@@ -432,16 +461,23 @@ func (s *Service) build(ctx context.Context) {
 	linkTextsKept := snap != nil && !changed && snap.files == filesDigest(pathsOf(files))
 	changed = changed || snap != nil && !linkTextsKept
 	s.mu.Unlock()
+	ph.done("snapshot")
 	s.setProgress(0, len(notes))
 	// Notes are read, parsed and indexed in batches, so that only one batch
 	// of parsed notes (which hold their file's bytes) is alive at a time.
 	// Each note is read and parsed on the index worker that analyzes it
 	// (index.AddFunc), and the link graph (one lock, one core) is filled
-	// while the index merges the batch.
+	// while the index merges the batch; after the last batch's, the link
+	// texts of every note are taken from it, still during the merge.
+	var texts []index.LinkItem
+	textsTaken := linkTextsKept
 	indexed := 0
 	var done atomic.Int64
+	rd := s.fs.DirReader()
+	defer rd.Close()
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
 		batch := notes[lo:min(lo+buildBatch, len(notes))]
+		last := lo+buildBatch >= len(notes)
 		results := make([]parsed, len(batch))
 		infos := make([]*noteInfo, len(batch))
 		analyzed := make(chan struct{})
@@ -456,13 +492,22 @@ func (s *Service) build(ctx context.Context) {
 				}
 			}
 			s.graph.SetNotes(nl, false)
+			// The build holds s.mu until this goroutine is done.
+			for i, r := range results {
+				if r.err == nil && r.note != nil {
+					s.notes[r.path] = infos[i]
+				}
+			}
+			if last && !textsTaken && ctx.Err() == nil {
+				texts, textsTaken = s.linkTextItems(), true
+			}
 		}()
 		s.mu.Lock()
 		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
 			if ctx.Err() != nil {
 				return index.Item{}, false
 			}
-			r := s.readParseWalked(batch[i])
+			r := s.readParseWith(rd.ReadWalked, batch[i])
 			results[i] = r
 			if d := done.Add(1); d%256 == 0 {
 				s.setProgress(int(d), len(notes))
@@ -472,27 +517,32 @@ func (s *Service) build(ctx context.Context) {
 			}
 			infos[i] = infoOf(r.note, r.info)
 			return index.Item{Path: r.path, Note: r.note}, true
-		}, func() { close(analyzed) })
+		}, func() { close(analyzed); ph.done("analysis") })
+		ph.done("merge")
 		<-graphDone
-		for i, r := range results {
+		ph.done("graph")
+		for _, r := range results {
 			switch {
 			case r.err != nil:
 				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
 			case r.note != nil:
-				s.notes[r.path] = infos[i]
 				indexed++
 			}
 		}
 		s.mu.Unlock()
+		pause.Check()
 	}
 	s.setProgress(len(notes), len(notes))
 	s.mu.Lock()
-	if linkTextsKept {
-		s.graph.TakeTextChanges()
-	} else {
-		s.setAllLinkTexts()
+	s.graph.TrackTextChanges(true)
+	if !linkTextsKept {
+		if !textsTaken {
+			texts = s.linkTextItems()
+		}
+		s.setLinkTexts(texts)
 	}
 	s.mu.Unlock()
+	ph.done("link texts")
 	s.ix.Trim()
 	s.mu.RLock()
 	notesN, unindexedN := len(s.notes), len(s.unindexed)
@@ -500,20 +550,76 @@ func (s *Service) build(ctx context.Context) {
 	if profc != nil {
 		s.prof.Store(<-profc) // gen 0: an undecided profile is detected again after a change
 	}
+	ph.done("trim and profile")
+	s.log.Debug("first build phases", ph.attrs...)
 	lang, why := s.Profile()
 	s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", time.Since(start).Round(time.Millisecond),
 		"profile", lang, "profile_from", why)
-	if s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil {
-		if s.opts.CacheWriteOnClose {
-			s.snapshotDue.Store(true)
+	writeSnap := s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil
+	if writeSnap && s.opts.CacheWriteOnClose {
+		s.snapshotDue.Store(true)
+		writeSnap = false
+	}
+	// What can wait is done once the first search is answered: encoding
+	// the snapshot and the collections the pause put off would only delay
+	// that answer on a machine with two cores.
+	s.wg.Add(1)
+	go func(pause *gcpause.Pause) {
+		defer s.wg.Done()
+		t := time.NewTimer(afterBuildWait)
+		defer t.Stop()
+		select {
+		case <-s.answered:
+			// The answer is made; let it be written out first.
+			grace := time.NewTimer(afterAnswerGrace)
+			select {
+			case <-grace.C:
+			case <-ctx.Done():
+			}
+			grace.Stop()
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		pause.End()
+		if writeSnap {
+			s.writeSnapshot(ctx)
+		}
+	}(pause)
+	pause = &gcpause.Pause{} // the goroutine ends it
+}
+
+// afterBuildWait is how long the work put off until the first answer
+// waits for one at most, and afterAnswerGrace how long after the answer is
+// made (it is still to be encoded and written out).
+// (Variables for the tests.)
+var (
+	afterBuildWait   = 500 * time.Millisecond
+	afterAnswerGrace = 20 * time.Millisecond
+)
+
+// firstAnswered says the first answer after the build has been given.
+func (s *Service) firstAnswered() {
+	s.answeredOnce.Do(func() { close(s.answered) })
+}
+
+// phaseTimer times the steps of the first build, for a debug log line.
+type phaseTimer struct {
+	last  time.Time
+	attrs []any
+}
+
+// done ends the step called name (a step run once per batch adds up).
+func (p *phaseTimer) done(name string) {
+	now := time.Now()
+	d := now.Sub(p.last)
+	p.last = now
+	for i := 0; i < len(p.attrs); i += 2 {
+		if p.attrs[i] == name {
+			p.attrs[i+1] = p.attrs[i+1].(time.Duration) + d
 			return
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.writeSnapshot(ctx)
-		}()
 	}
+	p.attrs = append(p.attrs, name, d)
 }
 
 // buildBatch is how many notes the first build parses and indexes at once.
@@ -561,7 +667,12 @@ func (s *Service) readParse(rel string) parsed {
 
 // readParseWalked is readParse for a file Walk just listed (fast path).
 func (s *Service) readParseWalked(fi vaultfs.FileInfo) parsed {
-	data, info, err := s.fs.ReadWalked(fi)
+	return s.readParseWith(s.fs.ReadWalked, fi)
+}
+
+// readParseWith is readParseWalked through read (a vaultfs.DirReader's).
+func (s *Service) readParseWith(read func(vaultfs.FileInfo) ([]byte, vaultfs.FileInfo, error), fi vaultfs.FileInfo) parsed {
+	data, info, err := read(fi)
 	if err != nil {
 		return parsed{path: fi.Path, err: err}
 	}

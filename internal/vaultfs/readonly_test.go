@@ -94,7 +94,13 @@ func TestReadOnlyRefusesHardLinks(t *testing.T) {
 			}
 		}
 		data, _, err3 := ro.ReadWalked(fromRW)
-		for i, e := range []error{err, err2, err3} {
+		dr := ro.DirReader()
+		data4, _, err4 := dr.ReadWalked(fromRW)
+		dr.Close()
+		if data4 != nil {
+			t.Errorf("%s: DirReader.ReadWalked returned %q", p, data4)
+		}
+		for i, e := range []error{err, err2, err3, err4} {
 			if CodeOf(e) != CodeNotANote || !strings.Contains(e.Error(), "hard links") {
 				t.Errorf("%s: read %d = %v; want NOT_A_NOTE about hard links", p, i, e)
 				continue

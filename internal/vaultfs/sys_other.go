@@ -10,6 +10,9 @@ import (
 
 const openReadFlags = 0
 
+// entryInfo is r.Lstat(e.Name()) for an entry e that ReadDir listed in r.
+func entryInfo(r *os.Root, e fs.DirEntry) (fs.FileInfo, error) { return r.Lstat(e.Name()) }
+
 // linkCount is unknown on this platform; writes fail closed.
 func linkCount(*os.Root, string, fs.FileInfo) (uint64, error) {
 	return 0, errNoLinkCount

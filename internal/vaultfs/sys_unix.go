@@ -14,6 +14,13 @@ import (
 // the controlling one.
 const openReadFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
 
+// entryInfo is r.Lstat(e.Name()) for an entry e that ReadDir listed in the
+// folder r: on Unix, ReadDir of a folder opened through a root already
+// made that very lstat, relative to the folder (fstatat; it never resolves
+// a path by name), and e.Info returns its result; a second one was a third
+// of the time of a walk.
+func entryInfo(_ *os.Root, e fs.DirEntry) (fs.FileInfo, error) { return e.Info() }
+
 // linkCount returns the number of hard links of the file described by fi
 // (an Lstat result of real in r).
 func linkCount(_ *os.Root, _ string, fi fs.FileInfo) (uint64, error) {

@@ -11,6 +11,9 @@ import (
 
 const openReadFlags = 0
 
+// entryInfo is r.Lstat(e.Name()) for an entry e that ReadDir listed in r.
+func entryInfo(r *os.Root, e fs.DirEntry) (fs.FileInfo, error) { return r.Lstat(e.Name()) }
+
 // linkCount opens the file through the root and asks Windows for its number
 // of links (a FileInfo from Lstat does not carry it on Windows).
 func linkCount(r *os.Root, real string, _ fs.FileInfo) (uint64, error) {

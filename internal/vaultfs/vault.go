@@ -435,13 +435,24 @@ func tooLarge(rel string, size int64) *Error {
 // path of the first index build (where the per-component checks cost a third
 // of the time) and of quoting search hits.
 func (v *Vault) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
-	if w.walked == nil || !w.walked.Mode().IsRegular() || !w.IsNote || w.walked.Size() > MaxNoteSize {
+	if !walkedNote(w) {
 		return v.ReadNote(w.Path)
 	}
 	f, err := v.root.OpenFile(w.Path, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
 		return v.ReadNote(w.Path)
 	}
+	return v.readOpened(w, f)
+}
+
+// walkedNote: ReadWalked may take its fast path for w.
+func walkedNote(w FileInfo) bool {
+	return w.walked != nil && w.walked.Mode().IsRegular() && w.IsNote && w.walked.Size() <= MaxNoteSize
+}
+
+// readOpened finishes ReadWalked with the file f opened for w (and closes
+// it).
+func (v *Vault) readOpened(w FileInfo, f *os.File) ([]byte, FileInfo, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.walked) || fi.Size() > MaxNoteSize {

@@ -87,7 +87,7 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 			report(rel, err)
 			continue
 		}
-		fi, err := r.Lstat(name)
+		fi, err := entryInfo(r, e)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) { // gone since listed: nothing to report
 				report(rel, fromOS(rel, err))

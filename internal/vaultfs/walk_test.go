@@ -5,6 +5,7 @@ package vaultfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -291,17 +293,30 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
-// TestReadWalked checks the fast read of walked files: the same bytes as
-// ReadNote, and a file swapped after the walk (for a symlink to a hidden file
-// or to outside) is judged by the full checks again.
+// TestReadWalked checks the fast read of walked files, through the vault
+// and through a DirReader: the same bytes as ReadNote, and a file swapped
+// after the walk (for a symlink to a hidden file or to outside), or its
+// folder swapped for a symlink to outside, is judged by the full checks
+// again.
 func TestReadWalked(t *testing.T) {
+	for _, viaDir := range []bool{false, true} {
+		t.Run(map[bool]string{false: "vault", true: "dir reader"}[viaDir], func(t *testing.T) {
+			testReadWalked(t, viaDir)
+		})
+	}
+}
+
+func testReadWalked(t *testing.T, viaDir bool) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.md")
 	if err := os.WriteFile(secret, []byte("TOP SECRET"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(outside, "e.md"), []byte("OUTSIDE SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	for name, body := range map[string]string{"a.md": "# A\n", "d/b.md": "# B\n", "d/c.md": "# C\n", ".git/x.md": "HIDDEN"} {
+	for name, body := range map[string]string{"a.md": "# A\n", "d/b.md": "# B\n", "d/c.md": "# C\n", "f/g/e.md": "# E\n", ".git/x.md": "HIDDEN"} {
 		full := filepath.Join(dir, filepath.FromSlash(name))
 		os.MkdirAll(filepath.Dir(full), 0o755)
 		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
@@ -313,33 +328,89 @@ func TestReadWalked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	read := v.ReadWalked
+	if viaDir {
+		r := v.DirReader()
+		defer r.Close()
+		read = r.ReadWalked
+	}
 	var walked []FileInfo
 	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(walked) != 3 {
+	if len(walked) != 4 {
 		t.Fatalf("walked %v", walked)
 	}
 	for _, fi := range walked {
-		got, info, err := v.ReadWalked(fi)
+		got, info, err := read(fi)
 		want, _, _ := v.ReadNote(fi.Path)
 		if err != nil || string(got) != string(want) || info.Path != fi.Path || info.Size != int64(len(want)) {
 			t.Fatalf("ReadWalked(%s) = %q, %+v, %v", fi.Path, got, info, err)
 		}
 	}
-	// Swap the walked files for symlinks after the walk.
+	// Swap the walked files for symlinks after the walk, and a folder for
+	// a symlink to outside.
 	os.Remove(filepath.Join(dir, "d/b.md"))
 	os.Symlink(secret, filepath.Join(dir, "d/b.md"))
 	os.Remove(filepath.Join(dir, "d/c.md"))
 	os.Symlink("../.git/x.md", filepath.Join(dir, "d/c.md"))
+	os.RemoveAll(filepath.Join(dir, "f/g"))
+	os.Symlink(outside, filepath.Join(dir, "f/g"))
 	for _, fi := range walked[1:] {
-		got, _, err := v.ReadWalked(fi)
+		got, _, err := read(fi)
 		if err == nil || strings.Contains(string(got), "SECRET") || strings.Contains(string(got), "HIDDEN") {
 			t.Fatalf("ReadWalked(%s) after swap = %q, %v", fi.Path, got, err)
 		}
 	}
 	// A zero FileInfo (not from Walk) takes the full path.
-	if _, _, err := v.ReadWalked(FileInfo{Path: "d/b.md", IsNote: true}); CodeOf(err) != CodeSymlinkEscape {
+	if _, _, err := read(FileInfo{Path: "d/b.md", IsNote: true}); CodeOf(err) != CodeSymlinkEscape {
 		t.Fatalf("plain FileInfo: %v", err)
+	}
+}
+
+// TestDirReaderManyFolders: notes of more folders than a DirReader keeps
+// open, read from several goroutines at once and out of order, each read
+// gives its own note's bytes.
+func TestDirReaderManyFolders(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 * dirReaderOpen {
+		for k := range 3 {
+			p := filepath.Join(dir, fmt.Sprintf("d%02d", i), fmt.Sprintf("s%d", i%3), fmt.Sprintf("n%d.md", k))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var walked []FileInfo
+	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := v.DirReader()
+	defer r.Close()
+	var wg sync.WaitGroup
+	errs := make(chan string, len(walked)*4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range walked {
+				fi := walked[(i*7+w*13)%len(walked)]
+				got, _, err := r.ReadWalked(fi)
+				if err != nil || string(got) != filepath.Join(dir, filepath.FromSlash(fi.Path)) {
+					errs <- fmt.Sprintf("%s: %q %v", fi.Path, got, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

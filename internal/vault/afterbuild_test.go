@@ -1,0 +1,52 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
+)
+
+// TestWorkAfterFirstAnswer: the snapshot and the end of the collector's
+// pause wait for the first search's answer: after the build neither has
+// happened, after the answer both do.
+func TestWorkAfterFirstAnswer(t *testing.T) {
+	defer func(w time.Duration) { afterBuildWait = w }(afterBuildWait)
+	afterBuildWait = time.Hour // only the answer ends the wait
+	userGC := os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: dir, Lang: "en", CacheDir: cache, PauseGC: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snaps := func() []string {
+		m, _ := filepath.Glob(filepath.Join(cache, "index-*.snap"))
+		return m
+	}
+	if got := snaps(); len(got) != 0 {
+		t.Fatalf("snapshot written before any answer: %v", got)
+	}
+	if !userGC && !gcpause.On() {
+		t.Fatal("the collector's pause ended before any answer")
+	}
+	if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(snaps()) == 0 || gcpause.On() {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the first answer: snapshots %v, pause on %v", snaps(), gcpause.On())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
