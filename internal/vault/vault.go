@@ -651,7 +651,7 @@ func (s *Service) readParse(rel string) parsed {
 	if err != nil {
 		return parsed{path: rel, err: err}
 	}
-	return parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: info}
+	return parsed{path: rel, note: markdown.ParseOwned(path.Base(rel), data), info: info} // data is not kept
 }
 
 // readParseWalked is readParse for a file Walk just listed (fast path).
@@ -665,7 +665,7 @@ func (s *Service) readParseWith(read func(vaultfs.FileInfo) ([]byte, vaultfs.Fil
 	if err != nil {
 		return parsed{path: fi.Path, err: err}
 	}
-	return parsed{path: fi.Path, note: markdown.Parse(path.Base(fi.Path), data), info: info}
+	return parsed{path: fi.Path, note: markdown.ParseOwned(path.Base(fi.Path), data), info: info} // data is not kept
 }
 
 // infoOf keeps what the service needs of a parsed note. Every string is
