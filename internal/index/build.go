@@ -314,7 +314,7 @@ func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
 	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 	if !ok {
-		b.terms = append(b.terms, termState{})
+		b.terms = append(grow2(b.terms), termState{})
 	}
 	ts := &b.terms[id]
 	if ts.acc.zero() {
@@ -619,6 +619,16 @@ func (b *builder) variantStemIDs(l langID, v uint32) stemPair {
 	return cache[v]
 }
 
+// grow2 doubles a full slice (append grows a large one by a quarter: the
+// builder's arrays of a term's or a stem's state, appended to one entry at
+// a time, were copied about five times over).
+func grow2[T any](s []T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 256))
+	}
+	return s
+}
+
 // growCache makes (*cache)[i] addressable; n is the current id count.
 func growCache(cache *[]stemPair, i uint32, n int) []stemPair {
 	if int(i) >= len(*cache) {
@@ -649,9 +659,9 @@ func (b *builder) stemLocal(key string, self bool) int32 {
 	if !ok {
 		sid = uint32(len(b.p.stems))
 		b.sdict[key] = sid
-		b.p.stems = append(b.p.stems, key)
-		b.stems = append(b.stems, stemState{})
-		b.p.sdf = append(b.p.sdf, 0)
+		b.p.stems = append(grow2(b.p.stems), key)
+		b.stems = append(grow2(b.stems), stemState{})
+		b.p.sdf = append(grow2(b.p.sdf), 0)
 		if !self {
 			l, s := langID(key[0]-'A'), key[1:]
 			self = stemmable(s) && b.st.stem(l, s) == s

@@ -517,7 +517,17 @@ func (ix *Index) internStr(s string) string {
 // merge folds partial indexes into the index. Caller holds the write lock and
 // has removed the partials' paths.
 func (ix *Index) merge(parts ...*partial) {
-	// Chunk slots and notes.
+	// Chunk slots and notes, the arrays grown once.
+	newNotes, newChunks := 0, 0
+	for _, p := range parts {
+		newNotes += len(p.notes)
+		newChunks += len(p.cidx)
+	}
+	ix.notes = slices.Grow(ix.notes, max(0, newNotes-len(ix.freeNotes)))
+	ix.cnote = slices.Grow(ix.cnote, newChunks)
+	ix.clang = slices.Grow(ix.clang, newChunks)
+	ix.cidx = slices.Grow(ix.cidx, newChunks)
+	ix.clen = slices.Grow(ix.clen, newChunks)
 	chunkBase := make([]uint32, len(parts))
 	noteSlots := make([][]uint32, len(parts))
 	for pi, p := range parts {

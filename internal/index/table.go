@@ -80,8 +80,8 @@ func (t *termTable) id(tok string) (uint32, bool) {
 		s := t.slots[i]
 		if s.id == 0 {
 			id := uint32(len(t.terms))
-			t.terms = append(t.terms, strings.Clone(tok))
-			t.hashes = append(t.hashes, h)
+			t.terms = append(grow2(t.terms), strings.Clone(tok))
+			t.hashes = append(grow2(t.hashes), h)
 			t.slots[i] = ttSlot{id + 1, tag}
 			if uint64(len(t.terms))*2 > uint64(len(t.slots)) {
 				t.grow()

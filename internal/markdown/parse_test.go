@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -755,5 +756,32 @@ func TestScalarsMatchYAMLDecoder(t *testing.T) {
 		if got := nodeValue(v); got != want {
 			t.Errorf("%s: got %#v, the decoder gives %#v", s, got, want)
 		}
+	}
+}
+
+// TestParseOwned: ParseOwned gives the very note Parse gives, for every
+// golden input and for an empty file, and its strings share the source.
+func TestParseOwned(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*.md"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no testdata/*.md inputs: %v", err)
+	}
+	for _, in := range append(inputs, "") {
+		var src []byte
+		if in != "" {
+			if src, err = os.ReadFile(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, got := Parse(filepath.Base(in), src), ParseOwned(filepath.Base(in), slices.Clone(src))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ParseOwned differs from Parse", in)
+		}
+	}
+	src := []byte("# Title\n\nsome prose\n")
+	n := ParseOwned("a.md", src)
+	src[2] = 'X' // the caller broke the contract: the note shows it, sharing the bytes
+	if n.Title != "Xitle" {
+		t.Errorf("title %q: ParseOwned copied the source", n.Title)
 	}
 }

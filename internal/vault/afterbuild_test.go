@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,5 +49,34 @@ func TestWorkAfterFirstAnswer(t *testing.T) {
 			t.Fatalf("30 s after the first answer: snapshots %v, pause on %v", snaps(), gcpause.On())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCloseRightAfterFirstAnswer: a process that closes the service as soon
+// as its first search is answered still leaves the snapshot (Close waits
+// for the write that was waiting for that answer).
+func TestCloseRightAfterFirstAnswer(t *testing.T) {
+	// More notes than a cancelled write encodes before it stops.
+	dir := t.TempDir()
+	for i := range 1100 {
+		body := fmt.Sprintf("# Note %d\n\nretry backoff number %d, see [[n%d]]\n", i, i, (i+1)%1100)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := t.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: dir, Lang: "en", CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "index-*.snap")); len(m) != 1 {
+		t.Fatalf("snapshots after Close: %v", m)
 	}
 }

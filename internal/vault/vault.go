@@ -138,9 +138,11 @@ type Service struct {
 	snapshotDue atomic.Bool
 	// answered is closed when the first search after the first build has
 	// been answered (or Close began): the work that can wait for it (the
-	// snapshot, the collector's pause) waits for it.
+	// snapshot, the collector's pause) waits for it. closed is closed when
+	// Close begins.
 	answered     chan struct{}
 	answeredOnce sync.Once
+	closed       chan struct{}
 
 	subs subscribers // told of the notes the watcher sees change (notify.go)
 }
@@ -180,6 +182,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		graph:     links.NewGraph(),
 		ready:     make(chan struct{}),
 		answered:  make(chan struct{}),
+		closed:    make(chan struct{}),
 		hits:      newHitCache(hitCacheBytes),
 	}
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
@@ -275,6 +278,9 @@ func (s *Service) beginWrite() bool {
 // always finished and committed), stops the watcher and releases the vault.
 func (s *Service) Close() error {
 	s.closeMu.Lock()
+	if !s.closing {
+		close(s.closed)
+	}
 	s.closing = true
 	s.closeMu.Unlock()
 	s.firstAnswered()
@@ -568,21 +574,31 @@ func (s *Service) build(ctx context.Context) {
 		defer s.wg.Done()
 		t := time.NewTimer(afterBuildWait)
 		defer t.Stop()
+		wctx := ctx
 		select {
 		case <-s.answered:
 			// The answer is made; let it be written out first.
 			grace := time.NewTimer(afterAnswerGrace)
 			select {
 			case <-grace.C:
-			case <-ctx.Done():
+			case <-s.closed:
+				wctx = context.WithoutCancel(ctx)
 			}
 			grace.Stop()
 		case <-t.C:
-		case <-ctx.Done():
 		}
 		pause.End()
+		select {
+		case <-s.closed:
+			// A process that exits right after its first answer still
+			// leaves the snapshot for the next start: Close waits for it
+			// (a write already under way when Close comes is stopped, as
+			// it always was).
+			wctx = context.WithoutCancel(ctx)
+		default:
+		}
 		if writeSnap {
-			s.writeSnapshot(ctx)
+			s.writeSnapshot(wctx)
 		}
 	}(pause)
 	pause = &gcpause.Pause{} // the goroutine ends it
@@ -662,7 +678,7 @@ func (s *Service) readParse(rel string) parsed {
 	if err != nil {
 		return parsed{path: rel, err: err}
 	}
-	return parsed{path: rel, note: markdown.Parse(path.Base(rel), data), info: info}
+	return parsed{path: rel, note: markdown.ParseOwned(path.Base(rel), data), info: info} // data is not kept
 }
 
 // readParseWalked is readParse for a file Walk just listed (fast path).
@@ -676,7 +692,7 @@ func (s *Service) readParseWith(read func(vaultfs.FileInfo) ([]byte, vaultfs.Fil
 	if err != nil {
 		return parsed{path: fi.Path, err: err}
 	}
-	return parsed{path: fi.Path, note: markdown.Parse(path.Base(fi.Path), data), info: info}
+	return parsed{path: fi.Path, note: markdown.ParseOwned(path.Base(fi.Path), data), info: info} // data is not kept
 }
 
 // infoOf keeps what the service needs of a parsed note. Every string is
