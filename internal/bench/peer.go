@@ -59,7 +59,7 @@ func RunPeerQMD(ctx context.Context, qmd, vault string, queries []string) (*Peer
 	if out, err := add.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("qmd collection add: %w: %s", err, lastLines(string(out), 3))
 	}
-	rep.IndexMs = ms(time.Since(start))
+	rep.IndexMs = millis(time.Since(start))
 	mcp := exec.CommandContext(ctx, qmd, "mcp")
 	mcp.Env = env
 	c, err := startStdio(ctx, mcp)
@@ -99,8 +99,6 @@ func RunPeerQMD(ctx context.Context, qmd, vault string, queries []string) (*Peer
 	}
 	return rep, nil
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // lastLines is the last n lines of s, for an error message.
 func lastLines(s string, n int) string {

@@ -39,7 +39,7 @@ type setupCache struct {
 // configEnv are the environment variables that change which configuration
 // git reads, or where the index is.
 var configEnv = []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-	"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "PREFIX"}
+	"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE"}
 
 // setupSignature is the signature of the inputs, or "" when it cannot be
 // made (then nothing is cached).
@@ -71,10 +71,8 @@ func (r *Repo) setupSignature(ctx context.Context) string {
 	if home, err := os.UserHomeDir(); err == nil {
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
 	}
-	for _, k := range []string{"XDG_CONFIG_HOME"} {
-		if v := os.Getenv(k); v != "" {
-			files = append(files, filepath.Join(v, "git", "config"))
-		}
+	if v := os.Getenv("XDG_CONFIG_HOME"); v != "" {
+		files = append(files, filepath.Join(v, "git", "config"))
 	}
 	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if v := os.Getenv(k); v != "" {

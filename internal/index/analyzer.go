@@ -475,17 +475,8 @@ func (t *tokenizer) word(text string, i int) int {
 			t.stats.latin++
 		}
 		if seen&wbUpper == 0 { // the token is a slice of text
-			s, e := i, j
-			if hyphen {
-				for s < e && text[s] == '-' {
-					s++
-				}
-				for e > s && text[e-1] == '-' {
-					e--
-				}
-			}
-			if s < e {
-				t.token(text[s:e], false, hyphen, true)
+			if tok := trimHyphensString(text[i:j]); tok != "" {
+				t.token(tok, false, hyphen, true)
 			}
 			return j
 		}
@@ -540,17 +531,8 @@ scan:
 		}
 	}
 	if plain {
-		s, e := i, j
-		if hyphen {
-			for s < e && text[s] == '-' {
-				s++
-			}
-			for e > s && text[e-1] == '-' {
-				e--
-			}
-		}
-		if s < e {
-			t.token(text[s:e], false, hyphen, true)
+		if tok := trimHyphensString(text[i:j]); tok != "" {
+			t.token(tok, false, hyphen, true)
 		}
 		return j
 	}
@@ -586,6 +568,11 @@ scan:
 	t.token(tok, true, hyphen, ascii)
 	t.orig = ""
 	return j
+}
+
+// trimHyphensString returns s without edge hyphens ("" when only hyphens).
+func trimHyphensString(s string) string {
+	return strings.Trim(s, "-")
 }
 
 // trimHyphens returns b without edge hyphens, as a string sharing b's memory.
