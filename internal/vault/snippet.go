@@ -2,7 +2,6 @@ package vault
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/index"
@@ -18,19 +17,23 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 		hit   api.SearchHit
 		lines []string
 		first int // line number of lines[0]
-		size  int // characters of the whole chunk text
+		size  int // characters of the whole chunk text, at most sizeCap
 	}
-	files := make(map[string][]string)
+	// A hit's note can be a MOC of thousands of lines, and a search quotes
+	// a few of them: each file's lines are only located (one pass for its
+	// newlines), the chunk's are counted only as far as the share needs,
+	// and only the lines a snippet can show are turned into strings.
+	files := make(map[string]*lineIndex)
 	var cands []cand
 	for _, h := range hits {
-		lines, ok := files[h.path]
+		lx, ok := files[h.path]
 		if !ok {
 			if raw := data[h.path]; raw != nil {
-				lines = strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
+				lx = newLineIndex(raw)
 			}
-			files[h.path] = lines
+			files[h.path] = lx
 		}
-		if lines == nil {
+		if lx == nil {
 			continue
 		}
 		s.mu.RLock()
@@ -40,26 +43,24 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 			continue
 		}
 		c := cand{hit: api.SearchHit{Path: h.path, Title: ni.title, Score: round2(h.score), ViaGraph: h.viaGraph, Fuzzy: h.fuzzy, Explain: h.explain}}
-		start, end := 1, len(lines)
+		n := lx.count()
+		start, end := 1, n
 		if h.chunk < len(ni.chunks) {
 			sp := ni.chunks[h.chunk]
 			c.hit.Headings = sp.headings
 			start, end = sp.start, sp.end
 		}
-		start = max(1, min(start, len(lines)))
-		end = max(start, min(end, len(lines)))
-		body := lines[start-1 : end]
-		for len(body) > 1 && strings.TrimSpace(body[0]) == "" {
-			body = body[1:]
+		start = max(1, min(start, n))
+		end = max(start, min(end, n))
+		for end > start && lx.blank(start) {
 			start++
 		}
-		for len(body) > 1 && strings.TrimSpace(body[len(body)-1]) == "" {
-			body = body[:len(body)-1]
+		for end > start && lx.blank(end) {
+			end--
 		}
-		c.lines, c.first = body, start
-		for _, l := range body {
-			c.size += utf8.RuneCountInString(l) + 1
-		}
+		c.first = start
+		c.size, end = lx.measure(start, end)
+		c.lines = lx.lines(start, end)
 		cands = append(cands, c)
 	}
 	sizes := make([]int, len(cands))
@@ -67,15 +68,15 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 		sizes[i] = c.size
 	}
 	alloc := share(api.MaxQuotedChars, sizes)
-	var terms map[string]bool
+	var terms *index.Counter
 	out := make([]api.SearchHit, len(cands))
 	for i, c := range cands {
 		lines, first := c.lines, c.first
 		if c.size > alloc[i] {
 			if terms == nil {
-				terms = s.queryTerms(query)
+				terms = s.an.NewCounter(s.an.QueryTerms(query))
 			}
-			lines, first = window(lines, first, alloc[i], s.an, terms)
+			lines, first = window(lines, first, alloc[i], terms)
 			c.hit.Truncated = true
 		}
 		c.hit.Line = first
@@ -126,7 +127,7 @@ const windowScan = 32 << 10
 // window picks the run of consecutive lines, at most budget characters, that
 // holds the most query terms (earliest on ties). A single line longer than the
 // budget is cut.
-func window(lines []string, first, budget int, an *index.Analyzer, terms map[string]bool) ([]string, int) {
+func window(lines []string, first, budget int, terms *index.Counter) ([]string, int) {
 	if budget <= 0 || len(lines) == 0 {
 		return nil, first
 	}
@@ -141,20 +142,11 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 			break
 		}
 	}
-	list := make([]string, 0, len(terms))
-	for t := range terms {
-		list = append(list, t)
-	}
 	score := make([]int, len(lines))
 	size := make([]int, len(lines))
 	for i, l := range lines {
-		size[i] = utf8.RuneCountInString(l) + 1
-		// Most lines of a long chunk hold no query term: a line that
-		// cannot emit one is not tokenized (the same scores, a fraction
-		// of the cost).
-		if index.MayEmit(l, list) {
-			score[i] = an.CountTerms(l, terms)
-		}
+		size[i] = runeCount(l) + 1
+		score[i] = terms.Count(l)
 	}
 	bestStart, bestEnd, bestScore := 0, 0, -1
 	lo, sum, sc := 0, 0, 0
@@ -186,12 +178,4 @@ func window(lines []string, first, budget int, an *index.Analyzer, terms map[str
 // cutRunes returns the first n characters of s (none when n <= 0).
 func cutRunes(s string, n int) string {
 	return s[:runeOffset(s, max(n, 0))]
-}
-
-func (s *Service) queryTerms(query string) map[string]bool {
-	m := make(map[string]bool)
-	for _, t := range s.an.QueryTerms(query) {
-		m[t] = true
-	}
-	return m
 }

@@ -441,15 +441,14 @@ func TestCutRunes(t *testing.T) {
 }
 
 func TestWindowPicksMatchingLines(t *testing.T) {
-	an := index.NewAnalyzer("en")
-	terms := map[string]bool{"jitter": true, "backoff": true}
+	terms := index.NewAnalyzer("en").NewCounter([]string{"jitter", "backoff"})
 	lines := []string{"intro line one", "intro line two", "use backoff", "with jitter", "closing words here"}
-	got, first := window(lines, 10, 25, an, terms)
+	got, first := window(lines, 10, 25, terms)
 	if first != 12 || strings.Join(got, "|") != "use backoff|with jitter" {
 		t.Fatalf("window = %q from line %d", got, first)
 	}
 	// A single line longer than the budget is cut.
-	got, first = window([]string{"x", strings.Repeat("jitter ", 20)}, 1, 10, an, terms)
+	got, first = window([]string{"x", strings.Repeat("jitter ", 20)}, 1, 10, terms)
 	if first != 2 || len([]rune(got[0])) != 10 || !strings.HasSuffix(got[0], "…") {
 		t.Fatalf("cut line = %q from %d", got, first)
 	}

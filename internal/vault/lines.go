@@ -1,0 +1,123 @@
+package vault
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// lineIndex locates the lines of a note's text without splitting it: its
+// lines are the text's split at "\n", a "\r" before the "\n" dropped (what
+// splitting the text with every "\r\n" made "\n" gives).
+type lineIndex struct {
+	raw []byte
+	nl  []int // offset of every "\n"
+}
+
+func newLineIndex(raw []byte) *lineIndex {
+	x := &lineIndex{raw: raw, nl: make([]int, 0, bytes.Count(raw, newline))}
+	for off := 0; ; {
+		i := bytes.IndexByte(raw[off:], '\n')
+		if i < 0 {
+			return x
+		}
+		off += i
+		x.nl = append(x.nl, off)
+		off++
+	}
+}
+
+var newline = []byte{'\n'}
+
+// count is the number of lines (a text without "\n" is one line).
+func (x *lineIndex) count() int { return len(x.nl) + 1 }
+
+// bounds returns the byte range of line k (1-based, 1 <= k <= count).
+func (x *lineIndex) bounds(k int) (int, int) {
+	a := 0
+	if k > 1 {
+		a = x.nl[k-2] + 1
+	}
+	if k > len(x.nl) {
+		return a, len(x.raw) // the last line: no "\n" follows, a "\r" stays
+	}
+	b := x.nl[k-1]
+	if b > a && x.raw[b-1] == '\r' {
+		b--
+	}
+	return a, b
+}
+
+// blank reports whether line k holds only white space.
+func (x *lineIndex) blank(k int) bool {
+	a, b := x.bounds(k)
+	return len(bytes.TrimSpace(x.raw[a:b])) == 0
+}
+
+// sizeCap bounds what measure counts: a chunk longer than everything a
+// search may quote is cut whatever its exact length (see share).
+const sizeCap = api.MaxQuotedChars + 1
+
+// measure returns the characters of lines from..to, one more for each
+// line's end, counted until they pass api.MaxQuotedChars, and the last line
+// a snippet of them can need: to when they do not pass it, else the last
+// one within the windowScan bytes that window searches.
+func (x *lineIndex) measure(from, to int) (size, last int) {
+	for k := from; k <= to; k++ {
+		a, b := x.bounds(k)
+		size += runeCount(x.raw[a:b]) + 1
+		if size >= sizeCap {
+			break
+		}
+	}
+	if size < sizeCap {
+		return size, to
+	}
+	scanned := 0
+	for k := from; k <= to; k++ {
+		a, b := x.bounds(k)
+		scanned += b - a + 1
+		if scanned > windowScan && k > from {
+			return size, k - 1
+		}
+	}
+	return size, to
+}
+
+// lines returns lines from..to as strings sharing one copy of their text.
+func (x *lineIndex) lines(from, to int) []string {
+	lo, _ := x.bounds(from)
+	_, hi := x.bounds(to)
+	text := string(x.raw[lo:hi])
+	out := make([]string, 0, to-from+1)
+	for k := from; k <= to; k++ {
+		a, b := x.bounds(k)
+		out = append(out, text[a-lo:b-lo])
+	}
+	return out
+}
+
+// runeCount is utf8.RuneCountInString (or utf8.RuneCount), eight ASCII
+// bytes at a time.
+func runeCount[T string | []byte](s T) int {
+	n := 0
+	for len(s) > 0 {
+		if len(s) >= 8 {
+			_ = s[7]
+			w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+				uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+			if w&0x8080808080808080 == 0 {
+				n, s = n+8, s[8:]
+				continue
+			}
+		}
+		if s[0] < utf8.RuneSelf {
+			n, s = n+1, s[1:]
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
+		n, s = n+1, s[size:]
+	}
+	return n
+}
