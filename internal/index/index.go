@@ -48,7 +48,8 @@ const (
 const (
 	DefaultStemWeight  = 0.6
 	DefaultFuzzyWeight = 0.6
-	// Note-level factors of the final score.
+	// Note-level factors of the final score. Both are at most 1: collect
+	// passes over a chunk by its score before the factors are applied.
 	TypeFactor    = 0.3 // type moc or daily
 	ArchiveFactor = 0.4 // under 99-archive/
 )

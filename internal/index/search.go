@@ -559,9 +559,19 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 	if bonus {
 		pm0 = s.pairMasks[0]
 	}
+	// The note factors are at most 1 and the title phrase bonus at most
+	// pairMax, so a chunk whose score plus pairMax is below the worst kept
+	// hit is passed over before its note is looked at (a random read).
+	maxBonus := 0.0
+	if bonus {
+		maxBonus = s.pairMax
+	}
 	for _, c := range s.touched {
 		score, strong := s.total[c], s.strong[c]
 		s.total[c], s.strong[c] = 0, false
+		if h.full() && score+maxBonus < h.items[0].Score {
+			continue
+		}
 		info := &ix.notes[ix.cnote[c]]
 		if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
 			score += s.titleBonus(info.pairs)
