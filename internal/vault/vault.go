@@ -808,8 +808,11 @@ func (s *Service) apply(ctx context.Context, ev watch.Event) {
 			continue
 		}
 		if s.isDir(rel) {
-			// A folder appeared (or was renamed into place): pick up what it holds.
-			changed = append(changed, s.rescan(ctx)...)
+			// A folder appeared (or was renamed into place): pick up what it
+			// holds. Only that folder is walked (a write that makes a folder
+			// would otherwise cost a walk of the whole vault); where a renamed
+			// folder came from has an event of its own, which drops its tree.
+			changed = append(changed, s.rescanUnder(ctx, rel)...)
 			continue
 		}
 		if !vaultfs.IsNoteName(rel) {
@@ -828,10 +831,14 @@ func (s *Service) isDir(rel string) bool {
 // rescan walks the whole vault and reconciles the index with the disk:
 // changed files are re-read, vanished ones removed, new ones added. It
 // returns the paths it re-read or removed.
-func (s *Service) rescan(ctx context.Context) (touched []string) {
+func (s *Service) rescan(ctx context.Context) []string { return s.rescanUnder(ctx, "") }
+
+// rescanUnder is rescan for the files under the folder dir ("" for all).
+func (s *Service) rescanUnder(ctx context.Context, dir string) (touched []string) {
+	under := func(p string) bool { return dir == "" || strings.HasPrefix(p, dir+"/") }
 	seen := make(map[string]bool)
 	var changed []vaultfs.FileInfo
-	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
+	err := s.fs.WalkUnder(ctx, dir, func(fi vaultfs.FileInfo) error {
 		seen[fi.Path] = true
 		s.mu.RLock()
 		ni, known := s.notes[fi.Path]
@@ -863,13 +870,13 @@ func (s *Service) rescan(ctx context.Context) (touched []string) {
 		touched = append(touched, r.path)
 	}
 	for _, p := range s.graph.Resolver().Files() {
-		if !seen[p] {
+		if !seen[p] && under(p) {
 			s.dropLocked(p)
 			touched = append(touched, p)
 		}
 	}
 	for p := range s.unindexed {
-		if !seen[p] {
+		if !seen[p] && under(p) {
 			delete(s.unindexed, p)
 		}
 	}

@@ -245,6 +245,26 @@ func TestWatcherKeepsIndexFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("edit searchable", func() bool { return has("quuxify", "02-wiki/k8s/deep/probes.md") })
+	// A folder renamed within the vault: its notes are found at the new
+	// path, and the old one is forgotten.
+	if err := os.Rename(filepath.Join(dir, "02-wiki/k8s/deep"), filepath.Join(dir, "02-wiki/k8s/probes")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("renamed folder searchable", func() bool {
+		return has("quuxify", "02-wiki/k8s/probes/probes.md") && !has("quuxify", "02-wiki/k8s/deep/probes.md")
+	})
+	// A folder with notes moved in from outside the vault.
+	outside := filepath.Join(t.TempDir(), "incoming")
+	if err := os.MkdirAll(filepath.Join(outside, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "nested", "moved.md"), []byte("# Moved in\n\nthe frobnicate runbook\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(outside, filepath.Join(dir, "02-wiki/k8s/incoming")); err != nil {
+		t.Skipf("cannot rename across the temp folders here: %v", err)
+	}
+	waitFor("moved-in folder searchable", func() bool { return has("frobnicate", "02-wiki/k8s/incoming/nested/moved.md") })
 	// Removing the folder removes its notes.
 	if err := os.RemoveAll(filepath.Join(dir, "02-wiki/k8s")); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 )
 
 // maxWalkDepth is the deepest folder Walk enters: a file in a folder of
@@ -42,6 +43,53 @@ func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(re
 		return nil
 	}
 	return err
+}
+
+// WalkUnder is Walk restricted to the folder dir (a clean path, "" for the
+// whole vault): fn gets the files under dir/, with the same checks. A dir
+// that is missing, ignored, not a folder or a symbolic link (never entered
+// by Walk either) holds nothing to walk: WalkUnder returns nil.
+func (v *Vault) WalkUnder(ctx context.Context, dir string, fn func(FileInfo) error, onErr func(rel string, err error)) error {
+	if dir == "" {
+		return v.Walk(ctx, fn, onErr)
+	}
+	if c, err := Clean(dir); err != nil || c != dir || IsIgnored(dir) {
+		return nil
+	}
+	report := func(rel string, err error) {
+		if onErr != nil {
+			onErr(DisplayPath(rel), v.fail(err))
+		}
+	}
+	segs := strings.Split(dir, "/")
+	if len(segs) > maxWalkDepth {
+		return nil
+	}
+	r := v.root
+	for i, seg := range segs {
+		fi, err := r.Lstat(seg)
+		if err != nil || !fi.IsDir() {
+			return nil
+		}
+		sub, err := r.OpenRoot(seg)
+		if err != nil {
+			return nil
+		}
+		defer sub.Close()
+		st, err := sub.Stat(".")
+		if err != nil || !os.SameFile(st, fi) {
+			return nil // replaced by a link since: not entered
+		}
+		r = sub
+		if i == len(segs)-1 {
+			err := v.walkDir(ctx, r, dir, len(segs), fn, report)
+			if errors.Is(err, fs.SkipAll) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, fn func(FileInfo) error, report func(string, error)) error {

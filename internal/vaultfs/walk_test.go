@@ -414,3 +414,59 @@ func TestDirReaderManyFolders(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestWalkUnder: the files under a folder are those Walk gives under it, in
+// the same order with the same checks; a linked, ignored, missing or
+// non-folder dir holds nothing.
+func TestWalkUnder(t *testing.T) {
+	base := t.TempDir()
+	v := filepath.Join(base, "vault")
+	for _, name := range []string{"a.md", "dir/c.md", "dir/sub/d.md", "dir/sub/e.png", "dir/.hidden/x.md", "dir/node_modules/y.md",
+		"dirx/f.md", "other/g.md", ".git/h.md", "file.md"} {
+		write(t, filepath.Join(v, filepath.FromSlash(name)), "content of "+name)
+	}
+	write(t, filepath.Join(base, "outside", "s.md"), secret)
+	symlink(t, "dir", filepath.Join(v, "dir-link"))
+	symlink(t, "../../outside", filepath.Join(v, "dir", "esc"))
+	vault, err := Open(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vault.Close()
+	all := walkAll(t, vault)
+	under := func(dir string) ([]string, map[string]Code) {
+		var ps []string
+		errs := map[string]Code{}
+		err := vault.WalkUnder(t.Context(), dir, func(fi FileInfo) error {
+			ps = append(ps, fi.Path)
+			return nil
+		}, func(rel string, err error) { errs[rel] = CodeOf(err) })
+		if err != nil {
+			t.Fatalf("WalkUnder(%q): %v", dir, err)
+		}
+		return ps, errs
+	}
+	for _, dir := range []string{"dir", "dir/sub", "other"} {
+		var want []string
+		for _, p := range all.paths() {
+			if strings.HasPrefix(p, dir+"/") {
+				want = append(want, p)
+			}
+		}
+		got, _ := under(dir)
+		if !slices.Equal(got, want) {
+			t.Errorf("WalkUnder(%q) = %q, want %q", dir, got, want)
+		}
+	}
+	if _, errs := under("dir"); errs["dir/esc"] != CodeSymlinkEscape {
+		t.Errorf("WalkUnder(dir) reported %v", errs)
+	}
+	if got, _ := under(""); !slices.Equal(got, all.paths()) {
+		t.Errorf("WalkUnder(\"\") = %q", got)
+	}
+	for _, dir := range []string{"dir-link", "dir/.hidden", "dir/node_modules", ".git", "missing", "file.md", "../vault", "dir/../dir"} {
+		if got, _ := under(dir); len(got) != 0 {
+			t.Errorf("WalkUnder(%q) = %q, want nothing", dir, got)
+		}
+	}
+}
