@@ -2,7 +2,10 @@
 
 package bench
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // peakRSS is not measured on this system.
 func peakRSS(int) int64 { return 0 }
@@ -15,3 +18,6 @@ func procSelfRSS() int64 { return 0 }
 
 // currentRSS is not measured on this system.
 func currentRSS(int) int64 { return 0 }
+
+// cpuTime is not measured on this system.
+func cpuTime(int) time.Duration { return 0 }

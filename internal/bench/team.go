@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +76,11 @@ type TeamLevel struct {
 	WritesPerSec   float64 `json:"writes_per_s"`
 	Write          Dist    `json:"write_ms"`
 	WriteErrors    int     `json:"write_errors"`
+	// The server's CPU time (user and system, every core) over the level's
+	// searches and writes, divided by their number: what one costs the
+	// server whatever the load generator takes of the same machine.
+	ServerCPUPerSearch float64 `json:"server_cpu_ms_per_search,omitempty"`
+	ServerCPUPerWrite  float64 `json:"server_cpu_ms_per_write,omitempty"`
 }
 
 // TeamReport is what RunTeam measured.
@@ -172,21 +178,40 @@ func RunTeam(ctx context.Context, o TeamOptions) (*TeamReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Warm the index: the first search waits for the build.
-	if _, err := c.search(ctx, queries[0]); err != nil {
+	// Warm the index: the first search waits for the build. Its answer is
+	// decoded whole; under load, an answer is checked by its status and
+	// type, as a load generator does, so that decoding does not take the
+	// server's CPU.
+	if n, err := c.searchDecoded(ctx, queries[0]); err != nil {
 		return nil, fmt.Errorf("first search: %w", err)
+	} else if n == 0 {
+		return nil, fmt.Errorf("first search: no result for %q", queries[0])
 	}
 	rep := &TeamReport{Vault: filepath.Base(o.Vault), Notes: len(files.Files)}
+	// The load generator shares the machine with the server: its own
+	// collector runs seldom (it keeps little), so that what it costs
+	// takes as little as it can from the server measured.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	perOp := func(cpu time.Duration, ops int) float64 {
+		if cpu <= 0 || ops == 0 {
+			return 0
+		}
+		return float64(cpu) / float64(time.Millisecond) / float64(ops)
+	}
+	pid := srv.Process.Pid
 	for _, n := range o.Clients {
 		o.Logger.Info("team load", "clients", n, "for", o.For)
 		lv := TeamLevel{Clients: n}
+		cpu0 := cpuTime(pid)
 		lv.Searches, lv.SearchErrors, lv.Search, lv.SearchesPerSec = c.load(ctx, n, o.For, func(ctx context.Context, w, i int) error {
 			_, err := c.search(ctx, queries[(w*7919+i)%len(queries)])
 			return err
 		})
+		cpu1 := cpuTime(pid)
 		lv.Writes, lv.WriteErrors, lv.Write, lv.WritesPerSec = c.load(ctx, n, o.For, func(ctx context.Context, w, i int) error {
 			return c.write(ctx, fmt.Sprintf("bench/c%d-%d/n%d.md", n, w, i%20), fmt.Sprintf("# Load %d %d %d\n\nwritten by client %d\n", n, w, i, w))
 		})
+		lv.ServerCPUPerSearch, lv.ServerCPUPerWrite = perOp(cpu1-cpu0, lv.Searches+lv.SearchErrors), perOp(cpuTime(pid)-cpu1, lv.Writes+lv.WriteErrors)
 		rep.Levels = append(rep.Levels, lv)
 	}
 	if o.Soak > 0 {
@@ -289,7 +314,42 @@ func (c *teamClient) getJSON(ctx context.Context, path string, into any) error {
 	return json.Unmarshal(b, into)
 }
 
+// search sends one search and checks its answer: 200, JSON, the whole body
+// read (into a pooled buffer).
 func (c *teamClient) search(ctx context.Context, q string) (int, error) {
+	body, _ := json.Marshal(map[string]any{"query": q})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/projects/"+c.project+"/search", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("X-API-Key", c.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	buf := answerBufs.Get().(*bytes.Buffer)
+	defer answerBufs.Put(buf)
+	buf.Reset()
+	n, err := buf.ReadFrom(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("search: %s: %s", resp.Status, firstBytes(buf.Bytes()))
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") || n == 0 || buf.Bytes()[0] != '{' {
+		return 0, fmt.Errorf("search: an answer of type %q: %s", ct, firstBytes(buf.Bytes()))
+	}
+	return int(n), nil
+}
+
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// searchDecoded sends one search and returns how many results its answer,
+// decoded whole, holds.
+func (c *teamClient) searchDecoded(ctx context.Context, q string) (int, error) {
 	body, _ := json.Marshal(map[string]any{"query": q})
 	resp, b, err := c.do(ctx, http.MethodPost, "/api/projects/"+c.project+"/search", "application/json", bytes.NewReader(body), nil)
 	if err != nil {
@@ -485,15 +545,21 @@ func (c *teamClient) Failures() []string { return c.writeFailures }
 // WriteTeamTable prints the report for a person.
 func (r *TeamReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "team server on %s (%s notes), loopback\n", r.Vault, fmtCount(r.Notes))
-	rows := [][]string{{"clients", "searches/s", "search p50 / p99", "errors", "writes/s", "write p50 / p99", "errors"}}
+	rows := [][]string{{"clients", "searches/s", "search p50 / p99", "errors", "server CPU", "writes/s", "write p50 / p99", "errors", "server CPU"}}
+	cpu := func(ms float64) string {
+		if ms <= 0 {
+			return "-"
+		}
+		return fmtMs(ms)
+	}
 	for _, l := range r.Levels {
-		rows = append(rows, []string{fmt.Sprint(l.Clients), fmt.Sprintf("%.0f", l.SearchesPerSec), fmtPair(l.Search), fmt.Sprint(l.SearchErrors),
-			fmt.Sprintf("%.1f", l.WritesPerSec), fmtPair(l.Write), fmt.Sprint(l.WriteErrors)})
+		rows = append(rows, []string{fmt.Sprint(l.Clients), fmt.Sprintf("%.0f", l.SearchesPerSec), fmtPair(l.Search), fmt.Sprint(l.SearchErrors), cpu(l.ServerCPUPerSearch),
+			fmt.Sprintf("%.1f", l.WritesPerSec), fmtPair(l.Write), fmt.Sprint(l.WriteErrors), cpu(l.ServerCPUPerWrite)})
 	}
 	if err := writeRows(w, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "server peak RSS %s, at the end %s\n", fmtBytes(r.ServerPeak), fmtBytes(r.ServerRSS))
+	fmt.Fprintf(w, "server peak RSS %s, at the end %s; server CPU: its CPU time (all cores) over a level's searches or writes, per operation\n", fmtBytes(r.ServerPeak), fmtBytes(r.ServerRSS))
 	if s := r.Soak; s != nil {
 		fmt.Fprintf(w, "soak: %d clients for %.0f s, %d searches (%.0f/s, p50 / p99 %s) and %d writes (%.1f/s, p50 / p99 %s), %d errors\n",
 			s.Clients, s.Seconds, s.Searches, float64(s.Searches)/s.Seconds, fmtPair(s.Search), s.Writes, float64(s.Writes)/s.Seconds, fmtPair(s.Write), s.Errors)
