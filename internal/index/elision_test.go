@@ -47,7 +47,7 @@ func withoutElision(build func() *Index) *Index {
 func sameScoresExactly(t *testing.T, label string, got, want *Index, queries []string) {
 	t.Helper()
 	for _, q := range queries {
-		a, b := got.Search(q, Filter{IncludeRaw: true}, 0), want.Search(q, Filter{IncludeRaw: true}, 0)
+		a, b := got.SearchExplained(q, Filter{IncludeRaw: true}, 0), want.SearchExplained(q, Filter{IncludeRaw: true}, 0)
 		if len(a) != len(b) {
 			t.Fatalf("%s: %q: %d hits, reference %d", label, q, len(a), len(b))
 		}

@@ -24,7 +24,7 @@ func TestExplainFieldsAndKinds(t *testing.T) {
 			{Headings: []string{"Canary rollout"}, Prose: "the kubernetes canary waits", Code: "kubectl rollout status"},
 		},
 	})
-	hits := ix.Search("kubernetes rollout", Filter{}, 5)
+	hits := ix.SearchExplained("kubernetes rollout", Filter{}, 5)
 	got := map[int][]TermMatch{}
 	for _, h := range hits {
 		if h.Path == "n.md" {
@@ -47,7 +47,7 @@ func TestExplainFieldsAndKinds(t *testing.T) {
 
 	// "deploying" is not in the vault: its stem matches the title's
 	// "deployments"; "kubernets" is read as "kubernetes".
-	hits = ix.Search("deploying kubernets", Filter{}, 5)
+	hits = ix.SearchExplained("deploying kubernets", Filter{}, 5)
 	if len(hits) == 0 || hits[0].Path != "n.md" || hits[0].Chunk != 0 {
 		t.Fatalf("hits %v", paths(hits))
 	}
@@ -69,7 +69,7 @@ func TestTitlePhraseBonus(t *testing.T) {
 	ix.Add("a.md", titled("Quick switcher", "jump between notes"))
 	ix.Add("b.md", titled("Switcher for quick notes", "jump between notes"))
 	ix.Add("c.md", &markdown.Note{Title: "Jumping", Aliases: []string{"quick switcher"}, Chunks: []markdown.Chunk{{Prose: "more"}}})
-	hits := ix.Search("quick switcher", Filter{}, 5)
+	hits := ix.SearchExplained("quick switcher", Filter{}, 5)
 	if got := paths(hits); len(got) < 3 || got[2] != "b.md#0" {
 		t.Fatalf("order %v: b.md, whose title has the words apart, should be last", got)
 	}
@@ -92,7 +92,7 @@ func TestTitlePhraseBonus(t *testing.T) {
 	}
 	// One word, or words of different titles (title then alias), earn none.
 	for _, q := range []string{"switcher", "jumping quick"} {
-		for _, h := range ix.Search(q, Filter{}, 5) {
+		for _, h := range ix.SearchExplained(q, Filter{}, 5) {
 			if h.Explain.TitlePhrase != nil {
 				t.Errorf("%q: %s has a phrase %v", q, h.Path, h.Explain.TitlePhrase)
 			}
@@ -100,7 +100,7 @@ func TestTitlePhraseBonus(t *testing.T) {
 	}
 	// CJK bigrams that follow each other are no phrase.
 	ix.Add("zh.md", titled("插入文件", "内容"))
-	for _, h := range ix.Search("插入文件", Filter{}, 5) {
+	for _, h := range ix.SearchExplained("插入文件", Filter{}, 5) {
 		if h.Explain.TitlePhrase != nil {
 			t.Errorf("CJK title phrase: %v", h.Explain.TitlePhrase)
 		}
@@ -123,7 +123,7 @@ func TestExplainValueMatchesSearch(t *testing.T) {
 	}
 	checked := 0
 	for _, q := range qs {
-		hits := ix.Search(q, Filter{}, 0)
+		hits := ix.SearchExplained(q, Filter{}, 0)
 		ix.mu.RLock()
 		s := getScratch(len(ix.cnote))
 		sc := ix.newScorer(s)
@@ -187,4 +187,35 @@ func TestSeekSkipTable(t *testing.T) {
 
 func fmtPath(i int) string {
 	return "n/" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + ".md"
+}
+
+// Search and SearchExplained give the same hits in the same order with the
+// same scores; only the explanation differs.
+func TestSearchEqualsSearchExplained(t *testing.T) {
+	ix := New(Options{Lang: "en"})
+	filler(ix, 30)
+	ix.Add("k.md", &markdown.Note{Title: "Kubernetes deployments", Tags: []string{"rollout"}, Chunks: []markdown.Chunk{
+		{Prose: "how we ship plugins"}, {Headings: []string{"Canary rollout"}, Prose: "the kubernetes canary waits for notes", Code: "kubectl rollout status"},
+	}})
+	ix.Add("99-archive/old.md", titled("Old settings", "plugins settings from before"))
+	ix.SetLinkTexts("k.md", []LinkText{{Text: "deploy guide", Notes: 2}})
+	for _, q := range []string{"plugins", "notes settings", "kubernets rollout", "deploy guide", "filler 7", "settings plugins notes more", "absent"} {
+		for _, max := range []int{0, 1, 3} {
+			for _, f := range []Filter{{}, {Folder: "filler"}, {Tags: []string{"rollout"}}} {
+				a, b := ix.Search(q, f, max), ix.SearchExplained(q, f, max)
+				if len(a) != len(b) {
+					t.Fatalf("%q max %d %+v: %d hits, explained %d", q, max, f, len(a), len(b))
+				}
+				for i := range a {
+					if a[i].Explain != nil || b[i].Explain == nil {
+						t.Fatalf("%q: hit %d explanations %v / %v", q, i, a[i].Explain, b[i].Explain)
+					}
+					b[i].Explain = nil
+					if a[i] != b[i] {
+						t.Fatalf("%q max %d %+v: hit %d = %+v, explained %+v", q, max, f, i, a[i], b[i])
+					}
+				}
+			}
+		}
+	}
 }

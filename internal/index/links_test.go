@@ -40,7 +40,7 @@ func TestLinkTextFindsTarget(t *testing.T) {
 		t.Fatalf("before link texts: %v", paths(hits))
 	}
 	ix.SetLinkTexts("props.md", []LinkText{{Text: "frontmatter", Notes: 3}, {Text: "YAML metadata", Notes: 1}})
-	hits := ix.Search("frontmatter", Filter{}, 5)
+	hits := ix.SearchExplained("frontmatter", Filter{}, 5)
 	if got := paths(hits); !slices.Equal(got, []string{"props.md#0"}) {
 		t.Fatalf("link text search: %v, want the first chunk of props.md", got)
 	}
@@ -283,7 +283,7 @@ func TestIncrementalLinkTextsMatchFresh(t *testing.T) {
 func sameExplained(t *testing.T, label string, got, want *Index, queries []string) {
 	t.Helper()
 	for _, q := range queries {
-		a, b := got.Search(q, Filter{IncludeRaw: true}, 20), want.Search(q, Filter{IncludeRaw: true}, 20)
+		a, b := got.SearchExplained(q, Filter{IncludeRaw: true}, 20), want.SearchExplained(q, Filter{IncludeRaw: true}, 20)
 		for i := range min(len(a), len(b)) {
 			if !reflect.DeepEqual(a[i].Explain, b[i].Explain) {
 				t.Fatalf("%s: %q: hit %d explained %+v, fresh %+v", label, q, i, a[i].Explain, b[i].Explain)

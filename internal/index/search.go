@@ -24,8 +24,20 @@ const maxExpansions = 10
 // best misspelling expansion), each a BM25F term score (see the package
 // documentation); a chunk's score is the sum over terms.
 // Expansions are tried only for a term absent from the vocabulary: at
-// distance 1 for terms of 4+ characters, 2 for 8+.
+// distance 1 for terms of 4+ characters, 2 for 8+. The hits carry no
+// explanation (see SearchExplained).
 func (ix *Index) Search(query string, f Filter, max int) []Hit {
+	return ix.search(query, f, max, false)
+}
+
+// SearchExplained is Search with each hit's Explain: how it scored. Its
+// hits and scores are Search's; the explanations scan the lists again for
+// the hits alone.
+func (ix *Index) SearchExplained(query string, f Filter, max int) []Hit {
+	return ix.search(query, f, max, true)
+}
+
+func (ix *Index) search(query string, f Filter, max int, explain bool) []Hit {
 	terms, seq := ix.an.querySeq(query)
 	if len(terms) == 0 {
 		return nil
@@ -79,7 +91,18 @@ func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	if len(seq) > 1 {
 		s.queryPairs(seq, TitlePhraseWeight)
 	}
-	return ix.explain(&sc, terms, ix.collect(s, &pf, max))
+	cands := ix.collect(s, &pf, max)
+	if explain {
+		return ix.explain(&sc, terms, cands)
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(cands))
+	for k := range cands {
+		hits[k] = cands[k].Hit
+	}
+	return hits
 }
 
 // scoreCall is one posting list scored for a query term, kept for explain:

@@ -121,7 +121,11 @@ func (s *Service) rank(query string, f index.Filter, limit int, explain bool) []
 	if want < graphSeeds {
 		want = graphSeeds
 	}
-	direct := s.ix.Search(query, f, want)
+	search := s.ix.Search
+	if explain {
+		search = s.ix.SearchExplained
+	}
+	direct := search(query, f, want)
 	best := make(map[string]float64, len(direct)) // best direct score per note
 	top := topHits{limit: limit}
 	for _, h := range direct {
