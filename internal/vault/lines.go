@@ -9,40 +9,55 @@ import (
 
 // lineIndex locates the lines of a note's text without splitting it: its
 // lines are the text's split at "\n", a "\r" before the "\n" dropped (what
-// splitting the text with every "\r\n" made "\n" gives).
+// splitting the text with every "\r\n" made "\n" gives). The newlines are
+// found as far as the lines asked for (a hit in a long note's first chunk
+// does not scan the rest).
 type lineIndex struct {
-	raw []byte
-	nl  []int // offset of every "\n"
+	raw  []byte
+	nl   []int32 // offset of every "\n" found so far
+	next int     // where the search for the next one starts
+	done bool    // every "\n" found
 }
 
-func newLineIndex(raw []byte) *lineIndex {
-	x := &lineIndex{raw: raw, nl: make([]int, 0, bytes.Count(raw, newline))}
-	for off := 0; ; {
-		i := bytes.IndexByte(raw[off:], '\n')
+func newLineIndex(raw []byte) *lineIndex { return &lineIndex{raw: raw} }
+
+// find locates the newlines ending lines up to k (all of them for k < 0).
+func (x *lineIndex) find(k int) {
+	for !x.done && (k < 0 || len(x.nl) < k) {
+		i := bytes.IndexByte(x.raw[x.next:], '\n')
 		if i < 0 {
-			return x
+			x.done = true
+			return
 		}
-		off += i
-		x.nl = append(x.nl, off)
-		off++
+		x.nl = append(x.nl, int32(x.next+i))
+		x.next += i + 1
 	}
 }
 
-var newline = []byte{'\n'}
+// upTo returns min(k, the number of lines): k when the text has line k.
+// The lines up to the one it returns can then be asked for.
+func (x *lineIndex) upTo(k int) int {
+	x.find(k)
+	return min(k, len(x.nl)+1)
+}
 
 // count is the number of lines (a text without "\n" is one line).
-func (x *lineIndex) count() int { return len(x.nl) + 1 }
+func (x *lineIndex) count() int {
+	x.find(-1)
+	return len(x.nl) + 1
+}
 
-// bounds returns the byte range of line k (1-based, 1 <= k <= count).
+// bounds returns the byte range of line k (1-based, at most what upTo or
+// count returned).
 func (x *lineIndex) bounds(k int) (int, int) {
 	a := 0
 	if k > 1 {
-		a = x.nl[k-2] + 1
+		a = int(x.nl[k-2]) + 1
 	}
 	if k > len(x.nl) {
 		return a, len(x.raw) // the last line: no "\n" follows, a "\r" stays
 	}
-	b := x.nl[k-1]
+	b := int(x.nl[k-1])
 	if b > a && x.raw[b-1] == '\r' {
 		b--
 	}

@@ -23,6 +23,18 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 	}
 	for _, text := range texts {
 		want := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+		// Lines located as far as asked: each line read right after upTo
+		// reached it is the line read once every newline is known.
+		lazy := newLineIndex([]byte(text))
+		for k := 1; k <= len(want)+1; k++ {
+			n := lazy.upTo(k)
+			if n != min(k, len(want)) {
+				t.Fatalf("%q: upTo(%d) = %d, %d lines", text, k, n, len(want))
+			}
+			if got := lazy.lines(n, n)[0]; got != want[n-1] {
+				t.Fatalf("%q: line %d after upTo = %q, want %q", text, n, got, want[n-1])
+			}
+		}
 		lx := newLineIndex([]byte(text))
 		if lx.count() != len(want) {
 			t.Fatalf("%q: %d lines, want %d", text, lx.count(), len(want))
@@ -50,12 +62,14 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 func TestMeasureCaps(t *testing.T) {
 	short := strings.Repeat("ab\n", 10)
 	lx := newLineIndex([]byte(short))
+	lx.count()
 	if size, last := lx.measure(1, 10); size != 30 || last != 10 {
 		t.Fatalf("short: %d, %d", size, last)
 	}
 	line := strings.Repeat("x", 99) // 100 with its end
 	long := strings.Repeat(line+"\n", 1000)
 	lx = newLineIndex([]byte(long))
+	lx.upTo(1000)
 	size, last := lx.measure(1, 1000)
 	if size < sizeCap || size > sizeCap+100 {
 		t.Fatalf("long: size %d, want about %d", size, sizeCap)
@@ -65,6 +79,7 @@ func TestMeasureCaps(t *testing.T) {
 	}
 	// A single line longer than the scan is still given.
 	huge := newLineIndex([]byte(strings.Repeat("y", 2*windowScan) + "\nz"))
+	huge.count()
 	if _, last := huge.measure(1, 2); last != 1 {
 		t.Fatalf("huge: last %d", last)
 	}

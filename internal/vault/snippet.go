@@ -43,15 +43,16 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 			continue
 		}
 		c := cand{hit: api.SearchHit{Path: h.path, Title: ni.title, Score: round2(h.score), ViaGraph: h.viaGraph, Fuzzy: h.fuzzy, Explain: h.explain}}
-		n := lx.count()
-		start, end := 1, n
+		var start, end int
 		if h.chunk < len(ni.chunks) {
 			sp := ni.chunks[h.chunk]
 			c.hit.Headings = sp.headings
 			start, end = sp.start, sp.end
+		} else {
+			start, end = 1, lx.count()
 		}
-		start = max(1, min(start, n))
-		end = max(start, min(end, n))
+		start = max(1, lx.upTo(start))
+		end = max(start, lx.upTo(end))
 		for end > start && lx.blank(start) {
 			start++
 		}
