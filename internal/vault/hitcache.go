@@ -7,7 +7,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
-// hitCache keeps the bytes of recently quoted notes, so that a search does
+// hitCache keeps the text of recently quoted notes, so that a search does
 // not read every hit's file again. An entry is served only for the very
 // version of the note the index holds (same size and modification time)
 // and only after vaultfs.Unchanged confirms, with one lstat, that the file
@@ -25,7 +25,7 @@ type hitCache struct {
 type hitEntry struct {
 	path string
 	file vaultfs.FileInfo
-	data []byte // never modified once stored
+	data string // a string: a snippet's lines are slices of it
 }
 
 const (
@@ -39,23 +39,23 @@ func newHitCache(max int) *hitCache {
 
 // get returns the bytes kept for path at the version file describes, and
 // the file as it was read (for vaultfs.Unchanged).
-func (c *hitCache) get(path string, file vaultfs.FileInfo) ([]byte, vaultfs.FileInfo, bool) {
+func (c *hitCache) get(path string, file vaultfs.FileInfo) (string, vaultfs.FileInfo, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[path]
 	if !ok {
-		return nil, vaultfs.FileInfo{}, false
+		return "", vaultfs.FileInfo{}, false
 	}
 	e := el.Value.(*hitEntry)
 	if !sameVersion(e.file, file) {
-		return nil, vaultfs.FileInfo{}, false
+		return "", vaultfs.FileInfo{}, false
 	}
 	c.order.MoveToFront(el)
 	return e.data, e.file, true
 }
 
 // put keeps data as the bytes of path at version file.
-func (c *hitCache) put(path string, file vaultfs.FileInfo, data []byte) {
+func (c *hitCache) put(path string, file vaultfs.FileInfo, data string) {
 	if len(data) > maxHitEntry || c.max <= 0 {
 		return
 	}

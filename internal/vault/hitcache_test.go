@@ -17,7 +17,7 @@ import (
 func TestHitCacheBoundAndVersion(t *testing.T) {
 	c := newHitCache(100)
 	v1 := vaultfs.FileInfo{Path: "a.md", Size: 40, ModTime: time.Unix(1, 0)}
-	c.put("a.md", v1, make([]byte, 40))
+	c.put("a.md", v1, strings.Repeat("x", 40))
 	if _, _, ok := c.get("a.md", v1); !ok {
 		t.Fatal("miss right after put")
 	}
@@ -26,12 +26,12 @@ func TestHitCacheBoundAndVersion(t *testing.T) {
 	}
 	for i := range 3 {
 		p := fmt.Sprintf("n%d.md", i)
-		c.put(p, vaultfs.FileInfo{Path: p, Size: 40, ModTime: time.Unix(1, 0)}, make([]byte, 40))
+		c.put(p, vaultfs.FileInfo{Path: p, Size: 40, ModTime: time.Unix(1, 0)}, strings.Repeat("x", 40))
 	}
 	if _, _, ok := c.get("a.md", v1); ok || c.size > 100 {
 		t.Fatalf("over the bound: size %d, oldest kept %v", c.size, ok)
 	}
-	c.put("big.md", vaultfs.FileInfo{}, make([]byte, maxHitEntry+1))
+	c.put("big.md", vaultfs.FileInfo{}, strings.Repeat("x", maxHitEntry+1))
 	if _, ok := c.byKey["big.md"]; ok {
 		t.Fatal("an entry over maxHitEntry was kept")
 	}

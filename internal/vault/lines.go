@@ -1,7 +1,7 @@
 package vault
 
 import (
-	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -13,18 +13,18 @@ import (
 // found as far as the lines asked for (a hit in a long note's first chunk
 // does not scan the rest).
 type lineIndex struct {
-	raw  []byte
+	raw  string
 	nl   []int32 // offset of every "\n" found so far
 	next int     // where the search for the next one starts
 	done bool    // every "\n" found
 }
 
-func newLineIndex(raw []byte) *lineIndex { return &lineIndex{raw: raw} }
+func newLineIndex(raw string) *lineIndex { return &lineIndex{raw: raw} }
 
 // find locates the newlines ending lines up to k (all of them for k < 0).
 func (x *lineIndex) find(k int) {
 	for !x.done && (k < 0 || len(x.nl) < k) {
-		i := bytes.IndexByte(x.raw[x.next:], '\n')
+		i := strings.IndexByte(x.raw[x.next:], '\n')
 		if i < 0 {
 			x.done = true
 			return
@@ -67,7 +67,7 @@ func (x *lineIndex) bounds(k int) (int, int) {
 // blank reports whether line k holds only white space.
 func (x *lineIndex) blank(k int) bool {
 	a, b := x.bounds(k)
-	return len(bytes.TrimSpace(x.raw[a:b])) == 0
+	return len(strings.TrimSpace(x.raw[a:b])) == 0
 }
 
 // sizeCap bounds what measure counts: a chunk longer than everything a
@@ -100,15 +100,12 @@ func (x *lineIndex) measure(from, to int) (size, last int) {
 	return size, to
 }
 
-// lines returns lines from..to as strings sharing one copy of their text.
+// lines returns lines from..to, slices of the text.
 func (x *lineIndex) lines(from, to int) []string {
-	lo, _ := x.bounds(from)
-	_, hi := x.bounds(to)
-	text := string(x.raw[lo:hi])
 	out := make([]string, 0, to-from+1)
 	for k := from; k <= to; k++ {
 		a, b := x.bounds(k)
-		out = append(out, text[a-lo:b-lo])
+		out = append(out, x.raw[a:b])
 	}
 	return out
 }

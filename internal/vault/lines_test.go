@@ -25,7 +25,7 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 		want := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 		// Lines located as far as asked: each line read right after upTo
 		// reached it is the line read once every newline is known.
-		lazy := newLineIndex([]byte(text))
+		lazy := newLineIndex(text)
 		for k := 1; k <= len(want)+1; k++ {
 			n := lazy.upTo(k)
 			if n != min(k, len(want)) {
@@ -35,7 +35,7 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 				t.Fatalf("%q: line %d after upTo = %q, want %q", text, n, got, want[n-1])
 			}
 		}
-		lx := newLineIndex([]byte(text))
+		lx := newLineIndex(text)
 		if lx.count() != len(want) {
 			t.Fatalf("%q: %d lines, want %d", text, lx.count(), len(want))
 		}
@@ -61,14 +61,14 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 // gives the lines within windowScan bytes.
 func TestMeasureCaps(t *testing.T) {
 	short := strings.Repeat("ab\n", 10)
-	lx := newLineIndex([]byte(short))
+	lx := newLineIndex(short)
 	lx.count()
 	if size, last := lx.measure(1, 10); size != 30 || last != 10 {
 		t.Fatalf("short: %d, %d", size, last)
 	}
 	line := strings.Repeat("x", 99) // 100 with its end
 	long := strings.Repeat(line+"\n", 1000)
-	lx = newLineIndex([]byte(long))
+	lx = newLineIndex(long)
 	lx.upTo(1000)
 	size, last := lx.measure(1, 1000)
 	if size < sizeCap || size > sizeCap+100 {
@@ -78,7 +78,7 @@ func TestMeasureCaps(t *testing.T) {
 		t.Fatalf("long: last %d, want %d", last, want)
 	}
 	// A single line longer than the scan is still given.
-	huge := newLineIndex([]byte(strings.Repeat("y", 2*windowScan) + "\nz"))
+	huge := newLineIndex(strings.Repeat("y", 2*windowScan) + "\nz")
 	huge.count()
 	if _, last := huge.measure(1, 2); last != 1 {
 		t.Fatalf("huge: last %d", last)

@@ -68,18 +68,20 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 		return nil, err
 	}
 	var hits []scored
-	var files map[string][]byte
+	var files map[string]string
 	for attempt := 0; ; attempt++ {
 		hits = s.rank(req.Query, f, req.Limit, req.Explain)
 		// Re-validate every hit against the disk before quoting it: a deleted
-		// or changed note is never served stale. The bytes read are the ones
+		// or changed note is never served stale. The text read is the one
 		// quoted.
-		files = make(map[string][]byte, len(hits))
+		files = make(map[string]string, len(hits))
 		changed := false
 		for _, p := range uniquePaths(hits) {
-			data, ch := s.readHit(p)
+			text, ok, ch := s.readHit(p)
 			changed = changed || ch
-			files[p] = data
+			if ok {
+				files[p] = text
+			}
 		}
 		if !changed || attempt == maxRevalidations {
 			break

@@ -11,7 +11,7 @@ import (
 // api.MaxQuotedChars between them: each result gets an equal share, and what
 // a short snippet leaves over goes to the longer ones. A snippet cut to fit
 // keeps the window of lines with the most query terms and says so.
-func (s *Service) snippets(query string, hits []scored, data map[string][]byte) []api.SearchHit {
+func (s *Service) snippets(query string, hits []scored, data map[string]string) []api.SearchHit {
 	defer s.firstAnswered() // the last step of a search: its answer is made
 	type cand struct {
 		hit   api.SearchHit
@@ -28,8 +28,8 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 	for _, h := range hits {
 		lx, ok := files[h.path]
 		if !ok {
-			if raw := data[h.path]; raw != nil {
-				lx = newLineIndex(raw)
+			if text, ok := data[h.path]; ok {
+				lx = newLineIndex(text)
 			}
 			files[h.path] = lx
 		}
@@ -82,7 +82,13 @@ func (s *Service) snippets(query string, hits []scored, data map[string][]byte) 
 		}
 		c.hit.Line = first
 		c.hit.EndLine = first + max(len(lines)-1, 0)
-		c.hit.Snippet = strings.Join(lines, "\n")
+		if len(lines) == 1 {
+			// A copy: the lines are slices of the whole note (Join
+			// copies two or more).
+			c.hit.Snippet = strings.Clone(lines[0])
+		} else {
+			c.hit.Snippet = strings.Join(lines, "\n")
+		}
 		out[i] = c.hit
 	}
 	return out

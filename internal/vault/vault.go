@@ -890,22 +890,23 @@ func sameVersion(a, b vaultfs.FileInfo) bool {
 
 // readHit reads an indexed note to quote it, and re-validates the index
 // against it: when the file changed or vanished since it was indexed, the
-// index is updated and changed is true.
-func (s *Service) readHit(rel string) (data []byte, changed bool) {
+// index is updated and changed is true; ok is false when it could not be
+// read.
+func (s *Service) readHit(rel string) (text string, ok, changed bool) {
 	s.mu.RLock()
-	ni, ok := s.notes[rel]
+	ni, known := s.notes[rel]
 	s.mu.RUnlock()
-	if !ok {
-		return nil, true
+	if !known {
+		return "", false, true
 	}
-	if data, read, ok := s.hits.get(rel, ni.file); ok && s.fs.Unchanged(read) {
-		return data, false
+	if text, read, hit := s.hits.get(rel, ni.file); hit && s.fs.Unchanged(read) {
+		return text, true, false
 	}
 	data, fi, err := s.fs.ReadWalked(ni.file)
 	if err != nil {
 		s.hits.drop(rel)
 		s.Refresh(rel)
-		return nil, true
+		return "", false, true
 	}
 	if !sameVersion(ni.file, fi) {
 		s.hits.drop(rel)
@@ -913,10 +914,11 @@ func (s *Service) readHit(rel string) (data []byte, changed bool) {
 		s.mu.Lock()
 		s.put(r)
 		s.mu.Unlock()
-		return data, true
+		return string(data), true, true
 	}
-	s.hits.put(rel, fi, data)
-	return data, false
+	text = string(data)
+	s.hits.put(rel, fi, text)
+	return text, true, false
 }
 
 // resolveNote resolves a client path for reading.
