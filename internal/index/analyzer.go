@@ -453,22 +453,28 @@ var wordBytes = func() (t [256]uint8) {
 // character (a variable for the tests, which compare with the general loop).
 var asciiFastPath = true
 
+// asciiRun returns the end of the run of ASCII letters, digits and hyphens
+// starting at text[i:], and the wordBytes classes seen in it.
+func asciiRun(text string, i int) (int, uint8) {
+	var seen uint8
+	for i < len(text) {
+		c := wordBytes[text[i]]
+		if c == 0 {
+			break
+		}
+		seen |= c
+		i++
+	}
+	return i, seen
+}
+
 // word scans the word starting at text[i:], emits its tokens and returns its end.
 func (t *tokenizer) word(text string, i int) int {
 	if !asciiFastPath {
 		return t.wordRunes(text, i, i, 0)
 	}
 	// The ASCII run first, one table read a byte; most words end there.
-	j := i
-	var seen uint8
-	for j < len(text) {
-		c := wordBytes[text[j]]
-		if c == 0 {
-			break
-		}
-		seen |= c
-		j++
-	}
+	j, seen := asciiRun(text, i)
 	hyphen := seen&wbHyphen != 0
 	if j == len(text) || text[j] < utf8.RuneSelf {
 		if t.stats != nil {

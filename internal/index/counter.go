@@ -74,16 +74,7 @@ func (c *Counter) Count(text string) int {
 			i++
 			continue
 		}
-		j := i
-		var seen uint8
-		for j < len(text) {
-			b := wordBytes[text[j]]
-			if b == 0 {
-				break
-			}
-			seen |= b
-			j++
-		}
+		j, seen := asciiRun(text, i)
 		w := text[i:j]
 		i = j
 		if len(w) < c.minLen {
