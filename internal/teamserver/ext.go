@@ -52,7 +52,7 @@ func ext[Req any, Res any](write bool, method func(*vault.Service) func(context.
 		run: func(ctx context.Context, svc *vault.Service, body []byte) (any, *api.WriteResult, []byte, error) {
 			req, canon, err := decode(body)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, badBody{err}
 			}
 			res, err := method(svc)(ctx, req)
 			if err != nil {
@@ -135,18 +135,26 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 		fail.write(w)
 		return
 	}
-	canon, err := op.decode(body)
-	if err != nil {
+	badRequest := func(err error) {
 		errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be a JSON %s request: %v", name, err).write(w)
-		return
 	}
 	if !op.write {
+		// A read decodes its body once, in run.
 		result, _, _, err := op.run(r.Context(), pr.svc, body)
-		if err != nil {
+		var bad badBody
+		switch {
+		case errors.As(err, &bad):
+			badRequest(bad.err)
+		case err != nil:
 			vaultError(err).write(w)
-			return
+		default:
+			writeJSON(w, http.StatusOK, result)
 		}
-		jsonResponse(http.StatusOK, result).write(w)
+		return
+	}
+	canon, err := op.decode(body)
+	if err != nil {
+		badRequest(err)
 		return
 	}
 	s.runWrite(w, r, k, writeOp{pr: pr, op: name, target: "", fingerprint: fingerprint(name, pr.meta.ID, string(canon)),
@@ -160,6 +168,11 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 			})
 		}})
 }
+
+// badBody is a request body that does not decode.
+type badBody struct{ err error }
+
+func (b badBody) Error() string { return b.err.Error() }
 
 // decodeStrict decodes one JSON value, refusing unknown fields and
 // trailing data, with the field named in the error.

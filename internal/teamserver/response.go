@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -29,6 +30,32 @@ func (r *response) write(w http.ResponseWriter) {
 	}
 	w.WriteHeader(r.status)
 	_, _ = w.Write(r.body)
+}
+
+// encodeBufs are the buffers writeJSON encodes answers sent at once in.
+var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON sends v as jsonResponse(status, v) would, encoded in a pooled
+// buffer: for an answer sent at once and never kept (a read's).
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := encodeBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 { // a huge answer's buffer is not kept
+			encodeBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		errResponse(http.StatusInternalServerError, teamapi.ErrorDetail{Code: teamapi.CodeInternal, Message: "encoding the answer: " + err.Error()}).write(w)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }
 
 func jsonResponse(status int, v any) *response {

@@ -23,6 +23,9 @@ func newLineIndex(raw string) *lineIndex { return &lineIndex{raw: raw} }
 
 // find locates the newlines ending lines up to k (all of them for k < 0).
 func (x *lineIndex) find(k int) {
+	if x.nl == nil && k > 0 {
+		x.nl = make([]int32, 0, min(k, len(x.raw)+1))
+	}
 	for !x.done && (k < 0 || len(x.nl) < k) {
 		i := strings.IndexByte(x.raw[x.next:], '\n')
 		if i < 0 {

@@ -51,8 +51,9 @@ func (s *Service) snippets(query string, hits []scored, data map[string]string) 
 		} else {
 			start, end = 1, lx.count()
 		}
+		last := lx.upTo(end) // first: the newlines are then found in one go
 		start = max(1, lx.upTo(start))
-		end = max(start, lx.upTo(end))
+		end = max(start, last)
 		for end > start && lx.blank(start) {
 			start++
 		}
