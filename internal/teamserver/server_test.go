@@ -525,3 +525,22 @@ func TestLimits(t *testing.T) {
 		t.Errorf("GET with a matching If-None-Match: %d", a.status)
 	}
 }
+
+// A project imported from a folder that is not a git repository of its own
+// has its objects packed, none loose (see importVault).
+func TestImportIsPacked(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	out, err := gitOut(context.Background(), e.data.VaultDir(e.ex.ID), "count-objects", "-v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok {
+			stats[k] = v
+		}
+	}
+	if stats["count"] != "0" || stats["in-pack"] == "" || stats["in-pack"] == "0" {
+		t.Fatalf("the imported vault's objects are not packed:\n%s", out)
+	}
+}
