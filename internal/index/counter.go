@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -45,14 +46,7 @@ func (a *Analyzer) NewCounter(terms []string) *Counter {
 	return c
 }
 
-func isAliasWord(t string) bool {
-	for _, w := range aliasWords {
-		if t == w {
-			return true
-		}
-	}
-	return false
-}
+func isAliasWord(t string) bool { return slices.Contains(aliasWords[:], t) }
 
 // Count returns how many tokens of text are among the counter's terms.
 func (c *Counter) Count(text string) int {

@@ -1,6 +1,9 @@
 package index
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // aliasTokens are the tokens the tokenizer emits for symbols (see alias):
 // the only tokens of an ASCII text that are not a lowercase slice of it.
@@ -26,14 +29,7 @@ func MayEmit(text string, terms []string) bool {
 	return false
 }
 
-func isAliasToken(t string) bool {
-	for _, a := range aliasTokens {
-		if t == a {
-			return true
-		}
-	}
-	return false
-}
+func isAliasToken(t string) bool { return slices.Contains(aliasTokens[:], t) }
 
 // containsFoldASCII reports whether the ASCII text s contains sub (lowercase)
 // with s's letters compared lowercased. A sub with a non-ASCII byte is never
