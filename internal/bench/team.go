@@ -282,10 +282,11 @@ type teamClient struct {
 	writeFailures []string
 }
 
-func (c *teamClient) do(ctx context.Context, method, path, ctype string, body io.Reader, hdr map[string]string) (*http.Response, []byte, error) {
+// send sends one request with the key; the caller reads and closes the body.
+func (c *teamClient) send(ctx context.Context, method, path, ctype string, body io.Reader, hdr map[string]string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	req.Header.Set("X-API-Key", c.key)
 	if ctype != "" {
@@ -294,7 +295,11 @@ func (c *teamClient) do(ctx context.Context, method, path, ctype string, body io
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := c.http.Do(req)
+	return c.http.Do(req)
+}
+
+func (c *teamClient) do(ctx context.Context, method, path, ctype string, body io.Reader, hdr map[string]string) (*http.Response, []byte, error) {
+	resp, err := c.send(ctx, method, path, ctype, body, hdr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -318,13 +323,7 @@ func (c *teamClient) getJSON(ctx context.Context, path string, into any) error {
 // read (into a pooled buffer).
 func (c *teamClient) search(ctx context.Context, q string) (int, error) {
 	body, _ := json.Marshal(map[string]any{"query": q})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/projects/"+c.project+"/search", bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("X-API-Key", c.key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
+	resp, err := c.send(ctx, http.MethodPost, "/api/projects/"+c.project+"/search", "application/json", bytes.NewReader(body), nil)
 	if err != nil {
 		return 0, err
 	}

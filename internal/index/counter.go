@@ -39,7 +39,7 @@ func (a *Analyzer) NewCounter(terms []string) *Counter {
 		c.terms[t] = true
 		c.list = append(c.list, t)
 		c.minLen, c.maxLen = min(c.minLen, len(t)), max(c.maxLen, len(t))
-		if !isASCII(t) || isAliasToken(t) || isAliasWord(t) {
+		if !IsASCII(t) || isAliasToken(t) || isAliasWord(t) {
 			c.fast = false
 		}
 	}
@@ -53,11 +53,11 @@ func (c *Counter) Count(text string) int {
 	if len(c.list) == 0 {
 		return 0
 	}
-	if !isASCII(text) {
+	if !IsASCII(text) {
 		return c.an.CountTerms(text, c.terms)
 	}
 	if !c.fast {
-		if !MayEmit(text, c.list) {
+		if !asciiMayEmit(text, c.list) {
 			return 0
 		}
 		return c.an.CountTerms(text, c.terms)
@@ -78,7 +78,7 @@ func (c *Counter) Count(text string) int {
 			n += c.match(w)
 			continue
 		}
-		w = strings.Trim(w, "-")
+		w = trimHyphensString(w)
 		n += c.match(w) // the word itself, hyphenated or not
 		if strings.IndexByte(w, '-') < 0 {
 			continue
@@ -121,8 +121,8 @@ func equalLowerASCII(w, t string) bool {
 	return true
 }
 
-// isASCII reports whether s is all ASCII, eight bytes at a time.
-func isASCII(s string) bool {
+// IsASCII reports whether s is all ASCII, eight bytes at a time.
+func IsASCII(s string) bool {
 	for len(s) >= 8 {
 		_ = s[7]
 		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |

@@ -48,7 +48,7 @@ func TestCounterMatchesCountTerms(t *testing.T) {
 				set[q] = true
 			}
 			c := an.NewCounter(terms)
-			if c.fast && isASCII(text) {
+			if c.fast && IsASCII(text) {
 				fast++
 			}
 			if got, want := c.Count(text), an.CountTerms(text, set); got != want {
@@ -67,8 +67,8 @@ func TestIsASCII(t *testing.T) {
 		for i := 0; i < len(s); i++ {
 			want = want && s[i] < 0x80
 		}
-		if isASCII(s) != want {
-			t.Errorf("isASCII(%q) = %v", s, !want)
+		if IsASCII(s) != want {
+			t.Errorf("IsASCII(%q) = %v", s, !want)
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package index
 
-import (
-	"slices"
-	"unicode/utf8"
-)
+import "slices"
 
 // aliasTokens are the tokens the tokenizer emits for symbols (see alias):
 // the only tokens of an ASCII text that are not a lowercase slice of it.
@@ -16,11 +13,11 @@ var aliasTokens = [...]string{"cpp", "csharp", "fsharp", "nodejs", "dotnet"}
 // holding none of the terms case-insensitively cannot emit one. A text
 // with any other byte is always "may".
 func MayEmit(text string, terms []string) bool {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			return true
-		}
-	}
+	return !IsASCII(text) || asciiMayEmit(text, terms)
+}
+
+// asciiMayEmit is MayEmit of an ASCII text.
+func asciiMayEmit(text string, terms []string) bool {
 	for _, t := range terms {
 		if isAliasToken(t) || containsFoldASCII(text, t) {
 			return true

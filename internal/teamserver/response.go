@@ -45,30 +45,39 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		}
 	}()
 	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		errResponse(http.StatusInternalServerError, teamapi.ErrorDetail{Code: teamapi.CodeInternal, Message: "encoding the answer: " + err.Error()}).write(w)
+	if fail := encodeJSON(buf, v); fail != nil {
+		fail.write(w)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Content-Type-Options", "nosniff")
+	setJSONHeaders(w.Header())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
 
 func jsonResponse(status int, v any) *response {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	if fail := encodeJSON(&buf, v); fail != nil {
+		return fail
+	}
+	h := http.Header{}
+	setJSONHeaders(h)
+	return &response{status: status, header: h, body: buf.Bytes()}
+}
+
+// encodeJSON appends v to buf as the answers carry it (no HTML escaping), or
+// returns the 500 answer saying why it could not.
+func encodeJSON(buf *bytes.Buffer, v any) *response {
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return errResponse(http.StatusInternalServerError, teamapi.ErrorDetail{Code: teamapi.CodeInternal, Message: "encoding the answer: " + err.Error()})
 	}
-	h := http.Header{}
+	return nil
+}
+
+func setJSONHeaders(h http.Header) {
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
-	return &response{status: status, header: h, body: buf.Bytes()}
 }
 
 func errResponse(status int, d teamapi.ErrorDetail) *response {

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/index"
 )
 
 // lineIndex locates the lines of a note's text without splitting it: its
@@ -113,26 +114,11 @@ func (x *lineIndex) lines(from, to int) []string {
 	return out
 }
 
-// runeCount is utf8.RuneCountInString (or utf8.RuneCount), eight ASCII
-// bytes at a time.
-func runeCount[T string | []byte](s T) int {
-	n := 0
-	for len(s) > 0 {
-		if len(s) >= 8 {
-			_ = s[7]
-			w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-				uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-			if w&0x8080808080808080 == 0 {
-				n, s = n+8, s[8:]
-				continue
-			}
-		}
-		if s[0] < utf8.RuneSelf {
-			n, s = n+1, s[1:]
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
-		n, s = n+1, s[size:]
+// runeCount is utf8.RuneCountInString, with ASCII text (most lines of
+// most notes) checked eight bytes at a time and not decoded.
+func runeCount(s string) int {
+	if index.IsASCII(s) {
+		return len(s)
 	}
-	return n
+	return utf8.RuneCountInString(s)
 }

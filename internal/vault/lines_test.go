@@ -51,7 +51,7 @@ func TestLineIndexMatchesSplit(t *testing.T) {
 				t.Fatalf("runeCount(%q) = %d, want %d", want[k], n, utf8.RuneCountInString(want[k]))
 			}
 		}
-		if n := runeCount([]byte(text)); n != utf8.RuneCountInString(text) {
+		if n := runeCount(text); n != utf8.RuneCountInString(text) {
 			t.Fatalf("runeCount(%q) = %d, want %d", text, n, utf8.RuneCountInString(text))
 		}
 	}

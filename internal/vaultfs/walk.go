@@ -33,16 +33,7 @@ const maxWalkDepth = MaxPathSegments - 1
 // ctx.Err()) or when fn returns an error (returning it; fs.SkipAll stops the
 // walk and Walk returns nil).
 func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error)) error {
-	report := func(rel string, err error) {
-		if onErr != nil {
-			onErr(DisplayPath(rel), v.fail(err))
-		}
-	}
-	err := v.walkDir(ctx, v.root, "", 0, fn, report)
-	if errors.Is(err, fs.SkipAll) {
-		return nil
-	}
-	return err
+	return v.WalkUnder(ctx, "", fn, onErr)
 }
 
 // WalkUnder is Walk restricted to the folder dir (a clean path, "" for the
@@ -50,23 +41,19 @@ func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(re
 // that is missing, ignored, not a folder or a symbolic link (never entered
 // by Walk either) holds nothing to walk: WalkUnder returns nil.
 func (v *Vault) WalkUnder(ctx context.Context, dir string, fn func(FileInfo) error, onErr func(rel string, err error)) error {
-	if dir == "" {
-		return v.Walk(ctx, fn, onErr)
-	}
-	if c, err := Clean(dir); err != nil || c != dir || IsIgnored(dir) {
-		return nil
-	}
-	report := func(rel string, err error) {
-		if onErr != nil {
-			onErr(DisplayPath(rel), v.fail(err))
+	var segs []string
+	if dir != "" {
+		if c, err := Clean(dir); err != nil || c != dir || IsIgnored(dir) {
+			return nil
+		}
+		if segs = strings.Split(dir, "/"); len(segs) > maxWalkDepth {
+			return nil
 		}
 	}
-	segs := strings.Split(dir, "/")
-	if len(segs) > maxWalkDepth {
-		return nil
-	}
+	// Each folder on the way is entered as walkSub enters one: a real
+	// folder (not a link), the one Lstat saw.
 	r := v.root
-	for i, seg := range segs {
+	for _, seg := range segs {
 		fi, err := r.Lstat(seg)
 		if err != nil || !fi.IsDir() {
 			return nil
@@ -76,20 +63,21 @@ func (v *Vault) WalkUnder(ctx context.Context, dir string, fn func(FileInfo) err
 			return nil
 		}
 		defer sub.Close()
-		st, err := sub.Stat(".")
-		if err != nil || !os.SameFile(st, fi) {
+		if st, err := sub.Stat("."); err != nil || !os.SameFile(st, fi) {
 			return nil // replaced by a link since: not entered
 		}
 		r = sub
-		if i == len(segs)-1 {
-			err := v.walkDir(ctx, r, dir, len(segs), fn, report)
-			if errors.Is(err, fs.SkipAll) {
-				return nil
-			}
-			return err
+	}
+	report := func(rel string, err error) {
+		if onErr != nil {
+			onErr(DisplayPath(rel), v.fail(err))
 		}
 	}
-	return nil
+	err := v.walkDir(ctx, r, dir, len(segs), fn, report)
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
 }
 
 func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, fn func(FileInfo) error, report func(string, error)) error {
