@@ -26,6 +26,16 @@ type commitSetup struct {
 	cfg       repoConfig
 	hooksDir  string // "" when it could not be told
 	indexLock string
+	objDir    string // the loose objects' folder, "" when it could not be told
+}
+
+// objects is where the fast commit writes its trees itself, nil when they
+// must go through mktree (objects.go says when).
+func (s commitSetup) objects(sha256 bool) *objectStore {
+	if s.objDir == "" || s.cfg.shared || s.cfg.compatFormat {
+		return nil
+	}
+	return &objectStore{dir: s.objDir, sha256: sha256, fsync: s.cfg.fsyncObjects}
 }
 
 type setupCache struct {
@@ -39,7 +49,7 @@ type setupCache struct {
 // configEnv are the environment variables that change which configuration
 // git reads, or where the index is.
 var configEnv = []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-	"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE"}
+	"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"}
 
 // setupSignature is the signature of the inputs, or "" when it cannot be
 // made (then nothing is cached).
@@ -119,12 +129,16 @@ func (r *Repo) commitSetup(ctx context.Context) commitSetup {
 		}
 	}
 	s.hooksDir = dir
-	if out, err := r.Run(ctx, "rev-parse", "--git-path", "index.lock"); err == nil {
-		lock := strings.TrimSpace(string(out))
-		if !filepath.IsAbs(lock) {
-			lock = filepath.Join(r.dir, lock)
+	if out, err := r.Run(ctx, "rev-parse", "--git-path", "index.lock", "--git-path", "objects"); err == nil {
+		if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) == 2 {
+			abs := func(p string) string {
+				if !filepath.IsAbs(p) {
+					return filepath.Join(r.dir, p)
+				}
+				return p
+			}
+			s.indexLock, s.objDir = abs(lines[0]), abs(lines[1])
 		}
-		s.indexLock = lock
 	}
 	if sig != "" && !s.cfg.includes && s.indexLock != "" {
 		c.setup = &s

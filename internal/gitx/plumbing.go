@@ -48,10 +48,14 @@ type repoConfig struct {
 	sign              bool
 	hooksPath         string
 	includes          bool // the configuration includes other files
+	// What writing tree objects without mktree must know (objects.go).
+	shared       bool // core.sharedRepository set: git sets the files' modes
+	compatFormat bool // extensions.compatObjectFormat: git records two ids
+	fsyncObjects bool // loose objects are flushed to disk
 }
 
 func (r *Repo) config(ctx context.Context) repoConfig {
-	out, _ := r.Run(ctx, "config", "--get-regexp", `^(user\.(name|email)|commit\.gpgsign|core\.hookspath|include\.path|includeif\..*\.path)$`)
+	out, _ := r.Run(ctx, "config", "--get-regexp", `^(user\.(name|email)|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles)|extensions\.compatobjectformat|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
 	for _, line := range strings.Split(string(out), "\n") {
 		key, val, _ := strings.Cut(line, " ")
@@ -66,6 +70,16 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 			c.sign = err == nil && b || val == "yes" || val == "on"
 		case "core.hookspath":
 			c.hooksPath = val
+		case "core.sharedrepository":
+			b, err := strconv.ParseBool(val)
+			c.shared = !(err == nil && !b || val == "umask")
+		case "extensions.compatobjectformat":
+			c.compatFormat = true
+		case "core.fsync":
+			c.fsyncObjects = fsyncLooseObjects(val)
+		case "core.fsyncobjectfiles":
+			b, err := strconv.ParseBool(val)
+			c.fsyncObjects = c.fsyncObjects || err == nil && b
 		default:
 			if k := strings.ToLower(key); k == "include.path" || strings.HasPrefix(k, "includeif.") {
 				c.includes = true
@@ -101,8 +115,9 @@ var testHookBeforeUpdateRef func()
 // commit, so this keeps the loose objects under git's threshold just as well).
 const gcEvery = 20
 
-// usedFast counts the commits made by the fast path (tests read it).
-var usedFast atomic.Int64
+// usedFast counts the commits made by the fast path (tests read it), and
+// mktreeUsed those of them whose trees went through git mktree.
+var usedFast, mktreeUsed atomic.Int64
 
 func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message string, co CommitOptions, st commitSetup) (string, error) {
 	c := st.cfg
@@ -210,7 +225,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	if !changed {
 		return "", ErrNothingToCommit
 	}
-	root, err := r.writeTrees(ctx, trees)
+	root, err := r.writeTrees(ctx, trees, st.objects(len(head) == 64))
 	if err != nil {
 		return "", err
 	}
@@ -419,9 +434,10 @@ func looksSHA256(body []byte) bool {
 	return false
 }
 
-// writeTrees writes the changed trees bottom-up with one mktree process and
-// returns the new top tree. A folder left empty is dropped from its parent.
-func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeEntry) (string, error) {
+// writeTrees writes the changed trees bottom-up, into store when there is
+// one (objects.go) and otherwise with one mktree process, and returns the
+// new top tree. A folder left empty is dropped from its parent.
+func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeEntry, store *objectStore) (string, error) {
 	list := make([]string, 0, len(trees))
 	for d := range trees {
 		list = append(list, d)
@@ -440,11 +456,39 @@ func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeE
 		}
 		return list[i] < list[j]
 	})
-	p, err := r.startBatch(ctx, "mktree", "--batch", "-z")
-	if err != nil {
-		return "", err
+	write := func(entries map[string]treeEntry) (string, error) {
+		body, err := treeBody(entries)
+		if err != nil {
+			return "", err
+		}
+		return store.write("tree", body)
 	}
-	defer p.close()
+	if store == nil {
+		mktreeUsed.Add(1)
+		p, err := r.startBatch(ctx, "mktree", "--batch", "-z")
+		if err != nil {
+			return "", err
+		}
+		defer p.close()
+		write = func(entries map[string]treeEntry) (string, error) {
+			names := make([]string, 0, len(entries))
+			for n := range entries {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			var b strings.Builder
+			for _, n := range names {
+				e := entries[n]
+				fmt.Fprintf(&b, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
+			}
+			b.WriteByte(0) // the end of this tree
+			id, err := p.ask(b.String())
+			if err != nil {
+				return "", fmt.Errorf("git mktree: %w", err)
+			}
+			return id, nil
+		}
+	}
 	var root string
 	for _, d := range list {
 		entries := trees[d]
@@ -452,20 +496,9 @@ func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeE
 			delete(trees[treeDir(d)], path.Base(d))
 			continue
 		}
-		names := make([]string, 0, len(entries))
-		for n := range entries {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var b strings.Builder
-		for _, n := range names {
-			e := entries[n]
-			fmt.Fprintf(&b, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
-		}
-		b.WriteByte(0) // the end of this tree
-		id, err := p.ask(b.String())
+		id, err := write(entries)
 		if err != nil {
-			return "", fmt.Errorf("git mktree: %w", err)
+			return "", err
 		}
 		if d == "" {
 			root = id

@@ -1,0 +1,191 @@
+package gitx
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTreeObjectsMatchMktree writes random trees both ways — objectStore
+// and `git mktree` — in SHA-1 and SHA-256 repositories: the ids are the
+// same, and git reads the objects written here (fsck --strict, cat-file).
+// The names are chosen to catch git's order: a folder sorts as if its name
+// ended in "/" ("a" the folder after "a.md", before "a0"), bytes above
+// ASCII, spaces, executables, links and submodules.
+func TestTreeObjectsMatchMktree(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := gitCmd(dir, "init", "-q", "--object-format="+format).Run(); err != nil {
+				t.Skipf("git init --object-format=%s: %v", format, err)
+			}
+			blob := strings.TrimSpace(gitOutIn(t, dir, "x\n", "hash-object", "-w", "--stdin"))
+			sub := strings.TrimSpace(gitOutIn(t, dir, "", "mktree"))
+			store := objectStore{dir: filepath.Join(dir, ".git", "objects"), sha256: format == "sha256"}
+			names := []string{"a", "a.md", "a0", "a-b", "A", "ñ.md", "sp ace.md", "a/", "z", "b.md", "b", "é", "~x"}
+			rng := rand.New(rand.NewSource(3))
+			for round := range 30 {
+				entries := map[string]treeEntry{}
+				for _, n := range names {
+					n = strings.TrimSuffix(n, "/")
+					if rng.Intn(2) == 0 {
+						continue
+					}
+					switch rng.Intn(5) {
+					case 0:
+						entries[n] = treeEntry{mode: "040000", typ: "tree", id: sub}
+					case 1:
+						entries[n] = treeEntry{mode: "100755", typ: "blob", id: blob}
+					case 2:
+						entries[n] = treeEntry{mode: "120000", typ: "blob", id: blob}
+					case 3:
+						entries[n] = treeEntry{mode: "160000", typ: "commit", id: strings.Repeat("1", len(blob))}
+					default:
+						entries[n] = treeEntry{mode: "100644", typ: "blob", id: blob}
+					}
+				}
+				var in strings.Builder
+				for n, e := range entries {
+					fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
+				}
+				want := strings.TrimSpace(gitOutIn(t, dir, in.String(), "mktree", "-z", "--missing"))
+				body, err := treeBody(entries)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The object mktree wrote is removed first, so that the one
+				// read back below is ours.
+				os.Remove(filepath.Join(store.dir, want[:2], want[2:]))
+				got, err := store.write("tree", body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Fatalf("round %d: tree %s, mktree %s\n%s", round, got, want, in.String())
+				}
+				if typ := strings.TrimSpace(gitOut(t, dir, "cat-file", "-t", got)); typ != "tree" {
+					t.Fatalf("git reads %s as %q", got, typ)
+				}
+				fi, err := os.Stat(filepath.Join(store.dir, got[:2], got[2:]))
+				if err != nil || fi.Mode().Perm() != 0o444 {
+					t.Fatalf("object file: %v %v", fi.Mode(), err)
+				}
+			}
+			// fsck has the last word on every object written (the
+			// submodule ids name commits that do not exist: connectivity
+			// is not the point here).
+			if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--connectivity-only").CombinedOutput(); err != nil {
+				t.Fatalf("fsck: %v\n%s", err, out)
+			}
+			if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--unreachable").CombinedOutput(); err != nil && !strings.Contains(string(out), "missing") {
+				t.Fatalf("fsck: %v\n%s", err, out)
+			}
+			if matches, _ := filepath.Glob(filepath.Join(store.dir, "*", "tmp_obj_*")); len(matches) > 0 {
+				t.Fatalf("temporary objects left: %v", matches)
+			}
+		})
+	}
+}
+
+// TestObjectWriteExisting: an object already there is not rewritten, and
+// its time is refreshed (a prune must not take it before the commit that
+// names it lands).
+func TestObjectWriteExisting(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	store := objectStore{dir: filepath.Join(dir, ".git", "objects")}
+	id, err := store.write("blob", []byte("same\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(gitOutIn(t, dir, "same\n", "hash-object", "--stdin")); id != want {
+		t.Fatalf("blob id %s, git %s", id, want)
+	}
+	p := filepath.Join(store.dir, id[:2], id[2:])
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := store.write("blob", []byte("same\n")); err != nil || again != id {
+		t.Fatalf("second write: %s %v", again, err)
+	}
+	if fi, _ := os.Stat(p); time.Since(fi.ModTime()) > time.Hour {
+		t.Fatalf("the existing object kept its old time %v", fi.ModTime())
+	}
+	// A folder where the object's folder should be: a clear error, nothing
+	// half-written.
+	bad := objectStore{dir: filepath.Join(dir, "file")}
+	if err := os.WriteFile(bad.dir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.write("blob", []byte("x")); err == nil || !strings.Contains(err.Error(), "object folder") {
+		t.Fatalf("write into a file: %v", err)
+	}
+}
+
+// TestFastCommitTreesWithoutMktree: the fast commit writes its trees
+// itself, and goes through mktree where git would write them differently
+// (a shared repository); both give the same commits, fsck-clean.
+func TestFastCommitTreesWithoutMktree(t *testing.T) {
+	ctx := context.Background()
+	for _, shared := range []bool{false, true} {
+		dir := newRepo(t, map[string]string{"d/a.md": "a\n", "d/a/b.md": "b\n", "top.md": "t\n"})
+		if shared {
+			git(t, dir, "config", "core.sharedRepository", "group")
+		}
+		r := open(t, dir)
+		mk := mktreeUsed.Load()
+		for i := range 4 {
+			writeFile(t, dir, fmt.Sprintf("d/a/n%d.md", i), "new\n")
+			writeFile(t, dir, "d/a.md", fmt.Sprintf("a %d\n", i))
+			if _, err := r.Commit(ctx, []string{"d/a.md", fmt.Sprintf("d/a/n%d.md", i)}, "write"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if used := mktreeUsed.Load() - mk; shared != (used == 4) || !shared && used != 0 {
+			t.Fatalf("shared %v: mktree used by %d of 4 commits", shared, used)
+		}
+		if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+			t.Fatalf("status = %q", st)
+		}
+		if out, err := gitCmd(dir, "fsck", "--strict").CombinedOutput(); err != nil {
+			t.Fatalf("fsck: %v\n%s", err, out)
+		}
+		if got := gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); got != "d/a.md\nd/a/b.md\nd/a/n0.md\nd/a/n1.md\nd/a/n2.md\nd/a/n3.md\ntop.md" {
+			t.Fatalf("shared %v: tree %q", shared, got)
+		}
+	}
+}
+
+func TestFsyncLooseObjects(t *testing.T) {
+	for v, want := range map[string]bool{
+		"": false, "none": false, "loose-object": true, "objects": true, "committed": true, "all": true,
+		"all,-loose-object": false, "pack,index": false, "none,objects": true, "objects,none": false, "Added": true,
+	} {
+		if got := fsyncLooseObjects(v); got != want {
+			t.Errorf("core.fsync=%q: %v, want %v", v, got, want)
+		}
+	}
+}
+
+// gitOutIn runs git with stdin and returns its stdout.
+func gitOutIn(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := gitCmd(dir, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("git %v: %v\n%s", args, err, stderr)
+	}
+	return string(out)
+}
