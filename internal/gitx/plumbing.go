@@ -3,6 +3,7 @@ package gitx
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"context"
 	"errors"
 	"fmt"
@@ -401,7 +402,7 @@ func parseTree(body []byte, into map[string]treeEntry) error {
 			return fmt.Errorf("git: malformed tree object")
 		}
 		mode, name := string(body[:sp]), string(body[sp+1:nul])
-		id := fmt.Sprintf("%x", body[nul+1:nul+1+idLen])
+		id := hex.EncodeToString(body[nul+1 : nul+1+idLen])
 		body = body[nul+1+idLen:]
 		typ := "blob"
 		switch mode {

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -140,40 +142,12 @@ func (s *Service) detectProfile(notes iter.Seq[string]) *profileChoice {
 	votes := map[string]int{}
 	signs := map[string]map[string]bool{"en": {}, "pt": {}}
 	signed := 0 // notes with a sign
-	for _, p := range s.profileSampleNotes(notes) {
-		data, _, err := s.fs.ReadNote(p)
-		if err != nil {
-			continue
+	for _, ns := range s.sampleSigns(s.profileSampleNotes(notes)) {
+		for _, sg := range ns {
+			votes[sg.lang]++
+			signs[sg.lang][sg.sign] = true
 		}
-		n := markdown.Parse(p, data)
-		seen := map[string]bool{}
-		vote := func(lang, sign string) {
-			if !seen[sign] {
-				seen[sign] = true
-				votes[lang]++
-				signs[lang][sign] = true
-			}
-		}
-		for k, v := range n.Frontmatter {
-			if lang, ok := keySigns[strings.ToLower(k)]; ok {
-				vote(lang, strings.ToLower(k))
-			}
-			if str, ok := v.(string); ok && (strings.EqualFold(k, "type") || strings.EqualFold(k, "tipo")) {
-				switch strings.ToLower(strings.TrimSpace(str)) {
-				case "nota", "projeto", "diário", "diario":
-					vote("pt", "type "+strings.ToLower(strings.TrimSpace(str)))
-				}
-			}
-		}
-		for _, h := range n.Headings {
-			if h.Level != 2 {
-				continue
-			}
-			if lang, ok := sectionSigns[strings.ToLower(h.Text)]; ok {
-				vote(lang, "section "+h.Text)
-			}
-		}
-		if len(seen) > 0 {
+		if len(ns) > 0 {
 			signed++
 		}
 	}
@@ -188,6 +162,97 @@ func (s *Service) detectProfile(notes iter.Seq[string]) *profileChoice {
 	}
 	why := fmt.Sprintf("%d Portuguese and %d English signs in %d notes (%s)", votes["pt"], votes["en"], signed, signList(signs[lang]))
 	return &profileChoice{p: profiles[lang], from: profileFromDetected, why: why}
+}
+
+// langSign is one sign of a language seen in a note.
+type langSign struct{ lang, sign string }
+
+// signMemo is what one note said, and the size and time it had then.
+type signMemo struct {
+	size  int64
+	mod   time.Time
+	signs []langSign
+}
+
+// sampleSigns gives the signs of each note in paths. A note read before
+// and not changed since (its size and time as the index saw them, or as a
+// stat gives them for a note outside the index such as a template) is not
+// read again: the language of a vault that shows none is looked for again
+// after every change, which is every write, and reading and parsing the
+// sample each time cost a write on the hub about 9 ms.
+func (s *Service) sampleSigns(paths []string) [][]langSign {
+	out := make([][]langSign, len(paths))
+	known := make([]vaultfs.FileInfo, len(paths))
+	s.mu.RLock()
+	for i, p := range paths {
+		if n := s.notes[p]; n != nil {
+			known[i] = n.file
+		}
+	}
+	s.mu.RUnlock()
+	s.signMu.Lock()
+	defer s.signMu.Unlock()
+	kept := make(map[string]signMemo, len(paths))
+	for i, p := range paths {
+		fi := known[i]
+		if fi.Path == "" {
+			st, err := s.fs.Stat(p)
+			if err != nil {
+				continue
+			}
+			fi = st
+		}
+		if m, ok := s.signMemo[p]; ok && m.size == fi.Size && m.mod.Equal(fi.ModTime) {
+			out[i] = m.signs
+			kept[p] = m
+			continue
+		}
+		data, read, err := s.fs.ReadNote(p)
+		if err != nil {
+			continue
+		}
+		s.signReads++
+		out[i] = noteSigns(markdown.Parse(p, data))
+		// Remembered with what the read saw: a note that changed between
+		// the stat (or the index's read) and this read is read again.
+		if read.Size == fi.Size && read.ModTime.Equal(fi.ModTime) {
+			kept[p] = signMemo{size: read.Size, mod: read.ModTime, signs: out[i]}
+		}
+	}
+	s.signMemo = kept // the current sample's notes only
+	return out
+}
+
+// noteSigns lists the signs of a language in one note, each once.
+func noteSigns(n *markdown.Note) []langSign {
+	var out []langSign
+	seen := map[string]bool{}
+	vote := func(lang, sign string) {
+		if !seen[sign] {
+			seen[sign] = true
+			out = append(out, langSign{lang, sign})
+		}
+	}
+	for k, v := range n.Frontmatter {
+		if lang, ok := keySigns[strings.ToLower(k)]; ok {
+			vote(lang, strings.ToLower(k))
+		}
+		if str, ok := v.(string); ok && (strings.EqualFold(k, "type") || strings.EqualFold(k, "tipo")) {
+			switch strings.ToLower(strings.TrimSpace(str)) {
+			case "nota", "projeto", "diário", "diario":
+				vote("pt", "type "+strings.ToLower(strings.TrimSpace(str)))
+			}
+		}
+	}
+	for _, h := range n.Headings {
+		if h.Level != 2 {
+			continue
+		}
+		if lang, ok := sectionSigns[strings.ToLower(h.Text)]; ok {
+			vote(lang, "section "+h.Text)
+		}
+	}
+	return out
 }
 
 // signList names up to 6 signs, sorted.

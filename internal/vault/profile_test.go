@@ -94,6 +94,31 @@ func TestProfileSources(t *testing.T) {
 	}
 }
 
+// TestProfileSignsRemembered: a vault with no sign is looked at again after
+// each change, but a sampled note is read again only once it has changed;
+// a note edited in place to carry Portuguese signs turns the profile.
+func TestProfileSignsRemembered(t *testing.T) {
+	dir, s := openLearn(t, map[string]string{"a.md": "# A\n\nText.\n", "b.md": "# B\n", "c.md": "# C\n\n## Plain\n"}, learnOpts{})
+	reads := func() int {
+		s.signMu.Lock()
+		defer s.signMu.Unlock()
+		return s.signReads
+	}
+	if lang, _ := s.Profile(); lang != "en" || reads() != 3 {
+		t.Fatalf("first detection: %s, %d notes read", lang, reads())
+	}
+	writeFile(t, dir, "d.md", []byte("# D\n"))
+	s.Refresh("d.md")
+	if lang, why := s.Profile(); lang != "en" || !strings.HasPrefix(why, "the default") || reads() != 4 {
+		t.Fatalf("after a new note: %s %q, %d notes read in all (want 4: the new one)", lang, why, reads())
+	}
+	writeFile(t, dir, "b.md", []byte("---\ntipo: nota\n---\n# B\n\n## Tarefas\n"))
+	s.Refresh("b.md")
+	if lang, why := s.Profile(); lang != "pt" || !strings.Contains(why, "section Tarefas") || reads() != 5 {
+		t.Fatalf("after b.md changed: %s %q, %d notes read in all (want 5)", lang, why, reads())
+	}
+}
+
 // TestProfileTemplateSigns: the templates (never indexed) count.
 func TestProfileTemplateSigns(t *testing.T) {
 	_, s := openLearn(t, map[string]string{"a.md": "# A\n", "_templates/wiki.md": "---\ntipo: wiki\ncriado: <% tp.date.now() %>\n---\n# <% tp.file.title %>\n\n## Solução\n"}, learnOpts{})

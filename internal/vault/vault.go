@@ -126,6 +126,11 @@ type Service struct {
 	// again once notes have changed.
 	prof atomic.Pointer[profileChoice]
 	gen  atomic.Int64
+	// signMemo holds what each sampled note said of its language, while
+	// it is unchanged (profile.go).
+	signMu    sync.Mutex
+	signMemo  map[string]signMemo
+	signReads int // notes read for their signs (tests)
 
 	closeMu  sync.Mutex
 	closing  bool
