@@ -3,8 +3,8 @@ package gitx
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -149,26 +150,6 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		}
 		states[i] = st
 	}
-	if len(present) > 0 {
-		var in strings.Builder
-		for _, st := range present {
-			in.WriteString(st.full)
-			in.WriteByte('\n')
-		}
-		// Paths on stdin are taken from the top of the work tree.
-		out, err := r.run(ctx, runOpts{stdin: in.String(), top: true}, "hash-object", "-w", "--stdin-paths")
-		if err != nil {
-			return "", err
-		}
-		ids := strings.Fields(string(out))
-		if len(ids) != len(present) {
-			return "", fmt.Errorf("git hash-object: %d ids for %d files", len(ids), len(present))
-		}
-		for i, st := range present {
-			st.blob = ids[i]
-		}
-	}
-
 	// The trees on the way to every path, as they are in HEAD.
 	dirs := map[string]bool{"": true}
 	for _, st := range states {
@@ -176,23 +157,38 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			dirs[d] = true
 		}
 	}
+	// Three questions to git that do not depend on each other, asked at
+	// once (three processes in about the time of one): the blobs of the
+	// present files (hash-object, which also applies the repository's
+	// filters), HEAD and its trees on the way to the paths (cat-file), and
+	// which present files .gitignore excludes (check-ignore; it says nothing
+	// of a tracked file, and only an untracked one's answer is used below).
+	var (
+		wg                 sync.WaitGroup
+		hashErr, ignoreErr error
+		ignored            map[string]bool
+	)
+	if len(present) > 0 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			hashErr = r.hashObjects(ctx, present)
+		}()
+		go func() {
+			defer wg.Done()
+			ignored, ignoreErr = r.ignored(ctx, present)
+		}()
+	}
 	// HEAD is read with its trees, by one cat-file. Should the branch move
 	// between the two (a commit of the user's), update-ref below, which
 	// names the HEAD read here as the old value, refuses, and the commit is
 	// built again.
 	head, trees, err := r.readTrees(ctx, dirs)
-	if err != nil {
-		return "", err
-	}
-	// Untracked paths ignored by .gitignore are left out, as git does.
-	var fresh []*pathState
-	for _, st := range states {
-		if _, ok := trees[treeDir(st.full)][path.Base(st.full)]; !ok && st.present {
-			fresh = append(fresh, st)
+	wg.Wait()
+	if err = errors.Join(err, hashErr, ignoreErr); err != nil {
+		if errors.Is(err, errFallback) {
+			return "", errFallback
 		}
-	}
-	ignored, err := r.ignored(ctx, fresh)
-	if err != nil {
 		return "", err
 	}
 	changed := false
@@ -572,7 +568,30 @@ type pathState struct {
 	blob      string
 }
 
-// ignored returns which of the given (untracked) paths .gitignore excludes.
+// hashObjects writes the blobs of the given present files and sets their ids.
+func (r *Repo) hashObjects(ctx context.Context, present []*pathState) error {
+	var in strings.Builder
+	for _, st := range present {
+		in.WriteString(st.full)
+		in.WriteByte('\n')
+	}
+	// Paths on stdin are taken from the top of the work tree.
+	out, err := r.run(ctx, runOpts{stdin: in.String(), top: true}, "hash-object", "-w", "--stdin-paths")
+	if err != nil {
+		return err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(present) {
+		return fmt.Errorf("git hash-object: %d ids for %d files", len(ids), len(present))
+	}
+	for i, st := range present {
+		st.blob = ids[i]
+	}
+	return nil
+}
+
+// ignored returns which of the given paths .gitignore excludes (a tracked
+// path is never reported, as git does).
 func (r *Repo) ignored(ctx context.Context, states []*pathState) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(states) == 0 {
