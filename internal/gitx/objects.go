@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,53 +44,6 @@ type objectStore struct {
 	dir    string // the objects folder
 	sha256 bool
 	fsync  bool
-}
-
-// treeModes are the modes of a tree object's entries as written in it (a
-// folder is "40000" there, "040000" in mktree's input and ls-tree's output).
-func treeMode(mode string) string {
-	if mode == "040000" {
-		return "40000"
-	}
-	return mode
-}
-
-// treeBody is the body of a tree object holding entries: sorted as git
-// sorts them (by name, a folder's name compared as if it ended in "/"),
-// each "<mode> <name>\0<raw id>".
-func treeBody(entries map[string]treeEntry) ([]byte, error) {
-	type named struct {
-		key  string // the name, with "/" after a folder's
-		name string
-		e    treeEntry
-	}
-	list := make([]named, 0, len(entries))
-	size := 0
-	for n, e := range entries {
-		k := n
-		if e.typ == "tree" {
-			k = n + "/"
-		}
-		list = append(list, named{k, n, e})
-		size += len(e.mode) + len(n) + 2 + len(e.id)/2
-	}
-	slices.SortFunc(list, func(a, b named) int { return strings.Compare(a.key, b.key) })
-	b := make([]byte, 0, size)
-	for _, x := range list {
-		n, e := x.name, x.e
-		if n == "" || strings.ContainsAny(n, "/\x00") {
-			return nil, fmt.Errorf("git: tree entry name %q", n)
-		}
-		b = append(b, treeMode(e.mode)...)
-		b = append(b, ' ')
-		b = append(b, n...)
-		b = append(b, 0)
-		var err error
-		if b, err = hex.AppendDecode(b, []byte(e.id)); err != nil || (len(e.id) != 2*sha1.Size && len(e.id) != 2*sha256.Size) {
-			return nil, fmt.Errorf("git: object id %q of %q", e.id, n)
-		}
-	}
-	return b, nil
 }
 
 // zlibWriters are reused deflaters (each holds about 256 kB), at git's

@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -55,7 +56,11 @@ func TestTreeObjectsMatchMktree(t *testing.T) {
 					fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
 				}
 				want := strings.TrimSpace(gitOutIn(t, dir, in.String(), "mktree", "-z", "--missing"))
-				body, err := treeBody(entries)
+				tr := newTree(nil, len(blob)/2)
+				for n, e := range entries {
+					tr.set(n, e)
+				}
+				body, _, err := tr.body()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -90,6 +95,110 @@ func TestTreeObjectsMatchMktree(t *testing.T) {
 				t.Fatalf("temporary objects left: %v", matches)
 			}
 		})
+	}
+}
+
+// TestTreeEdits edits a tree read from git — a few entries set, replaced
+// or removed among hundreds, names chosen to fall on either side of git's
+// folder rule — and holds the spliced body to what mktree makes of the
+// edited listing.
+func TestTreeEdits(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	rng := rand.New(rand.NewSource(11))
+	stems := []string{"a", "a-b", "a.b", "a0", "b", "é", "sp ace", "Z"}
+	for i := range 300 {
+		st := stems[i%len(stems)]
+		switch i % 5 {
+		case 0:
+			writeFile(t, dir, fmt.Sprintf("%s%d/inner.md", st, i/40), "x\n") // folders
+		default:
+			writeFile(t, dir, fmt.Sprintf("%s%d.md", st, i), fmt.Sprintf("%d\n", i))
+		}
+	}
+	writeFile(t, dir, "a/x.md", "x\n")
+	writeFile(t, dir, "a.md", "y\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "init")
+	raw, err := gitCmd(dir, "cat-file", "tree", "HEAD^{tree}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.TrimSpace(gitOutIn(t, dir, "new\n", "hash-object", "-w", "--stdin"))
+	listing := map[string]treeEntry{}
+	for _, line := range strings.Split(gitOut(t, dir, "ls-tree", "HEAD"), "\n") {
+		meta, name, _ := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		listing[name] = treeEntry{mode: f[0], typ: f[1], id: f[2]}
+	}
+	names := make([]string, 0, len(listing))
+	for n := range listing {
+		names = append(names, n)
+	}
+	for round := range 40 {
+		tr := newTree(raw, len(blob)/2)
+		want := maps.Clone(listing)
+		for range 1 + rng.Intn(6) {
+			switch rng.Intn(3) {
+			case 0: // a new note, maybe named like a folder
+				n := fmt.Sprintf("%s%d.md", stems[rng.Intn(len(stems))], rng.Intn(400))
+				if e, ok := want[n]; ok && e.typ == "tree" {
+					continue
+				}
+				e := treeEntry{mode: "100644", typ: "blob", id: blob}
+				tr.set(n, e)
+				want[n] = e
+			case 1: // an existing entry replaced
+				n := names[rng.Intn(len(names))]
+				e := want[n]
+				e.id = blob
+				if e.typ == "tree" {
+					e.id = strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD:a"))
+				}
+				tr.set(n, e)
+				want[n] = e
+			default:
+				n := names[rng.Intn(len(names))]
+				tr.remove(n)
+				delete(want, n)
+			}
+		}
+		got, empty, err := tr.body()
+		if err != nil || empty {
+			t.Fatalf("round %d: %v, empty %v", round, err, empty)
+		}
+		var in strings.Builder
+		for n, e := range want {
+			fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
+		}
+		wantID := strings.TrimSpace(gitOutIn(t, dir, in.String(), "mktree", "-z"))
+		gotID, err := objectStore{dir: filepath.Join(dir, ".git", "objects")}.write("tree", got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gotID != wantID {
+			t.Fatalf("round %d: spliced tree %s, mktree %s", round, gotID, wantID)
+		}
+		// The mktree input of the same edits names the same tree.
+		mk, err := tr.mktreeInput()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id := strings.TrimSpace(gitOutIn(t, dir, strings.TrimSuffix(mk, "\x00"), "mktree", "-z")); id != wantID {
+			t.Fatalf("round %d: mktree input gives %s, want %s", round, id, wantID)
+		}
+	}
+	// Every entry removed: an empty tree.
+	tr := newTree(raw, len(blob)/2)
+	for n := range listing {
+		tr.remove(n)
+	}
+	if body, empty, err := tr.body(); err != nil || !empty || len(body) != 0 {
+		t.Fatalf("all removed: %d bytes, empty %v, %v", len(body), empty, err)
+	}
+	// A malformed body is an error, not a panic.
+	if _, _, err := newTree(raw[:len(raw)-3], len(blob)/2).body(); err == nil {
+		t.Fatal("a cut tree body was read")
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -89,11 +88,6 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 		}
 	}
 	return c
-}
-
-// treeEntry is one entry of a tree object.
-type treeEntry struct {
-	mode, typ, id string
 }
 
 // commitFast is the fast commit of specs (vault-relative, clean, unique).
@@ -195,7 +189,10 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	var indexInfo strings.Builder
 	for _, st := range states {
 		dir, name := treeDir(st.full), path.Base(st.full)
-		cur, ok := trees[dir][name]
+		cur, ok, err := trees[dir].get(name)
+		if err != nil {
+			return "", err
+		}
 		switch {
 		case st.present && ignored[st.full] && !ok:
 			continue
@@ -206,13 +203,13 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			if ok && cur.id == st.blob && cur.mode == st.mode {
 				continue
 			}
-			trees[dir][name] = treeEntry{mode: st.mode, typ: "blob", id: st.blob}
+			trees[dir].set(name, treeEntry{mode: st.mode, typ: "blob", id: st.blob})
 			fmt.Fprintf(&indexInfo, "%s %s 0\t%s\n", st.mode, st.blob, st.full)
 		case ok:
 			if cur.typ != "blob" {
 				return "", errFallback
 			}
-			delete(trees[dir], name)
+			trees[dir].remove(name)
 			fmt.Fprintf(&indexInfo, "0 %s\t%s\n", strings.Repeat("0", len(cur.id)), st.full)
 		default:
 			continue // absent and untracked
@@ -307,7 +304,7 @@ func treeDir(full string) string {
 // readTrees reads HEAD's commit id and its trees at the given folders (""
 // the top) with one cat-file; a folder HEAD does not have is an empty tree.
 // No HEAD (an unborn branch) is errFallback.
-func (r *Repo) readTrees(ctx context.Context, dirs map[string]bool) (string, map[string]map[string]treeEntry, error) {
+func (r *Repo) readTrees(ctx context.Context, dirs map[string]bool) (string, map[string]*tree, error) {
 	list := make([]string, 0, len(dirs))
 	for d := range dirs {
 		list = append(list, d)
@@ -363,78 +360,26 @@ func (r *Repo) readTrees(ctx context.Context, dirs map[string]bool) (string, map
 		return "", nil, errFallback // no commit yet
 	}
 	head := f[0]
-	trees := make(map[string]map[string]treeEntry, len(list))
+	// The id length of every object is the commit's: SHA-1 or SHA-256.
+	idLen := len(head) / 2
+	trees := make(map[string]*tree, len(list))
 	for _, d := range list {
 		f, body, err := next()
 		if err != nil {
 			return "", nil, err
 		}
-		entries := map[string]treeEntry{}
-		trees[d] = entries
-		if body == nil {
-			continue // a folder the commit creates
-		}
-		if f[1] != "tree" {
+		if body != nil && f[1] != "tree" {
 			return "", nil, errFallback // a file where a folder is wanted
 		}
-		if err := parseTree(body, entries); err != nil {
-			return "", nil, err
-		}
+		trees[d] = newTree(body, idLen) // no body: a folder the commit creates
 	}
 	return head, trees, nil
-}
-
-// parseTree reads a raw tree object ("<mode> <name>\0<raw id>" entries;
-// the id is 20 bytes for SHA-1, 32 for SHA-256, told by the object length).
-func parseTree(body []byte, into map[string]treeEntry) error {
-	idLen := 20
-	if looksSHA256(body) {
-		idLen = 32
-	}
-	for len(body) > 0 {
-		sp := bytes.IndexByte(body, ' ')
-		nul := bytes.IndexByte(body, 0)
-		if sp < 0 || nul < sp || len(body) < nul+1+idLen {
-			return fmt.Errorf("git: malformed tree object")
-		}
-		mode, name := string(body[:sp]), string(body[sp+1:nul])
-		id := hex.EncodeToString(body[nul+1 : nul+1+idLen])
-		body = body[nul+1+idLen:]
-		typ := "blob"
-		switch mode {
-		case "40000":
-			typ, mode = "tree", "040000"
-		case "160000":
-			typ = "commit"
-		}
-		into[name] = treeEntry{mode: mode, typ: typ, id: id}
-	}
-	return nil
-}
-
-// looksSHA256 tells the id length of a tree object by parsing it with 20-byte
-// ids: a SHA-256 tree misparses.
-func looksSHA256(body []byte) bool {
-	for b := body; len(b) > 0; {
-		sp := bytes.IndexByte(b, ' ')
-		nul := bytes.IndexByte(b, 0)
-		if sp <= 0 || nul < sp || len(b) < nul+21 {
-			return true
-		}
-		for _, c := range b[:sp] {
-			if c < '0' || c > '7' {
-				return true
-			}
-		}
-		b = b[nul+21:]
-	}
-	return false
 }
 
 // writeTrees writes the changed trees bottom-up, into store when there is
 // one (objects.go) and otherwise with one mktree process, and returns the
 // new top tree. A folder left empty is dropped from its parent.
-func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeEntry, store *objectStore) (string, error) {
+func (r *Repo) writeTrees(ctx context.Context, trees map[string]*tree, store *objectStore) (string, error) {
 	list := make([]string, 0, len(trees))
 	for d := range trees {
 		list = append(list, d)
@@ -453,54 +398,44 @@ func (r *Repo) writeTrees(ctx context.Context, trees map[string]map[string]treeE
 		}
 		return list[i] < list[j]
 	})
-	write := func(entries map[string]treeEntry) (string, error) {
-		body, err := treeBody(entries)
-		if err != nil {
-			return "", err
-		}
-		return store.write("tree", body)
-	}
+	var p *batchProc
 	if store == nil {
 		mktreeUsed.Add(1)
-		p, err := r.startBatch(ctx, "mktree", "--batch", "-z")
-		if err != nil {
+		var err error
+		if p, err = r.startBatch(ctx, "mktree", "--batch", "-z"); err != nil {
 			return "", err
 		}
 		defer p.close()
-		write = func(entries map[string]treeEntry) (string, error) {
-			names := make([]string, 0, len(entries))
-			for n := range entries {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			var b strings.Builder
-			for _, n := range names {
-				e := entries[n]
-				fmt.Fprintf(&b, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
-			}
-			b.WriteByte(0) // the end of this tree
-			id, err := p.ask(b.String())
-			if err != nil {
-				return "", fmt.Errorf("git mktree: %w", err)
-			}
-			return id, nil
-		}
 	}
 	var root string
 	for _, d := range list {
-		entries := trees[d]
-		if len(entries) == 0 && d != "" {
-			delete(trees[treeDir(d)], path.Base(d))
+		t := trees[d]
+		body, empty, err := t.body()
+		if err != nil {
+			return "", err
+		}
+		if empty && d != "" {
+			trees[treeDir(d)].remove(path.Base(d))
 			continue
 		}
-		id, err := write(entries)
+		var id string
+		if store != nil {
+			id, err = store.write("tree", body)
+		} else {
+			var in string
+			if in, err = t.mktreeInput(); err == nil {
+				if id, err = p.ask(in); err != nil {
+					err = fmt.Errorf("git mktree: %w", err)
+				}
+			}
+		}
 		if err != nil {
 			return "", err
 		}
 		if d == "" {
 			root = id
 		} else {
-			trees[treeDir(d)][path.Base(d)] = treeEntry{mode: "040000", typ: "tree", id: id}
+			trees[treeDir(d)].set(path.Base(d), treeEntry{mode: "040000", typ: "tree", id: id})
 		}
 	}
 	if root == "" {
