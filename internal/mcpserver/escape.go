@@ -48,6 +48,14 @@ func Escape(s string) string {
 
 func needsEscape(s string) bool {
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are printable ASCII (most of a
+		// vault's text); any other byte is looked at alone below.
+		for i+8 <= len(s) && plainASCII8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c != '\t' && (c < 0x20 || c == 0x7f) {
@@ -63,6 +71,22 @@ func needsEscape(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// plainASCII8 reports whether the eight bytes of s are all printable
+// ASCII, 0x20 to 0x7e: none with the high bit set, none below 0x20 (tab
+// included: the byte loop lets it through), none equal to 0x7f.
+func plainASCII8(s string) bool {
+	_ = s[7]
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// A byte below 0x20 borrows in w-0x20 per byte and has its high bit set
+	// in the difference; w^0x7f is zero, and so below 0x01, for a 0x7f.
+	// Without high bits in w, no borrow crosses a byte, so the tests are exact.
+	less20 := (w - 0x20*ones) &^ w
+	is7f := ((w ^ 0x7f*ones) - ones) &^ (w ^ 0x7f*ones)
+	return (w|less20|is7f)&highs == 0
 }
 
 // hiddenBMP has a bit set for each rune of the Basic Multilingual Plane

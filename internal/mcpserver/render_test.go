@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -546,5 +548,55 @@ func TestRenderWriteBounds(t *testing.T) {
 	res.Diff = strings.Repeat(line+"\n", maxDiffText/100)
 	if text = renderWrite(m, res, ""); strings.Contains(text, "Diff cut") {
 		t.Errorf("diff at the bound was cut")
+	}
+}
+
+// needsEscapeByByte is needsEscape without its eight-byte fast path.
+func needsEscapeByByte(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != '\t' && (c < 0x20 || c == 0x7f) {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || hidden(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// TestNeedsEscapeFastPath: the eight-byte scan decides as the byte loop
+// does, for every byte value at every position of texts around it.
+func TestNeedsEscapeFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	plain := "The quick brown fox jumps over the lazy dog ~ [x] {y} 0123456789"
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 20; pos++ {
+			s := plain[:pos] + string([]byte{byte(c)}) + plain[pos:40]
+			if got, want := needsEscape(s), needsEscapeByByte(s); got != want {
+				t.Fatalf("needsEscape(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
+	alphabet := []string{"a", " ", "~", "\t", "\n", "\x7f", "\x1f", "\x20", "é", "\u202e", "\xff", "日", "\u2028"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			if r.IntN(8) == 0 {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteByte(byte(0x20 + r.IntN(0x5f)))
+			}
+		}
+		s := b.String()
+		if got, want := needsEscape(s), needsEscapeByByte(s); got != want {
+			t.Fatalf("needsEscape(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
