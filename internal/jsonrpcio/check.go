@@ -17,6 +17,8 @@ type Code int
 const (
 	CodeParseError     Code = -32700
 	CodeInvalidRequest Code = -32600
+	// CodeInternalError answers a call whose result was lost (encoded.go).
+	CodeInternalError Code = -32603
 )
 
 const (

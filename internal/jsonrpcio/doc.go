@@ -51,7 +51,11 @@
 // SDK's encoded result here instead of by jsonrpc.EncodeMessage, which
 // validates and compacts the whole result once more: for a 16 kB search
 // answer that pass cost about 200 µs, the envelope here under 1 µs
-// (BenchmarkWriteResult). Every other message goes through EncodeMessage.
+// (BenchmarkWriteResult). A tools/call result that can encode itself does
+// not go through encoding/json at all: it writes its whole answer frame
+// here while the SDK marshals it (EncodeResult, encoded.go) and the frame is
+// written as it is, in one Write. Every other message goes through
+// EncodeMessage.
 //
 // Decisions: batches are refused, not answered element by element; invalid
 // UTF-8 is a parse error (RFC 8259 requires UTF-8; the SDK would silently

@@ -69,6 +69,12 @@ type conn struct {
 	readErr error
 	// refused counts the frames answered with an error (read loop only).
 	refused int
+
+	// The tools/call requests not answered yet (encoded.go).
+	callsMu     sync.Mutex
+	calls       map[jsonrpc.ID]*pendingCall
+	extras      map[*pendingCall]*mcp.RequestExtra
+	callsClosed bool
 }
 
 // Read implements mcp.Connection.
@@ -95,6 +101,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
+		if frame := c.takeFrame(r); frame != nil {
+			err := c.out.writeFrame(frame)
+			putFrame(frame)
+			return err
+		}
 		if done, err := c.out.writeResult(r); done {
 			return err
 		}
@@ -108,7 +119,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // Close implements mcp.Connection: it ends Read; the streams stay open.
 func (c *conn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.forgetCalls()
+	})
 	return nil
 }
 
@@ -162,6 +176,9 @@ func (c *conn) frame(line []byte) bool {
 		c.log.Warn("JSON-RPC error response with id null dropped (it answers no call)", "bytes", len(line))
 		return true
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		c.markCall(req)
+	}
 	return c.deliver(incoming{msg: msg})
 }
 
@@ -179,6 +196,18 @@ func (c *conn) refuse(e *Error, size int64) bool {
 		return false
 	}
 	return true
+}
+
+// errorFrameID is the JSON-RPC error response for e answering the call id.
+func errorFrameID(e *Error, id jsonrpc.ID) []byte {
+	var raw []byte
+	switch v := id.Raw().(type) {
+	case int64:
+		raw = strconv.AppendInt(nil, v, 10)
+	case string:
+		raw = appendString(nil, v)
+	}
+	return errorFrame(&Error{Code: e.Code, Message: e.Message, ID: raw})
 }
 
 // errorFrame is the JSON-RPC error response for e.
@@ -212,6 +241,14 @@ type frameWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	buf []byte
+}
+
+// writeFrame writes frame, a whole frame with its newline, as it is.
+func (w *frameWriter) writeFrame(frame []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.w.Write(frame)
+	return err
 }
 
 func (w *frameWriter) write(frame []byte) error {

@@ -2,7 +2,8 @@
 // team REST client) as MCP tools. It validates arguments, calls the backend,
 // and renders each result twice: as text for the model and as structured
 // content (the api result itself; for vault_search a compact form of it that
-// does not repeat the quoted lines, search.go), encoded once (wire.go). It
+// does not repeat the quoted lines, search.go), encoded once (wire.go; over
+// stdio by a hand-written encoder straight into the frame, encode.go). It
 // also offers the notes as resources (resources.go: read, subscribe),
 // completion of note paths, and prompts a person picks in a client's menu
 // (prompts.go). It knows nothing of files.

@@ -3,8 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 )
 
 // A tool answer is encoded once on its way out.
@@ -32,6 +36,9 @@ func oneEncoding() mcp.Middleware {
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
 				if w := newWireResult(r); w != nil {
+					if extra := req.GetExtra(); jsonrpcio.InPlace(extra) {
+						return &inPlaceResult{wireResult: w, extra: extra}, nil
+					}
 					return w, nil
 				}
 			}
@@ -98,7 +105,9 @@ func newWireResult(r *mcp.CallToolResult) *wireResult {
 }
 
 // rest is the members of r as the SDK encodes it with no content: small,
-// and with the unexported result type.
+// and with the unexported result type. The members of a result without
+// _meta are one of a few (isError or not, a result type or not): they are
+// decoded once each and kept (restCache), read only.
 func rest(r *mcp.CallToolResult) (map[string]json.RawMessage, bool) {
 	c := *r
 	c.Content, c.StructuredContent = []mcp.Content{}, nil
@@ -106,12 +115,29 @@ func rest(r *mcp.CallToolResult) (map[string]json.RawMessage, bool) {
 	if err != nil {
 		return nil, false
 	}
+	if r.Meta == nil {
+		if m, ok := restCache.Load(string(data)); ok {
+			return m.(map[string]json.RawMessage), true
+		}
+	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(data, &members) != nil || string(members["content"]) != "[]" {
 		return nil, false
 	}
+	if r.Meta == nil && restCached.Add(1) <= maxRestCache {
+		restCache.Store(string(data), members)
+	}
 	return members, true
 }
+
+// restCache holds the decoded members of the encodings of results without
+// _meta (rest), at most maxRestCache of them.
+var (
+	restCache  sync.Map // string -> map[string]json.RawMessage
+	restCached atomic.Int64
+)
+
+const maxRestCache = 64
 
 // restMember is one member of the SDK's encoding of the result without its
 // content, read when encoding/json writes the wireResult.
