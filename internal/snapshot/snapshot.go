@@ -43,8 +43,9 @@ import (
 )
 
 // Format is the version of the file layout; bump it with any change of what
-// Enc writes for a snapshot. 2: the index's title field and link texts.
-const Format = 2
+// Enc writes for a snapshot. 2: the index's title field and link texts. 3:
+// the vault's files listed instead of digested, the notes in path order.
+const Format = 3
 
 const magic = "VMCPSNAP"
 

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,6 +34,12 @@ import (
 // in the vault. A snapshot that is missing, damaged, written by another
 // executable or with other settings, or inconsistent is ignored (logged) and
 // the notes are indexed from scratch.
+//
+// The snapshot is read from the start of Open, while git is asked about the
+// vault, the watcher is set up and the vault is walked, none of which needs
+// it; the link graph is filled from it while its index is decoded, as the
+// build would fill it if the walk finds the snapshot's files and every note
+// unchanged (useSnapshot checks that, and fills a new graph otherwise).
 
 // snapNote is a note as the snapshot recorded it.
 type snapNote struct {
@@ -43,28 +47,23 @@ type snapNote struct {
 	mtime int64 // Unix nanoseconds
 	info  *noteInfo
 	links []markdown.Link
+	fresh bool // found unchanged by the walk (useSnapshot)
 }
 
 // loaded is a snapshot read back.
 type loaded struct {
 	ix    *index.Index
 	notes map[string]*snapNote
-	// files is the filesDigest of the vault's files when it was written:
-	// with the same files and notes, its link texts are still right.
-	files string
-}
-
-// filesDigest is a digest of the paths of a vault's files (notes and
-// attachments: every file the link resolution knows).
-func filesDigest(paths []string) string {
-	paths = slices.Clone(paths)
-	slices.Sort(paths)
-	h := sha256.New()
-	for _, p := range paths {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	// files are the paths of every file the link graph knew when the
+	// snapshot was written (notes, attachments, notes that could not be
+	// indexed), sorted: with the same files and notes, its link texts are
+	// still right.
+	files []string
+	// graph was given files and then the links of every note in the
+	// order of files, with its text changes untracked: what the build
+	// gives the graph when its walk finds those files in that order and
+	// every note unchanged.
+	graph *links.Graph
 }
 
 // pathsOf returns the paths of walked files.
@@ -110,55 +109,93 @@ func (s *Service) readSnapshot() *loaded {
 	return nil
 }
 
+// decodeSnapshot reads what writeSnapshot wrote: the files the graph knew
+// that are not indexed notes, the notes, both in the order of paths, and
+// the index.
 func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
-	files := d.String()
+	others := d.Strings()
 	n := d.Len(8)
-	l := &loaded{notes: make(map[string]*snapNote, n), files: files}
-	for range n {
+	l := &loaded{notes: make(map[string]*snapNote, n)}
+	// What the notes hold is allocated in a few blocks rather than in a
+	// few objects a note.
+	paths := make([]string, n)
+	sns := make([]snapNote, n)
+	infos := make([]noteInfo, n)
+	var chunkSlab slab[chunkSpan]
+	var linkSlab slab[markdown.Link]
+	var strSlab slab[string]
+	strs := func() []string {
+		out := strSlab.take(d.Len(1))
+		for i := range out {
+			out[i] = d.String()
+		}
+		return out
+	}
+	for k := range n {
 		p := d.String()
-		sn := &snapNote{size: d.Varint(), mtime: d.Varint(), info: &noteInfo{}}
-		ni := sn.info
+		sn, ni := &sns[k], &infos[k]
+		sn.size, sn.mtime, sn.info = d.Varint(), d.Varint(), ni
 		ni.title, ni.typ, ni.status = d.String(), d.String(), d.String()
-		ni.tags = d.Strings()
-		ni.chunks = make([]chunkSpan, d.Len(3))
+		ni.tags = strs()
+		ni.chunks = chunkSlab.take(d.Len(3))
 		for i := range ni.chunks {
 			c := &ni.chunks[i]
-			c.headings = d.Strings()
+			c.headings = strs()
 			c.start, c.end = d.Int(1<<31-1), d.Int(1<<31-1)
 		}
-		if k := d.Len(10); k > 0 {
-			sn.links = make([]markdown.Link, k)
-			for i := range sn.links {
-				lk := &sn.links[i]
-				lk.Kind = markdown.LinkKind(d.Int(255))
-				lk.Target, lk.Anchor, lk.Alias = d.String(), d.String(), d.String()
-				lk.HasAlias = d.Bool()
-				lk.Start, lk.End = d.Int(1<<31-1), d.Int(1<<31-1)
-				lk.TargetStart, lk.TargetEnd = d.Int(1<<31-1), d.Int(1<<31-1)
-				lk.Line = d.Int(1<<31 - 1)
-			}
+		sn.links = linkSlab.take(d.Len(10))
+		for i := range sn.links {
+			lk := &sn.links[i]
+			lk.Kind = markdown.LinkKind(d.Int(255))
+			lk.Target, lk.Anchor, lk.Alias = d.String(), d.String(), d.String()
+			lk.HasAlias = d.Bool()
+			lk.Start, lk.End = d.Int(1<<31-1), d.Int(1<<31-1)
+			lk.TargetStart, lk.TargetEnd = d.Int(1<<31-1), d.Int(1<<31-1)
+			lk.Line = d.Int(1<<31 - 1)
 		}
 		if d.Err() != nil {
 			return nil, d.Err()
 		}
-		if _, dup := l.notes[p]; dup || p == "" {
-			return nil, fmt.Errorf("%w: note %q listed twice", snapshot.ErrInvalid, p)
+		if p == "" || k > 0 && p <= paths[k-1] {
+			return nil, fmt.Errorf("%w: note %q out of order or listed twice", snapshot.ErrInvalid, p)
 		}
+		paths[k] = p
 		l.notes[p] = sn
 	}
-	ix, err := index.Decode(d, s.opts.Index)
-	if err != nil {
-		return nil, err
+	if d.Err() != nil {
+		return nil, d.Err()
 	}
-	if err := d.Done(); err != nil {
+	var ok bool
+	if l.files, ok = mergeSorted(others, paths); !ok {
+		return nil, fmt.Errorf("%w: files out of order or listed twice", snapshot.ErrInvalid)
+	}
+	// The link graph is filled while the index is decoded.
+	graphc := make(chan *links.Graph, 1)
+	go func() {
+		g := links.NewGraph()
+		g.TrackTextChanges(false)
+		g.AddFiles(l.files)
+		nl := make([]links.NoteLinks, n)
+		for k, p := range paths {
+			nl[k] = links.NoteLinks{Path: p, Links: sns[k].links}
+		}
+		g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+		graphc <- g
+	}()
+	ix, err := index.Decode(d, s.opts.Index)
+	if err == nil {
+		err = d.Done()
+	}
+	l.graph = <-graphc
+	if err != nil {
 		return nil, err
 	}
 	// The two halves must describe the same notes.
 	if ix.Len() != len(l.notes) {
 		return nil, fmt.Errorf("%w: notes and index disagree", snapshot.ErrInvalid)
 	}
-	for p, sn := range l.notes {
-		if c, ok := ix.Chunks(p); !ok || c != len(sn.info.chunks) {
+	for k, p := range paths {
+		if c, ok := ix.Chunks(p); !ok || c != len(sns[k].info.chunks) {
 			return nil, fmt.Errorf("%w: notes and index disagree", snapshot.ErrInvalid)
 		}
 	}
@@ -166,34 +203,93 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 	return l, nil
 }
 
+// slab hands out slices of blocks allocated for many, each slice without
+// spare capacity (appending to one copies it).
+type slab[T any] struct{ buf []T }
+
+// slabBlock is how many items a slab allocates at least at a time.
+const slabBlock = 1024
+
+func (s *slab[T]) take(n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if len(s.buf) < n {
+		s.buf = make([]T, max(n, slabBlock))
+	}
+	out := s.buf[:n:n]
+	s.buf = s.buf[n:]
+	return out
+}
+
+// mergeSorted merges two strictly increasing lists; ok is false when one is
+// not strictly increasing or they share a string.
+func mergeSorted(a, b []string) (out []string, ok bool) {
+	out = make([]string, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		var x string
+		if len(b) == 0 || len(a) > 0 && a[0] < b[0] {
+			x, a = a[0], a[1:]
+		} else {
+			x, b = b[0], b[1:]
+		}
+		if len(out) > 0 && x <= out[len(out)-1] {
+			return nil, false
+		}
+		out = append(out, x)
+	}
+	return out, true
+}
+
 // useSnapshot takes from l every walked note that has not changed since the
-// snapshot, and returns the notes still to be read. Caller holds s.mu, the
+// snapshot, and returns the notes still to be read; the link graph is
+// given every walked file (files, of which notes are the notes) and the
+// links of the notes taken. changed says a note changed, appeared or
+// vanished; textsKept that the snapshot's link texts still hold (nothing
+// changed, and the vault has the files it had). Caller holds s.mu, the
 // build has not indexed anything yet.
-func (s *Service) useSnapshot(l *loaded, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed bool) {
-	fresh := make(map[string]bool, len(notes))
+func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed, textsKept bool) {
 	nl := make([]links.NoteLinks, 0, len(notes))
+	fresh := 0
 	for _, fi := range notes {
 		sn := l.notes[fi.Path]
 		if sn == nil || sn.size != fi.Size || sn.mtime != fi.ModTime.UnixNano() {
 			stale = append(stale, fi)
 			continue
 		}
-		fresh[fi.Path] = true
+		fresh++
+		sn.fresh = true
 		sn.info.file = fi
 		s.notes[fi.Path] = sn.info
 		nl = append(nl, links.NoteLinks{Path: fi.Path, Links: sn.links})
 	}
-	// The snapshot's strings are immutable and stay alive with the index.
-	s.graph.SetNotes(nl, true)
 	var gone []index.Item
-	for p := range l.notes {
-		if !fresh[p] {
-			gone = append(gone, index.Item{Path: p})
+	if fresh < len(l.notes) {
+		for p, sn := range l.notes {
+			if !sn.fresh {
+				gone = append(gone, index.Item{Path: p})
+			}
 		}
 	}
+	changed = len(stale) > 0 || len(gone) > 0
+	inOrder := len(files) == len(l.files)
+	for i := 0; inOrder && i < len(files); i++ {
+		inOrder = files[i].Path == l.files[i]
+	}
+	if !changed && inOrder && l.graph != nil {
+		// The walk found the snapshot's files in its order and every note
+		// unchanged: l.graph is the graph the lines below would fill.
+		s.graph = l.graph
+		s.log.Debug("link graph taken from the snapshot")
+	} else {
+		s.graph.TrackTextChanges(false)
+		s.graph.AddFiles(pathsOf(files))
+		s.graph.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+	}
+	textsKept = !changed && (inOrder || slices.Equal(slices.Sorted(slices.Values(pathsOf(files))), l.files))
 	l.ix.AddBatch(gone) // nil notes: removals
 	s.ix = l.ix
-	return stale, len(stale) > 0 || len(gone) > 0
+	return stale, changed, textsKept
 }
 
 // writeSnapshot writes the snapshot of the current state; ctx cancels it.
@@ -205,14 +301,23 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	defer s.mu.RUnlock()
 	errCanceled := errors.New("canceled")
 	err := snapshot.Write(path, s.snapshotKey(), func(e *snapshot.Enc) error {
-		e.String(filesDigest(s.graph.Resolver().Files()))
-		e.Int(len(s.notes))
+		// The files the graph knows that are not indexed notes, then the
+		// notes, each in the order of paths.
+		paths := sortedKeys(s.notes)
+		var others []string
+		for _, p := range s.graph.Resolver().Files() {
+			if s.notes[p] == nil {
+				others = append(others, p)
+			}
+		}
+		e.Strings(others)
+		e.Int(len(paths))
 		var out []markdown.Link // one note's links, the buffer reused
-		k := 0
-		for p, ni := range s.notes {
-			if k++; k%1024 == 0 && ctx.Err() != nil {
+		for k, p := range paths {
+			if k%1024 == 1023 && ctx.Err() != nil {
 				return errCanceled
 			}
+			ni := s.notes[p]
 			e.String(p)
 			e.Varint(ni.file.Size)
 			e.Varint(ni.file.ModTime.UnixNano())

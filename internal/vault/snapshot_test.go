@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -335,5 +336,118 @@ func TestSnapshotLinkTexts(t *testing.T) {
 	}
 	if !strings.Contains(fourth, "quokka") {
 		t.Fatal("the new link text is not served")
+	}
+}
+
+// The link graph a start fills from the snapshot (while the index is
+// decoded) is taken only when the walk finds the snapshot's files and
+// every note unchanged, and serves what a full build serves; any other
+// start fills the graph from the walk, as a full build does. Notes link to
+// attachments (files the graph knows that the snapshot has no note for).
+func TestSnapshotGraph(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "01-raw", "diagram.pdf"), []byte("%PDF"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki", "linker.md"), []byte("# Linker\n\nSee [[diagram.pdf]], ![[retry-timeline.png]], [[huge-dump]] and [[retry-backoff|the retries]].\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() string {
+		st, _ := openCached(t, dir, "", "en")
+		return st
+	}
+	const taken = "link graph taken from the snapshot"
+	first, log := openCached(t, dir, cache, "en")
+	if strings.Contains(log, taken) {
+		t.Fatalf("first start: no snapshot to take a graph from:\n%s", log)
+	}
+	if !strings.Contains(first, `"to":"huge-dump","broken":true`) {
+		t.Fatal("the state does not show the broken link")
+	}
+	second, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, taken) || !strings.Contains(log, "read=0") {
+		t.Fatalf("second start: want the graph taken from the snapshot:\n%s", log)
+	}
+	if second != first || second != fresh() {
+		t.Fatal("the graph taken from the snapshot serves something else than a full build")
+	}
+	for _, tc := range []struct {
+		name   string
+		change func()
+	}{
+		{"attachment added", func() { // [[huge-dump]] resolves to it
+			if err := os.WriteFile(filepath.Join(dir, "attachments", "huge-dump"), []byte("?"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"attachment removed", func() {
+			if err := os.Remove(filepath.Join(dir, "attachments", "retry-timeline.png")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"note added", func() {
+			if err := os.WriteFile(filepath.Join(dir, "03-projects", "huge-dump.md"), []byte("# Huge dump\n\n[[linker]]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"note edited", func() { appendFile(t, filepath.Join(dir, "02-wiki", "linker.md"), "\nAnd [[checkout-v2]].\n") }},
+		{"note removed", func() {
+			if err := os.Remove(filepath.Join(dir, "02-wiki", "linker.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.change()
+			got, log := openCached(t, dir, cache, "en")
+			if strings.Contains(log, taken) || !strings.Contains(log, "index snapshot loaded") {
+				t.Fatalf("want the snapshot used and the graph filled from the walk:\n%s", log)
+			}
+			if got != fresh() {
+				t.Fatal("after the change the snapshot start differs from a full build")
+			}
+			// The snapshot written after the change gives the graph again.
+			again, log := openCached(t, dir, cache, "en")
+			if !strings.Contains(log, taken) || again != got {
+				t.Fatalf("the next start: want the graph taken from the new snapshot, serving the same:\n%s", log)
+			}
+		})
+	}
+}
+
+func TestMergeSorted(t *testing.T) {
+	for _, tc := range []struct {
+		a, b, want []string
+		ok         bool
+	}{
+		{nil, nil, []string{}, true},
+		{[]string{"a", "c"}, []string{"b", "d", "e"}, []string{"a", "b", "c", "d", "e"}, true},
+		{[]string{"b"}, nil, []string{"b"}, true},
+		{[]string{"a", "b"}, []string{"b"}, nil, false},
+		{[]string{"b", "a"}, nil, nil, false},
+		{nil, []string{"a", "a"}, nil, false},
+	} {
+		got, ok := mergeSorted(tc.a, tc.b)
+		if ok != tc.ok || ok && !slices.Equal(got, tc.want) {
+			t.Errorf("mergeSorted(%q, %q) = %q, %v; want %q, %v", tc.a, tc.b, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestSlab(t *testing.T) {
+	var s slab[int]
+	if s.take(0) != nil {
+		t.Fatal("take(0) is not nil")
+	}
+	a := s.take(3)
+	b := s.take(2)
+	a = append(a, 9) // no spare capacity: a copy
+	b[0] = 7
+	if len(a) != 4 || a[3] != 9 || b[0] != 7 || len(b) != 2 || cap(b) != 2 {
+		t.Fatalf("a %v b %v", a, b)
+	}
+	if big := s.take(slabBlock + 1); len(big) != slabBlock+1 {
+		t.Fatalf("a take larger than a block: %d items", len(big))
 	}
 }

@@ -150,6 +150,8 @@ type Service struct {
 	closed       chan struct{}
 
 	subs subscribers // told of the notes the watcher sees change (notify.go)
+
+	snapc chan *loaded // the snapshot read since Open, for the first build
 }
 
 var _ api.Backend = (*Service)(nil)
@@ -189,13 +191,21 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		answered:  make(chan struct{}),
 		closed:    make(chan struct{}),
 		hits:      newHitCache(hitCacheBytes),
+		snapc:     make(chan *loaded, 1),
 	}
+	// The first build starts here (see build): the collector's pause,
+	// and the snapshot (if any) read from now on, as nothing before the
+	// walk's end needs it and, with the link graph filled from it, it is
+	// most of a start from it.
+	pause := gcpause.Start(opts.PauseGC)
+	go func() { s.snapc <- s.readSnapshot() }()
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
 		s.git = repo
 	} else {
 		s.log.Debug("vault is not in a git work tree", "err", err)
 	}
 	if err := s.openWriteState(ctx); err != nil {
+		pause.End()
 		fsys.Close()
 		return nil, err
 	}
@@ -220,7 +230,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 				defer w.Close()
 			}
 		}
-		s.build(bg)
+		s.build(bg, pause)
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
 				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
@@ -397,14 +407,15 @@ type parsed struct {
 // testHookBuildStart, when set, runs before the first build starts.
 var testHookBuildStart func()
 
-// build walks the vault, parses the notes on every core and fills the index.
-func (s *Service) build(ctx context.Context) {
+// build walks the vault, parses the notes on every core and fills the
+// index. pause is the collector's pause Open started: build ends it, or
+// hands it to the work that waits for the first answer.
+func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
 		testHookBuildStart()
 	}
 	start := time.Now()
-	pause := gcpause.Start(s.opts.PauseGC)
 	defer func() { pause.End() }() // unless the work after the first answer took it over
 	ph := phaseTimer{last: start}
 	if !s.opts.ReadOnly { // never touch a read-only vault
@@ -413,9 +424,7 @@ func (s *Service) build(ctx context.Context) {
 	}
 	var files []vaultfs.FileInfo
 	skipped := make(map[string]string)
-	// The snapshot (if any) is read while the vault is walked.
-	snapc := make(chan *loaded, 1)
-	go func() { snapc <- s.readSnapshot() }()
+	snapc := s.snapc // read since Open
 	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
 		files = append(files, fi)
 		return nil
@@ -424,6 +433,7 @@ func (s *Service) build(ctx context.Context) {
 		skipped[rel] = s.fs.Redact(err.Error())
 	})
 	if err != nil {
+		<-snapc // its goroutines are done
 		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
 		return
 	}
@@ -452,25 +462,28 @@ func (s *Service) build(ctx context.Context) {
 		}()
 	}
 	s.mu.Lock()
-	// Every note's link texts are taken once the graph is filled: the
-	// changes on the way need no record.
-	s.graph.TrackTextChanges(false)
-	// Every file is known to the resolver before any link is resolved, so
-	// each link is resolved once instead of again for each file added.
-	s.graph.AddFiles(pathsOf(files))
 	for rel, reason := range skipped {
 		s.unindexed[rel] = reason
 	}
-	// Notes unchanged since the snapshot come from it; the others are read.
+	// Every note's link texts are taken once the graph is filled: the
+	// changes on the way need no record. Every file is known to the
+	// resolver before any link is resolved, so each link is resolved once
+	// instead of again for each file added. Notes unchanged since the
+	// snapshot come from it (useSnapshot does both for them); the others
+	// are read.
 	snap := <-snapc
-	changed := true
+	ph.done("snapshot wait")
+	changed, linkTextsKept := true, false
 	if snap != nil {
-		notes, changed = s.useSnapshot(snap, notes)
+		// The snapshot's link texts hold while no note and no file changed
+		// (a new file can change what links resolve to: then a new
+		// snapshot).
+		notes, changed, linkTextsKept = s.useSnapshot(snap, files, notes)
+		changed = changed || !linkTextsKept
+	} else {
+		s.graph.TrackTextChanges(false)
+		s.graph.AddFiles(pathsOf(files))
 	}
-	// The snapshot's link texts hold while no note and no file changed (a
-	// new file can change what links resolve to: then a new snapshot).
-	linkTextsKept := snap != nil && !changed && snap.files == filesDigest(pathsOf(files))
-	changed = changed || snap != nil && !linkTextsKept
 	s.mu.Unlock()
 	ph.done("snapshot")
 	s.setProgress(0, len(notes))
