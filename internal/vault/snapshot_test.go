@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -449,5 +451,40 @@ func TestSlab(t *testing.T) {
 	}
 	if big := s.take(slabBlock + 1); len(big) != slabBlock+1 {
 		t.Fatalf("a take larger than a block: %d items", len(big))
+	}
+}
+
+// A crashed write's temporary files are removed at start, after the first
+// build (not beside it), and before any write: a write waits for the
+// removal, and Close for its end.
+func TestStartRemovesTempsAfterBuild(t *testing.T) {
+	dir := exampleCopy(t)
+	leftovers := []string{
+		filepath.Join(dir, ".vaultmcp-0123456789abcdef.tmp"),
+		filepath.Join(dir, "02-wiki", "go", ".vaultmcp-fedcba9876543210.tmp"),
+	}
+	for _, p := range leftovers {
+		if err := os.WriteFile(p, []byte("half a note"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: dir, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/after-start.md", Content: "# After start\n\nwritten once the temporary files were gone\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range leftovers {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: still there after the first write (%v)", p, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -356,8 +356,9 @@ func (s *Service) setProgress(done, total int) {
 // startupRecovery finishes the writes a crash interrupted past their
 // commit record (rolled forward), then removes the temporary files of those
 // that stopped before it (rolled back), under the write lock. The removal,
-// a walk of the whole vault, goes on in the background while the build
-// walks and reads (temporary files are hidden: the build never sees them),
+// a walk of the whole vault, goes on in the background once the build is
+// over (temporary files are hidden: the build never sees them; on two
+// cores, a walk beside the build's own would delay the first answer),
 // still under the lock, so no write starts before it is over.
 func (s *Service) startupRecovery(ctx context.Context) {
 	release, exclusive, err := s.lock.Acquire(ctx)
@@ -374,6 +375,7 @@ func (s *Service) startupRecovery(ctx context.Context) {
 	go func() {
 		defer s.wg.Done()
 		defer release()
+		<-s.ready
 		// Close waits for it rather than leaving it half done.
 		if n, err := s.fs.CleanAllTemp(context.WithoutCancel(ctx)); err == nil && n > 0 {
 			s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
