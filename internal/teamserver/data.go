@@ -367,11 +367,12 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 	if err := gitCommitAll(ctx, dir, "vaultmcp: import "+filepath.Base(src), true); err != nil {
 		return nil, err
 	}
-	// The import's objects are packed at once (a clone's already are): a
-	// commit rewrites the git trees of the folders it touches, and git
-	// mktree looks up every entry, an open and an mmap each when the
-	// objects are loose (75 ms a commit in a folder of 2,919 notes; 6 ms
-	// packed). git gc --auto would pack them only past 6,700.
+	// The import's objects are packed at once (a clone's already are):
+	// thousands of loose objects slow every git process that looks objects
+	// up, and a shared repository's commits still go through git mktree,
+	// which looks up every entry of the trees it writes (75 ms a commit in
+	// a folder of 2,919 notes loose, 6 ms packed). git gc --auto would pack
+	// them only past 6,700.
 	if _, err := gitOut(ctx, dir, "repack", "-a", "-d", "-q"); err != nil {
 		return nil, err
 	}
