@@ -189,10 +189,11 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 				return nil, fmt.Errorf("%w: note %q: chunk slots do not match", snapshot.ErrInvalid, n.path)
 			}
 		}
-		if _, dup := ix.byPath[n.path]; dup {
+		k := len(ix.byPath)
+		ix.byPath[n.path] = uint32(i)
+		if len(ix.byPath) == k {
 			return nil, fmt.Errorf("%w: note %q twice", snapshot.ErrInvalid, n.path)
 		}
-		ix.byPath[n.path] = uint32(i)
 	}
 	ix.freeNotes = d.U32s()
 	ix.live = d.Int(slots)
@@ -347,10 +348,10 @@ func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {
 	}
 	sp.ids = make(map[string]uint32, len(sp.terms))
 	for id, t := range sp.terms {
-		if _, dup := sp.ids[t]; dup {
+		sp.ids[t] = uint32(id)
+		if len(sp.ids) != id+1 {
 			return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, t)
 		}
-		sp.ids[t] = uint32(id)
 	}
 	return nil
 }

@@ -292,10 +292,13 @@ func (d *Dec) Done() error {
 	return d.err
 }
 
+// fail records the first error; the reading position goes to the end, so
+// that every later read returns a zero value.
 func (d *Dec) fail(format string, args ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: "+format+" at byte %d", append([]any{ErrInvalid}, append(args, d.i)...)...)
 	}
+	d.i = len(d.b)
 }
 
 // take returns the next n bytes.
@@ -312,8 +315,17 @@ func (d *Dec) take(n int) []byte {
 	return p
 }
 
-// Uvarint reads an unsigned varint.
+// Uvarint reads an unsigned varint. Most are one byte (counts, lengths,
+// small ints): that case is inlined.
 func (d *Dec) Uvarint() uint64 {
+	if i := d.i; i < len(d.b) && d.b[i] < 0x80 { // d.i is at the end after an error
+		d.i = i + 1
+		return uint64(d.b[i])
+	}
+	return d.uvarint()
+}
+
+func (d *Dec) uvarint() uint64 {
 	if d.err != nil {
 		return 0
 	}
@@ -342,7 +354,12 @@ func (d *Dec) Varint() int64 {
 
 // Int reads a non-negative int written by Enc.Int, at most max.
 func (d *Dec) Int(max int) int {
-	x := d.Uvarint()
+	var x uint64
+	if i := d.i; i < len(d.b) && d.b[i] < 0x80 { // Uvarint's fast path
+		d.i, x = i+1, uint64(d.b[i])
+	} else {
+		x = d.uvarint()
+	}
 	if x > uint64(max) {
 		d.fail("value %d above %d", x, max)
 		return 0
@@ -399,11 +416,22 @@ func (d *Dec) Bytes() []byte {
 
 // String reads a string sharing the file's memory.
 func (d *Dec) String() string {
-	p := d.take(d.Len(1))
-	if len(p) == 0 {
+	var n uint64
+	if i := d.i; i < len(d.b) && d.b[i] < 0x80 { // Uvarint's fast path
+		d.i, n = i+1, uint64(d.b[i])
+	} else {
+		n = d.uvarint()
+	}
+	if n == 0 {
 		return ""
 	}
-	return unsafe.String(&p[0], len(p))
+	if n > uint64(len(d.b)-d.i) {
+		d.fail("value %d above %d", n, len(d.b)-d.i)
+		return ""
+	}
+	s := unsafe.String(&d.b[d.i], int(n))
+	d.i += int(n)
+	return s
 }
 
 // Strings reads a list of strings.

@@ -51,6 +51,9 @@ func TestRoundTrip(t *testing.T) {
 		{},
 		{U: math.MaxUint64, V: math.MinInt64, I: 1 << 35, B: true, X: math.MaxUint32, F: -1.5,
 			Bs: []byte{0, 1, 255}, S: "é 名 \x00", Ss: []string{"", "a", "名前"}, U32: []uint32{0, 7, math.MaxUint32}, F32: []float32{-1, 0.25, float32(math.Inf(1))}},
+		// one-byte and longer varints, lengths and ints alike
+		{U: 127, V: -64, I: 128, S: strings.Repeat("x", 127), Ss: []string{strings.Repeat("y", 128), strings.Repeat("z", 300)}},
+		{U: 128, V: 64, I: 127, Bs: make([]byte, 128)},
 	}
 	path := filepath.Join(t.TempDir(), "sub", "x.snap")
 	if err := Write(path, "key", func(e *Enc) error {
@@ -115,6 +118,8 @@ func TestDecodeBounds(t *testing.T) {
 		{"huge u32s length", []byte{0x80, 0x80, 0x04, 1, 2, 3, 4}, func(d *Dec) { d.U32s() }},
 		{"bad varint", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, func(d *Dec) { d.Uvarint() }},
 		{"int above max", []byte{0x05}, func(d *Dec) { d.Int(4) }},
+		{"int above max, more after", []byte{0x05, 0x01, 0x01, 'a'}, func(d *Dec) { d.Int(4) }},
+		{"string past the end, more after", []byte{0x05, 0x01, 0x01}, func(d *Dec) { _ = d.String() }},
 		{"bad bool", []byte{2}, func(d *Dec) { d.Bool() }},
 		{"short u32", []byte{1, 2}, func(d *Dec) { d.U32() }},
 		{"leftover", []byte{1, 2}, func(d *Dec) { d.Bool(); d.Done() }},
@@ -124,7 +129,7 @@ func TestDecodeBounds(t *testing.T) {
 		if err := d.Done(); !errors.Is(err, ErrInvalid) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if d.Uvarint() != 0 || d.String() != "" || d.U32s() != nil {
+		if d.Uvarint() != 0 || d.Int(10) != 0 || d.String() != "" || d.Bytes() != nil || d.U32s() != nil {
 			t.Fatalf("%s: reads after an error return values", tc.name)
 		}
 	}

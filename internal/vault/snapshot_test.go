@@ -488,3 +488,51 @@ func TestStartRemovesTempsAfterBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A snapshot whose notes or files are not in the order of their paths, or
+// listed twice, is refused (the graph filled from it relies on the order).
+func TestSnapshotOrderChecked(t *testing.T) {
+	note := func(e *snapshot.Enc, p string) {
+		e.String(p)
+		e.Varint(1)
+		e.Varint(2)
+		e.String("T")
+		e.String("")
+		e.String("")
+		e.Strings(nil)
+		e.Int(0) // chunks
+		e.Int(0) // links
+	}
+	for _, tc := range []struct {
+		name   string
+		others []string
+		notes  []string
+	}{
+		{"notes out of order", nil, []string{"b.md", "a.md"}},
+		{"note twice", nil, []string{"a.md", "a.md"}},
+		{"files out of order", []string{"z.png", "c.png"}, []string{"a.md"}},
+		{"a file that is a note", []string{"a.md"}, []string{"a.md"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.snap")
+			if err := snapshot.Write(path, "k", func(e *snapshot.Enc) error {
+				e.Strings(tc.others)
+				e.Int(len(tc.notes))
+				for _, p := range tc.notes {
+					note(e, p)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			d, err := snapshot.Read(path, "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &Service{}
+			if _, err := s.decodeSnapshot(d); !errors.Is(err, snapshot.ErrInvalid) || !strings.Contains(err.Error(), "order") {
+				t.Fatalf("want refused for its order, got %v", err)
+			}
+		})
+	}
+}
