@@ -193,22 +193,22 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		hits:      newHitCache(hitCacheBytes),
 		snapc:     make(chan *loaded, 1),
 	}
-	// The first build starts here (see build): the collector's pause,
-	// and the snapshot (if any) read from now on, as nothing before the
-	// walk's end needs it and, with the link graph filled from it, it is
-	// most of a start from it.
-	pause := gcpause.Start(opts.PauseGC)
-	go func() { s.snapc <- s.readSnapshot() }()
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
 		s.git = repo
 	} else {
 		s.log.Debug("vault is not in a git work tree", "err", err)
 	}
 	if err := s.openWriteState(ctx); err != nil {
-		pause.End()
 		fsys.Close()
 		return nil, err
 	}
+	// The first build starts here (see build): the collector's pause,
+	// and the snapshot (if any) read from now on, as nothing before the
+	// walk's end needs it and, with the link graph filled from it, it is
+	// most of a start from it. (Not before git is asked about the vault:
+	// on two cores, that made Open, and so the handshake, slower.)
+	pause := gcpause.Start(opts.PauseGC)
+	go func() { s.snapc <- s.readSnapshot() }()
 	bg, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.wg.Add(1)
