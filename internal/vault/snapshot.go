@@ -35,11 +35,13 @@ import (
 // executable or with other settings, or inconsistent is ignored (logged) and
 // the notes are indexed from scratch.
 //
-// The snapshot is read from the start of Open, while git is asked about the
-// vault, the watcher is set up and the vault is walked, none of which needs
-// it; the link graph is filled from it while its index is decoded, as the
-// build would fill it if the walk finds the snapshot's files and every note
-// unchanged (useSnapshot checks that, and fills a new graph otherwise).
+// The snapshot is read from the end of Open, while the watcher is set up
+// and the vault is walked, neither of which needs it; the link graph is
+// filled from it while its index is decoded, as the build would fill it if
+// the walk finds the snapshot's files and every note unchanged. useSnapshot
+// takes that graph when the files are the snapshot's (the notes changed
+// since lose their links there, and get them back when read, as in a new
+// graph), and fills a new graph otherwise.
 
 // snapNote is a note as the snapshot recorded it.
 type snapNote struct {
@@ -62,7 +64,8 @@ type loaded struct {
 	// graph was given files and then the links of every note in the
 	// order of files, with its text changes untracked: what the build
 	// gives the graph when its walk finds those files in that order and
-	// every note unchanged.
+	// every note unchanged. (A link resolves by the files alone, so one
+	// note's links do not depend on another's.)
 	graph *links.Graph
 }
 
@@ -276,11 +279,19 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 	for i := 0; inOrder && i < len(files); i++ {
 		inOrder = files[i].Path == l.files[i]
 	}
-	if !changed && inOrder && l.graph != nil {
-		// The walk found the snapshot's files in its order and every note
-		// unchanged: l.graph is the graph the lines below would fill.
+	if inOrder && l.graph != nil {
+		// The walk found the snapshot's files in its order: l.graph is the
+		// graph the lines below would fill, but for the notes changed since
+		// (still to be read), which have no links until they are read.
 		s.graph = l.graph
-		s.log.Debug("link graph taken from the snapshot")
+		var drop []links.NoteLinks
+		for _, fi := range stale {
+			if l.notes[fi.Path] != nil {
+				drop = append(drop, links.NoteLinks{Path: fi.Path})
+			}
+		}
+		s.graph.SetNotes(drop, false)
+		s.log.Debug("link graph taken from the snapshot", "notes_changed", len(drop))
 	} else {
 		s.graph.TrackTextChanges(false)
 		s.graph.AddFiles(pathsOf(files))

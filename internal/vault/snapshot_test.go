@@ -17,6 +17,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // logBuffer is a goroutine-safe log sink.
@@ -342,10 +343,11 @@ func TestSnapshotLinkTexts(t *testing.T) {
 }
 
 // The link graph a start fills from the snapshot (while the index is
-// decoded) is taken only when the walk finds the snapshot's files and
-// every note unchanged, and serves what a full build serves; any other
-// start fills the graph from the walk, as a full build does. Notes link to
-// attachments (files the graph knows that the snapshot has no note for).
+// decoded) is taken only when the walk finds the snapshot's files (notes
+// may have changed: they are read again), and serves what a full build
+// serves; any other start fills the graph from the walk, as a full build
+// does. Notes link to attachments (files the graph knows that the snapshot
+// has no note for).
 func TestSnapshotGraph(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
@@ -374,28 +376,45 @@ func TestSnapshotGraph(t *testing.T) {
 	if second != first || second != fresh() {
 		t.Fatal("the graph taken from the snapshot serves something else than a full build")
 	}
+	linker := filepath.Join(dir, "02-wiki", "linker.md")
 	for _, tc := range []struct {
 		name   string
+		taken  bool
 		change func()
 	}{
-		{"attachment added", func() { // [[huge-dump]] resolves to it
+		{"attachment added", false, func() { // [[huge-dump]] resolves to it
 			if err := os.WriteFile(filepath.Join(dir, "attachments", "huge-dump"), []byte("?"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"attachment removed", func() {
+		{"attachment removed", false, func() {
 			if err := os.Remove(filepath.Join(dir, "attachments", "retry-timeline.png")); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"note added", func() {
+		{"note added", false, func() {
 			if err := os.WriteFile(filepath.Join(dir, "03-projects", "huge-dump.md"), []byte("# Huge dump\n\n[[linker]]\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"note edited", func() { appendFile(t, filepath.Join(dir, "02-wiki", "linker.md"), "\nAnd [[checkout-v2]].\n") }},
-		{"note removed", func() {
-			if err := os.Remove(filepath.Join(dir, "02-wiki", "linker.md")); err != nil {
+		{"links edited", true, func() { appendFile(t, linker, "\nAnd [[checkout-v2]], [[Retry-Backoff]].\n") }},
+		{"links removed", true, func() {
+			if err := os.WriteFile(linker, []byte("# Linker\n\nno links now\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"note too large to index", true, func() {
+			if err := os.WriteFile(linker, append([]byte("[[checkout-v2]]\n"), bytes.Repeat([]byte("word "), vaultfs.MaxNoteSize/5+1)...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"links back", true, func() {
+			if err := os.WriteFile(linker, []byte("# Linker\n\n[[checkout-v2]] [[diagram.pdf]]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"note removed", false, func() {
+			if err := os.Remove(linker); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -403,13 +422,14 @@ func TestSnapshotGraph(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.change()
 			got, log := openCached(t, dir, cache, "en")
-			if strings.Contains(log, taken) || !strings.Contains(log, "index snapshot loaded") {
-				t.Fatalf("want the snapshot used and the graph filled from the walk:\n%s", log)
+			if strings.Contains(log, taken) != tc.taken || !strings.Contains(log, "index snapshot loaded") {
+				t.Fatalf("want the snapshot used and the graph taken from it %v:\n%s", tc.taken, log)
 			}
 			if got != fresh() {
 				t.Fatal("after the change the snapshot start differs from a full build")
 			}
-			// The snapshot written after the change gives the graph again.
+			// The snapshot written after the change gives the graph again
+			// (but with a note it cannot hold, which is read at every start).
 			again, log := openCached(t, dir, cache, "en")
 			if !strings.Contains(log, taken) || again != got {
 				t.Fatalf("the next start: want the graph taken from the new snapshot, serving the same:\n%s", log)
