@@ -26,6 +26,29 @@ type fzBucket struct {
 	ids  []uint32
 }
 
+// build makes f the index of terms (ids their positions), as adding them
+// in order would, each bucket allocated once.
+func (f *fuzzyIndex) build(terms []string) {
+	lens := make([]uint8, len(terms)) // MaxTokenRunes fits
+	var counts [MaxTokenRunes + 1]int
+	for id, t := range terms {
+		n := min(runeLen(t), MaxTokenRunes)
+		lens[id] = uint8(n)
+		counts[n]++
+	}
+	*f = fuzzyIndex{}
+	for n, c := range counts {
+		if c > 0 {
+			f.byLen[n] = fzBucket{sigs: make([]uint64, 0, c), ids: make([]uint32, 0, c)}
+		}
+	}
+	for id, t := range terms {
+		b := &f.byLen[lens[id]]
+		b.sigs = append(b.sigs, signature(t))
+		b.ids = append(b.ids, uint32(id))
+	}
+}
+
 func (f *fuzzyIndex) add(t string, id uint32) {
 	n := min(runeLen(t), MaxTokenRunes)
 	f.byLen[n].sigs = append(f.byLen[n].sigs, signature(t))

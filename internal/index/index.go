@@ -1163,9 +1163,6 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		}
 	}
 	if exact {
-		ix.fz = fuzzyIndex{}
-		for id, t := range sp.terms {
-			ix.fz.add(t, uint32(id))
-		}
+		ix.fz.build(sp.terms)
 	}
 }

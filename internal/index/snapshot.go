@@ -252,9 +252,7 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 			}
 		}
 	}
-	for id, t := range ix.exact.terms {
-		ix.fz.add(t, uint32(id))
-	}
+	ix.fz.build(ix.exact.terms)
 	return ix, nil
 }
 
