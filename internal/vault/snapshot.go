@@ -247,11 +247,11 @@ func mergeSorted(a, b []string) (out []string, ok bool) {
 // useSnapshot takes from l every walked note that has not changed since the
 // snapshot, and returns the notes still to be read; the link graph is
 // given every walked file (files, of which notes are the notes) and the
-// links of the notes taken. changed says a note changed, appeared or
-// vanished; textsKept that the snapshot's link texts still hold (nothing
-// changed, and the vault has the files it had). Caller holds s.mu, the
-// build has not indexed anything yet.
-func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed, textsKept bool) {
+// links of the notes taken, or is to be given them by fill when not nil.
+// changed says a note changed, appeared or vanished; textsKept that the
+// snapshot's link texts still hold (nothing changed, and the vault has the
+// files it had). Caller holds s.mu, the build has not indexed anything yet.
+func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed, textsKept bool, fill func()) {
 	nl := make([]links.NoteLinks, 0, len(notes))
 	fresh := 0
 	for _, fi := range notes {
@@ -293,14 +293,17 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 		s.graph.SetNotes(drop, false)
 		s.log.Debug("link graph taken from the snapshot", "notes_changed", len(drop))
 	} else {
-		s.graph.TrackTextChanges(false)
-		s.graph.AddFiles(pathsOf(files))
-		s.graph.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+		g, paths := s.graph, pathsOf(files)
+		fill = func() {
+			g.TrackTextChanges(false)
+			g.AddFiles(paths)
+			g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+		}
 	}
 	textsKept = !changed && (inOrder || slices.Equal(slices.Sorted(slices.Values(pathsOf(files))), l.files))
 	l.ix.AddBatch(gone) // nil notes: removals
 	s.ix = l.ix
-	return stale, changed, textsKept
+	return stale, changed, textsKept, fill
 }
 
 // writeSnapshot writes the snapshot of the current state; ctx cancels it.

@@ -471,20 +471,35 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	// changes on the way need no record. Every file is known to the
 	// resolver before any link is resolved, so each link is resolved once
 	// instead of again for each file added. Notes unchanged since the
-	// snapshot come from it (useSnapshot does both for them); the others
-	// are read.
+	// snapshot come from it (useSnapshot gives their links too); the others
+	// are read. The graph is given the files (and those links) while the
+	// first notes are read and analyzed, which do not need it: the graph
+	// of a batch waits for graphFilled.
 	snap := <-snapc
 	ph.done("snapshot wait")
 	changed, linkTextsKept := true, false
+	var fill func()
 	if snap != nil {
 		// The snapshot's link texts hold while no note and no file changed
 		// (a new file can change what links resolve to: then a new
 		// snapshot).
-		notes, changed, linkTextsKept = s.useSnapshot(snap, files, notes)
+		notes, changed, linkTextsKept, fill = s.useSnapshot(snap, files, notes)
 		changed = changed || !linkTextsKept
 	} else {
-		s.graph.TrackTextChanges(false)
-		s.graph.AddFiles(pathsOf(files))
+		paths := pathsOf(files)
+		fill = func() {
+			s.graph.TrackTextChanges(false)
+			s.graph.AddFiles(paths)
+		}
+	}
+	graphFilled := make(chan struct{})
+	if fill == nil {
+		close(graphFilled)
+	} else {
+		go func() {
+			defer close(graphFilled)
+			fill()
+		}()
 	}
 	s.mu.Unlock()
 	ph.done("snapshot")
@@ -511,6 +526,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 		go func() {
 			defer close(graphDone)
 			<-analyzed
+			<-graphFilled
 			nl := make([]links.NoteLinks, 0, len(results))
 			for i := range results {
 				if r := &results[i]; r.err == nil && r.note != nil {
@@ -559,6 +575,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 		pause.Check()
 	}
 	s.setProgress(len(notes), len(notes))
+	<-graphFilled // with no note to read, no batch waited for it
 	s.mu.Lock()
 	s.graph.TrackTextChanges(true)
 	if !linkTextsKept {
