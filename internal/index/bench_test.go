@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 )
 
 // Benchmarks run on a synthetic corpus, and on a real vault when
@@ -303,4 +304,25 @@ func BenchmarkAddBatch100k(b *testing.B) {
 	items := synthetic(100000)
 	benchAddBatch(b, items, 0)
 	reportHeap(b, items)
+}
+
+// BenchmarkSnapshotDecode: Decode of an index snapshot (every list
+// checked), the index's part of a start from the snapshot.
+func BenchmarkSnapshotDecode(b *testing.B) {
+	ix := New(Options{})
+	ix.AddBatch(corpus(b))
+	path := filepath.Join(b.TempDir(), "ix.snap")
+	if err := snapshot.Write(path, "", func(e *snapshot.Enc) error { ix.Encode(e); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := snapshot.Read(path, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Decode(d, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -361,11 +361,16 @@ func checkList(l *plist, slots, big int) error {
 	d := l.data
 	var c, n uint32
 	for i := 0; i < len(d); {
-		x, k := uvarint32(d[i:])
-		if k <= 0 {
-			return fmt.Errorf("bad posting")
+		x := uint32(d[i]) // most postings are a byte or two
+		if x < 0x80 {
+			i++
+		} else {
+			var k int
+			if x, k = uvarint32(d[i:]); k <= 0 {
+				return fmt.Errorf("bad posting")
+			}
+			i += k
 		}
-		i += k
 		if n > 0 && x>>1 == 0 {
 			return fmt.Errorf("slots not increasing")
 		}
@@ -374,11 +379,17 @@ func checkList(l *plist, slots, big int) error {
 			return fmt.Errorf("slot %d out of range", c)
 		}
 		if x&1 == 0 {
-			y, k := uvarint32(d[i:])
-			if k <= 0 {
-				return fmt.Errorf("bad tf")
+			var y uint32
+			if i < len(d) && d[i] < 0x80 {
+				y = uint32(d[i])
+				i++
+			} else {
+				var k int
+				if y, k = uvarint32(d[i:]); k <= 0 {
+					return fmt.Errorf("bad tf")
+				}
+				i += k
 			}
-			i += k
 			if t := unrot(y); t&tfBig != 0 && int(t&^tfBig) >= big {
 				return fmt.Errorf("tf overflow index out of range")
 			}
@@ -410,11 +421,16 @@ func uvarint32(b []byte) (uint32, int) {
 func checkTermList(b []byte, stems bool, n int) error {
 	id := uint64(0)
 	for i := 0; i < len(b); {
-		x, k := uvarint32(b[i:])
-		if k <= 0 {
-			return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
+		x := uint32(b[i]) // most are a byte
+		if x < 0x80 {
+			i++
+		} else {
+			var k int
+			if x, k = uvarint32(b[i:]); k <= 0 {
+				return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
+			}
+			i += k
 		}
-		i += k
 		extra := 0
 		if stems {
 			id += uint64(x >> 2)
@@ -430,6 +446,10 @@ func checkTermList(b []byte, stems bool, n int) error {
 			}
 		}
 		for range extra {
+			if i < len(b) && b[i] < 0x80 {
+				i++
+				continue
+			}
 			_, k := uvarint32(b[i:])
 			if k <= 0 {
 				return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)

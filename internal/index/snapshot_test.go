@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -193,4 +194,148 @@ func TestSortIDKeys(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The checks of posting and term lists (with their one-byte fast paths)
+// accept and refuse what the plain decoding of every varint does, on the
+// lists of a real index and on damaged copies of them.
+func TestSnapshotChecksAgree(t *testing.T) {
+	ix := New(Options{})
+	ix.AddBatch(elisionCorpus())
+	slots, r := len(ix.cnote), rand.New(rand.NewPCG(7, 8))
+	damage := func(b []byte) []byte {
+		b = append([]byte(nil), b...)
+		switch r.IntN(3) {
+		case 0:
+			if len(b) > 0 {
+				b[r.IntN(len(b))] = byte(r.IntN(256))
+			}
+		case 1:
+			b = b[:r.IntN(len(b)+1)]
+		default:
+			b = append(b, byte(r.IntN(256)))
+		}
+		return b
+	}
+	lists, refused, long := 0, 0, 0
+	for _, sp := range []*space{&ix.exact, &ix.stems} {
+		for id := range sp.post {
+			l := sp.post[id]
+			if slices.ContainsFunc(l.data, func(c byte) bool { return c >= 0x80 }) {
+				long++
+			}
+			if err := checkList(&l, slots, len(sp.big)); err != nil {
+				t.Fatalf("list of %q refused: %v", sp.terms[id], err)
+			}
+			for range 8 {
+				d := l
+				d.data = damage(l.data)
+				got, want := checkList(&d, slots, len(sp.big)), checkListPlain(&d, slots, len(sp.big))
+				if (got == nil) != (want == nil) {
+					t.Fatalf("list of %q damaged to %x: %v, plain decoding %v", sp.terms[id], d.data, got, want)
+				}
+				lists++
+				if got != nil {
+					refused++
+				}
+			}
+		}
+	}
+	for i := range ix.notes {
+		n := &ix.notes[i]
+		if !n.live {
+			continue
+		}
+		for _, c := range []struct {
+			b     []byte
+			stems bool
+			n     int
+		}{{n.terms, false, len(ix.exact.terms)}, {n.stems, true, len(ix.stems.terms)}} {
+			if err := checkTermList(c.b, c.stems, c.n); err != nil {
+				t.Fatalf("term list of %q refused: %v", n.path, err)
+			}
+			for range 8 {
+				b := damage(c.b)
+				got, want := checkTermList(b, c.stems, c.n), checkTermListPlain(b, c.stems, c.n)
+				if (got == nil) != (want == nil) {
+					t.Fatalf("term list of %q damaged to %x: %v, plain decoding %v", n.path, b, got, want)
+				}
+			}
+		}
+	}
+	if refused == 0 || refused == lists || long == 0 {
+		t.Fatalf("%d of %d damaged lists refused; %d lists with varints of two bytes or more", refused, lists, long)
+	}
+}
+
+// checkListPlain is checkList decoding every varint with uvarint32.
+func checkListPlain(l *plist, slots, big int) error {
+	d := l.data
+	var c, n uint32
+	for i := 0; i < len(d); {
+		x, k := uvarint32(d[i:])
+		if k <= 0 {
+			return fmt.Errorf("bad posting")
+		}
+		i += k
+		if n > 0 && x>>1 == 0 {
+			return fmt.Errorf("slots not increasing")
+		}
+		c += x >> 1
+		if int(c) >= slots {
+			return fmt.Errorf("slot %d out of range", c)
+		}
+		if x&1 == 0 {
+			y, k := uvarint32(d[i:])
+			if k <= 0 {
+				return fmt.Errorf("bad tf")
+			}
+			i += k
+			if t := unrot(y); t&tfBig != 0 && int(t&^tfBig) >= big {
+				return fmt.Errorf("tf overflow index out of range")
+			}
+		}
+		n++
+	}
+	if n != l.n || (n > 0 && c != l.last) {
+		return fmt.Errorf("count or last slot does not match")
+	}
+	return nil
+}
+
+// checkTermListPlain is checkTermList decoding every varint with uvarint32.
+func checkTermListPlain(b []byte, stems bool, n int) error {
+	id := uint64(0)
+	for i := 0; i < len(b); {
+		x, k := uvarint32(b[i:])
+		if k <= 0 {
+			return fmt.Errorf("bad term list")
+		}
+		i += k
+		extra := 0
+		if stems {
+			id += uint64(x >> 2)
+			if x&3 == 2 {
+				extra = 2
+			} else if x&3 == 3 {
+				return fmt.Errorf("bad term list")
+			}
+		} else {
+			id += uint64(x >> 1)
+			if x&1 != 0 {
+				extra = 1
+			}
+		}
+		for range extra {
+			_, k := uvarint32(b[i:])
+			if k <= 0 {
+				return fmt.Errorf("bad term list")
+			}
+			i += k
+		}
+		if id >= uint64(n) {
+			return fmt.Errorf("term id out of range")
+		}
+	}
+	return nil
 }
