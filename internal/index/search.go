@@ -369,13 +369,31 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 	if !ok || e == scored && sc.weightOf(ix.stemWeight, ix.stems.df[id]) <= sc.weightOf(1, ix.exact.df[e]) {
 		return
 	}
+	clen, clang := ix.clen, ix.clang
+	// The stem's df counts its live postings, stored and elided: those
+	// stored are counted first (its own list is short beside the term's
+	// when the language has few notes), so that the term's list is read
+	// only until the elided ones are all found, and not at all when there
+	// is none. In a vault of several languages the term's list is mostly
+	// chunks of the others, read once per language for nothing before.
+	stored := ix.stems.post[id].iter()
+	live := uint32(0)
+	for c, _, ok := stored.next(); ok; c, _, ok = stored.next() {
+		if clen[c] != linkDeadLen {
+			live++
+		}
+	}
+	df := ix.stems.df[id]
+	if df <= live {
+		return
+	}
+	left := df - live // the elided postings still to find
 	buf := &sc.s.elided
 	buf.reset()
-	clen, clang := ix.clen, ix.clang
-	stored := ix.stems.post[id].iter()
+	stored = ix.stems.post[id].iter()
 	sc2, _, more := stored.next()
 	it := ix.exact.post[e].iter()
-	for c, tf, ok := it.next(); ok; c, tf, ok = it.next() {
+	for c, tf, ok := it.next(); ok && left > 0; c, tf, ok = it.next() {
 		for more && sc2 < c {
 			sc2, _, more = stored.next()
 		}
@@ -386,6 +404,7 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 			continue
 		}
 		buf.add(c, tf)
+		left--
 	}
 	if buf.n > 0 {
 		sc.addList(buf, ix.exact.big, ix.stemWeight, ix.stems.df[id], true)
@@ -401,7 +420,7 @@ func (sc *scorer) addList(l *plist, big []tfCounts, w float64, df uint32, strong
 	clen := sc.clen
 	wH, wTi, wT, wP, wC, wL := sc.fw.Heading, sc.fw.Title, sc.fw.Tags, sc.fw.Prose, sc.fw.Code, sc.fw.Link
 	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
-	term, strongs := s.term, s.strong
+	accs := s.acc
 	d := l.data
 	c := uint32(0)
 	for i := 0; i < len(d); {
@@ -457,25 +476,27 @@ func (sc *scorer) addList(l *plist, big []tfCounts, w float64, df uint32, strong
 			kl := sc.linkBase + sc.linkPerLen*float64(linkSlotLenBase-cl)
 			tl := float64(t.counts(big)[fHeading]) * wL
 			v = wi * tl / (tl + kl)
-			if v > term[c] {
-				if term[c] == 0 {
+			a := &accs[c]
+			if v > a.term {
+				if a.term == 0 {
 					s.linkTouched = append(s.linkTouched, c)
 				}
-				term[c] = v
+				a.term = v
 			}
 			if strong {
-				strongs[c] = true
+				a.strong = true
 			}
 			continue
 		}
-		if v > term[c] {
-			if term[c] == 0 {
+		a := &accs[c]
+		if v > a.term {
+			if a.term == 0 {
 				s.termTouched = append(s.termTouched, c)
 			}
-			term[c] = v
+			a.term = v
 		}
 		if strong {
-			strongs[c] = true
+			a.strong = true
 		}
 	}
 }
@@ -515,11 +536,9 @@ func (sc *scorer) value(c uint32, t tfq, big []tfCounts, wi float64, links bool)
 // scratch holds the per-query accumulators, dense over chunk slots and reset
 // through their touched lists, pooled between queries.
 type scratch struct {
-	term        []float64 // per chunk, for the current term
+	acc         []acc // per chunk slot
 	termTouched []uint32
-	total       []float64 // per chunk, for the query
 	touched     []uint32
-	strong      []bool
 	calls       []scoreCall // the lists scored, for explain
 	elided      plist       // addElided's list
 	linkTouched []uint32    // the link slots the current term matched
@@ -531,15 +550,22 @@ type scratch struct {
 	pairMaxW  float64     // and largest
 }
 
+// acc is a chunk's score for the current term and for the query, and
+// whether a strong match (not a misspelling's) scored it: kept together,
+// so that a chunk's scoring, the end of a term and the collection of hits
+// each touch one cache line of it, not three arrays' lines.
+type acc struct {
+	term, total float64
+	strong      bool
+}
+
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 func getScratch(n int) *scratch {
 	s := scratchPool.Get().(*scratch)
-	if len(s.term) < n {
+	if len(s.acc) < n {
 		n += n / 4
-		s.term = make([]float64, n)
-		s.total = make([]float64, n)
-		s.strong = make([]bool, n)
+		s.acc = make([]acc, n)
 	}
 	return s
 }
@@ -549,25 +575,27 @@ func (ix *Index) endTerm(s *scratch) {
 	// better of the two, plus linkOverlap x the other.
 	for _, l := range s.linkTouched {
 		d := ix.notes[ix.cnote[l]].first
-		vl, vd := s.term[l], s.term[d]
-		s.term[l] = 0
+		al, ad := &s.acc[l], &s.acc[d]
+		vl, vd := al.term, ad.term
+		al.term = 0
 		if vd == 0 {
 			s.termTouched = append(s.termTouched, d)
-			s.term[d] = vl
+			ad.term = vl
 		} else {
-			s.term[d] = max(vd, vl) + linkOverlap*min(vd, vl)
+			ad.term = max(vd, vl) + linkOverlap*min(vd, vl)
 		}
-		if s.strong[l] {
-			s.strong[d], s.strong[l] = true, false
+		if al.strong {
+			ad.strong, al.strong = true, false
 		}
 	}
 	s.linkTouched = s.linkTouched[:0]
 	for _, c := range s.termTouched {
-		if s.total[c] == 0 {
+		a := &s.acc[c]
+		if a.total == 0 {
 			s.touched = append(s.touched, c)
 		}
-		s.total[c] += s.term[c]
-		s.term[c] = 0
+		a.total += a.term
+		a.term = 0
 	}
 	s.termTouched = s.termTouched[:0]
 }
@@ -590,8 +618,9 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 		maxBonus = s.pairMax
 	}
 	for _, c := range s.touched {
-		score, strong := s.total[c], s.strong[c]
-		s.total[c], s.strong[c] = 0, false
+		a := &s.acc[c]
+		score, strong := a.total, a.strong
+		a.total, a.strong = 0, false
 		if h.full() && score+maxBonus < h.items[0].Score {
 			continue
 		}
