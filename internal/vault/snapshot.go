@@ -35,13 +35,12 @@ import (
 // executable or with other settings, or inconsistent is ignored (logged) and
 // the notes are indexed from scratch.
 //
-// The snapshot is read from the end of Open, while the watcher is set up
-// and the vault is walked, neither of which needs it; the link graph is
-// filled from it while its index is decoded, as the build would fill it if
-// the walk finds the snapshot's files and every note unchanged. useSnapshot
-// takes that graph when the files are the snapshot's (the notes changed
-// since lose their links there, and get them back when read, as in a new
-// graph), and fills a new graph otherwise.
+// The snapshot is read while the vault is walked (only the walk's end
+// needs it); the link graph is filled from it while its index is decoded,
+// as the build would fill it if the walk finds the snapshot's files and
+// every note unchanged. useSnapshot takes that graph when the files are the
+// snapshot's (the notes changed since lose their links there, and get them
+// back when read, as in a new graph), and fills a new graph otherwise.
 
 // snapNote is a note as the snapshot recorded it.
 type snapNote struct {
