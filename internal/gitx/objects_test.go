@@ -249,7 +249,7 @@ func TestFastCommitTreesWithoutMktree(t *testing.T) {
 			git(t, dir, "config", "core.sharedRepository", "group")
 		}
 		r := open(t, dir)
-		mk := mktreeUsed.Load()
+		mk, written := mktreeUsed.Load(), commitsWritten.Load()
 		for i := range 4 {
 			writeFile(t, dir, fmt.Sprintf("d/a/n%d.md", i), "new\n")
 			writeFile(t, dir, "d/a.md", fmt.Sprintf("a %d\n", i))
@@ -259,6 +259,9 @@ func TestFastCommitTreesWithoutMktree(t *testing.T) {
 		}
 		if used := mktreeUsed.Load() - mk; shared != (used == 4) || !shared && used != 0 {
 			t.Fatalf("shared %v: mktree used by %d of 4 commits", shared, used)
+		}
+		if n := commitsWritten.Load() - written; shared != (n == 0) || !shared && n != 4 {
+			t.Fatalf("shared %v: %d of 4 commit objects written without commit-tree", shared, n)
 		}
 		if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 			t.Fatalf("status = %q", st)
@@ -297,4 +300,72 @@ func gitOutIn(t *testing.T, dir, stdin string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, stderr)
 	}
 	return string(out)
+}
+
+// TestCommitObjectMatchesCommitTree: the commit object written here is the
+// one git commit-tree writes for the same tree, parent, identities, time
+// (a zone west of UTC, with minutes) and message.
+func TestCommitObjectMatchesCommitTree(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	writeFile(t, dir, "a.md", "a\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "init")
+	parent := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
+	tree := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD^{tree}"))
+	when := time.Unix(1764600000, 0).In(time.FixedZone("", -(3*3600 + 30*60)))
+	msg := withTrailer("docs(vault): update a.md\n\nWhy: ünïcode, tabs\tand spaces  ", CommitOptions{IdempotencyKey: "k1"})
+	ids := commitIdents{authorName: "Ada Lovelace", authorEmail: "ada@example.org", committerName: "vaultmcp", committerEmail: "vaultmcp@localhost"}
+	got, err := objectStore{dir: filepath.Join(dir, ".git", "objects")}.write("commit", commitBody(tree, parent, ids, when, msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := gitCmd(dir, "commit-tree", tree, "-p", parent, "-F", "-")
+	cmd.Stdin = strings.NewReader(msg)
+	cmd.Env = append(cmd.Environ(), "GIT_AUTHOR_NAME=Ada Lovelace", "GIT_AUTHOR_EMAIL=ada@example.org", "GIT_AUTHOR_DATE=1764600000 -0330",
+		"GIT_COMMITTER_NAME=vaultmcp", "GIT_COMMITTER_EMAIL=vaultmcp@localhost", "GIT_COMMITTER_DATE=1764600000 -0330")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("commit %s, commit-tree %s:\n%s", got, want, gitOut(t, dir, "cat-file", "-p", want))
+	}
+	if zoneOffset(time.Unix(0, 0).In(time.FixedZone("", 5*3600+45*60))) != "+0545" || zoneOffset(time.Unix(0, 0).UTC()) != "+0000" {
+		t.Fatal("zone offsets")
+	}
+}
+
+// TestCommitObjectFallback: where git's identity rules go beyond the
+// repository's user.name and user.email, the commit goes through
+// commit-tree, and the commit is what those rules give.
+func TestCommitObjectFallback(t *testing.T) {
+	if _, ok := (repoConfig{}).idents(CommitOptions{}); !ok {
+		t.Fatal("no identity configured: the fallback identity is known")
+	}
+	for _, c := range []repoConfig{
+		{hasName: true, name: "Ada.", hasEmail: true, email: "a@x"},
+		{hasName: true, name: " Ada", hasEmail: true, email: "a@x"},
+		{hasName: true, name: "A<b>", hasEmail: true, email: "a@x"},
+		{hasName: true, name: "", hasEmail: true, email: "a@x"},
+		{identityRules: true},
+	} {
+		if _, ok := c.idents(CommitOptions{}); ok {
+			t.Errorf("%+v: the identity was taken as known", c)
+		}
+	}
+	ctx := context.Background()
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	git(t, dir, "config", "user.name", "Ada")
+	git(t, dir, "config", "user.email", "ada@example.org")
+	git(t, dir, "config", "committer.name", "Committer Config")
+	writeFile(t, dir, "a.md", "b\n")
+	t.Setenv("GIT_AUTHOR_DATE", "1764600000 +0100")
+	sha, err := open(t, dir).Commit(ctx, []string{"a.md"}, "edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitOut(t, dir, "log", "-1", "--format=%an <%ae> %at %ai|%cn <%ce>", sha); got != "Ada <ada@example.org> 1764600000 2025-12-01 15:40:00 +0100|Committer Config <ada@example.org>" {
+		t.Fatalf("identity = %q", got)
+	}
 }

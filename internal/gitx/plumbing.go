@@ -53,19 +53,32 @@ type repoConfig struct {
 	shared       bool // core.sharedRepository set: git sets the files' modes
 	compatFormat bool // extensions.compatObjectFormat: git records two ids
 	fsyncObjects bool // loose objects are flushed to disk
+	// What writing the commit object without commit-tree must know
+	// (commitobj.go): the last user.name and user.email as written, and
+	// whether any other setting takes part in the identity or the header.
+	name, email   string
+	identityRules bool
 }
 
 func (r *Repo) config(ctx context.Context) repoConfig {
-	out, _ := r.Run(ctx, "config", "--get-regexp", `^(user\.(name|email)|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles)|extensions\.compatobjectformat|include\.path|includeif\..*\.path)$`)
+	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles)|extensions\.compatobjectformat|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
-	for _, line := range strings.Split(string(out), "\n") {
-		key, val, _ := strings.Cut(line, " ")
-		val = strings.TrimSpace(val)
-		switch strings.ToLower(key) {
+	// -z: each entry is "key\nvalue\0" ("key\0" for a key with no value).
+	for _, entry := range strings.Split(string(out), "\x00") {
+		if entry == "" {
+			continue
+		}
+		key, raw, _ := strings.Cut(entry, "\n")
+		val := strings.TrimSpace(raw)
+		switch k := strings.ToLower(key); k {
 		case "user.name":
 			c.hasName = c.hasName || val != ""
+			c.name = raw
 		case "user.email":
 			c.hasEmail = c.hasEmail || val != ""
+			c.email = raw
+		case "user.useconfigonly", "author.name", "author.email", "committer.name", "committer.email", "i18n.commitencoding":
+			c.identityRules = true
 		case "commit.gpgsign":
 			b, err := strconv.ParseBool(val)
 			c.sign = err == nil && b || val == "yes" || val == "on"
@@ -80,9 +93,9 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 			c.fsyncObjects = fsyncLooseObjects(val)
 		case "core.fsyncobjectfiles":
 			b, err := strconv.ParseBool(val)
-			c.fsyncObjects = c.fsyncObjects || err == nil && b
+			c.fsyncObjects = c.fsyncObjects || raw == "" && !strings.Contains(entry, "\n") || err == nil && b
 		default:
-			if k := strings.ToLower(key); k == "include.path" || strings.HasPrefix(k, "includeif.") {
+			if k == "include.path" || strings.HasPrefix(k, "includeif.") {
 				c.includes = true
 			}
 		}
@@ -111,9 +124,10 @@ var testHookBeforeUpdateRef func()
 // commit, so this keeps the loose objects under git's threshold just as well).
 const gcEvery = 20
 
-// usedFast counts the commits made by the fast path (tests read it), and
-// mktreeUsed those of them whose trees went through git mktree.
-var usedFast, mktreeUsed atomic.Int64
+// usedFast counts the commits made by the fast path (tests read it),
+// mktreeUsed those of them whose trees went through git mktree, and
+// commitsWritten those whose commit object was written here.
+var usedFast, mktreeUsed, commitsWritten atomic.Int64
 
 func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message string, co CommitOptions, st commitSetup) (string, error) {
 	c := st.cfg
@@ -223,26 +237,22 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	if err != nil {
 		return "", err
 	}
-	env := literal
-	if name := trailerValue(co.AuthorName); name != "" {
-		email := trailerValue(co.AuthorEmail)
-		if email == "" {
-			email = FallbackEmail
+	var commit string
+	if store, ok := st.objects(len(head) == 64), false; store != nil {
+		var ids commitIdents
+		if ids, ok = c.idents(co); ok {
+			commit, err = store.write("commit", commitBody(root, head, ids, time.Now(), withTrailer(message, co)))
+			if err != nil {
+				return "", err
+			}
+			commitsWritten.Add(1)
 		}
-		env = append([]string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email}, literal...)
 	}
-	var pre []string
-	if !c.hasName {
-		pre = append(pre, "-c", "user.name="+FallbackName)
+	if commit == "" {
+		if commit, err = r.commitTree(ctx, c, co, root, head, message); err != nil {
+			return "", err
+		}
 	}
-	if !c.hasEmail {
-		pre = append(pre, "-c", "user.email="+FallbackEmail)
-	}
-	out, err := r.run(ctx, runOpts{pre: pre, stdin: withTrailer(message, co), env: env}, "commit-tree", root, "-p", head, "-F", "-")
-	if err != nil {
-		return "", err
-	}
-	commit := strings.TrimSpace(string(out))
 	if testHookBeforeUpdateRef != nil {
 		testHookBeforeUpdateRef()
 	}
@@ -265,6 +275,30 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		slog.Warn("git: committed, but the index entries of the committed files could not be updated (git status may show them as changed until the next git add)", "err", err)
 	}
 	return commit, nil
+}
+
+// commitTree makes the commit object with git commit-tree.
+func (r *Repo) commitTree(ctx context.Context, c repoConfig, co CommitOptions, root, head, message string) (string, error) {
+	env := literal
+	if name := trailerValue(co.AuthorName); name != "" {
+		email := trailerValue(co.AuthorEmail)
+		if email == "" {
+			email = FallbackEmail
+		}
+		env = append([]string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email}, literal...)
+	}
+	var pre []string
+	if !c.hasName {
+		pre = append(pre, "-c", "user.name="+FallbackName)
+	}
+	if !c.hasEmail {
+		pre = append(pre, "-c", "user.email="+FallbackEmail)
+	}
+	out, err := r.run(ctx, runOpts{pre: pre, stdin: withTrailer(message, co), env: env}, "commit-tree", root, "-p", head, "-F", "-")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // waitIndexUnlocked waits, with runLocked's retries, while index.lock
