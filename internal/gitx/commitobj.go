@@ -45,11 +45,8 @@ func (c repoConfig) idents(co CommitOptions) (commitIdents, bool) {
 		email = c.email
 	}
 	ids := commitIdents{authorName: name, authorEmail: email, committerName: name, committerEmail: email}
-	if n := trailerValue(co.AuthorName); n != "" {
-		ids.authorName, ids.authorEmail = n, trailerValue(co.AuthorEmail)
-		if ids.authorEmail == "" {
-			ids.authorEmail = FallbackEmail
-		}
+	if n, e, ok := co.author(); ok {
+		ids.authorName, ids.authorEmail = n, e
 	}
 	for _, v := range []string{ids.authorName, ids.authorEmail, ids.committerName, ids.committerEmail} {
 		if !plainIdent(v) {

@@ -280,11 +280,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 // commitTree makes the commit object with git commit-tree.
 func (r *Repo) commitTree(ctx context.Context, c repoConfig, co CommitOptions, root, head, message string) (string, error) {
 	env := literal
-	if name := trailerValue(co.AuthorName); name != "" {
-		email := trailerValue(co.AuthorEmail)
-		if email == "" {
-			email = FallbackEmail
-		}
+	if name, email, ok := co.author(); ok {
 		env = append([]string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email}, literal...)
 	}
 	var pre []string

@@ -141,6 +141,20 @@ type CommitOptions struct {
 	IdempotencyKey string
 }
 
+// author returns the commit author the options name (the fallback email
+// when only a name is given), and false when they name none.
+func (co CommitOptions) author() (name, email string, ok bool) {
+	name = trailerValue(co.AuthorName)
+	if name == "" {
+		return "", "", false
+	}
+	email = trailerValue(co.AuthorEmail)
+	if email == "" {
+		email = FallbackEmail
+	}
+	return name, email, true
+}
+
 // trailerValue makes s safe as one trailer value: one line, no control
 // characters, bounded.
 func trailerValue(s string) string {
@@ -278,11 +292,7 @@ func (r *Repo) CommitWith(ctx context.Context, paths []string, message string, c
 	args := []string{"commit", "--only", "--quiet", "--no-edit", "--cleanup=whitespace", "--file=-", "--"}
 	args = append(args, commit...)
 	env := literal
-	if name := trailerValue(co.AuthorName); name != "" {
-		email := trailerValue(co.AuthorEmail)
-		if email == "" {
-			email = FallbackEmail
-		}
+	if name, email, ok := co.author(); ok {
 		env = append([]string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email}, literal...)
 	}
 	if out, err := r.runLocked(ctx, runOpts{pre: r.identityOpts(ctx), stdin: withTrailer(message, co), env: env}, args...); err != nil {
