@@ -26,6 +26,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -45,7 +46,8 @@ import (
 // Format is the version of the file layout; bump it with any change of what
 // Enc writes for a snapshot. 2: the index's title field and link texts. 3:
 // the vault's files listed instead of digested, the notes in path order.
-const Format = 3
+// 4: the resolved link graph, in a section.
+const Format = 4
 
 const magic = "VMCPSNAP"
 
@@ -245,6 +247,24 @@ func (e *Enc) F32s(v []float32) {
 	}
 }
 
+// Section writes what fn writes as one byte string: a reader can read it
+// on its own (Dec.Section), for instance while another reads what follows.
+func (e *Enc) Section(fn func(e *Enc)) {
+	var buf bytes.Buffer
+	sub := &Enc{w: bufio.NewWriterSize(&buf, 64<<10)}
+	fn(sub)
+	if sub.err == nil {
+		sub.err = sub.w.Flush()
+	}
+	if sub.err != nil {
+		if e.err == nil {
+			e.err = sub.err
+		}
+		return
+	}
+	e.Bytes(buf.Bytes())
+}
+
 // Dec reads a payload from a whole file in memory. Errors are sticky: after
 // the first, every read returns a zero value and Err reports it.
 type Dec struct {
@@ -371,6 +391,17 @@ func (d *Dec) Int(max int) int {
 // more than the bytes left allow, so a damaged count never allocates much.
 func (d *Dec) Len(minSize int) int {
 	return d.Int((len(d.b) - d.i) / max(minSize, 1))
+}
+
+// Section returns a Dec over the next section written by Enc.Section,
+// sharing the file's memory; d goes on after it. After an error (d's, or a
+// section past the end) the section's Dec reports it.
+func (d *Dec) Section() *Dec {
+	b := d.Bytes()
+	if d.err != nil {
+		return &Dec{err: d.err}
+	}
+	return &Dec{b: b}
 }
 
 // Bool reads a byte written by Enc.Bool.

@@ -19,8 +19,9 @@ import (
 // The index snapshot (Options.CacheDir): after a build that had to analyze
 // notes, the service writes what it knows of every indexed note (size and
 // modification time as read, title, type, status, tags, chunk spans and
-// links) followed by the whole index to one file outside the vault (see
-// package snapshot). The next start walks the vault as always, then takes
+// links), the link graph resolved from those files and links (see
+// links.RestoreGraph) and the whole index to one file outside the vault
+// (see package snapshot). The next start walks the vault as always, then takes
 // from the snapshot every note whose size and modification time are those
 // the snapshot recorded, and reads, parses and indexes only the others; the
 // notes the snapshot has but the walk did not find (or found changed) are
@@ -36,9 +37,10 @@ import (
 // the notes are indexed from scratch.
 //
 // The snapshot is read while the vault is walked (only the walk's end
-// needs it); the link graph is filled from it while its index is decoded,
-// as the build would fill it if the walk finds the snapshot's files and
-// every note unchanged. useSnapshot takes that graph when the files are the
+// needs it); the link graph is restored from it while its index is decoded
+// (the snapshot stores the graph resolved: see links.RestoreGraph), as the
+// build would fill it if the walk finds the snapshot's files and every note
+// unchanged. useSnapshot takes that graph when the files are the
 // snapshot's (the notes changed since lose their links there, and get them
 // back when read, as in a new graph), and fills a new graph otherwise.
 
@@ -60,12 +62,15 @@ type loaded struct {
 	// indexed), sorted: with the same files and notes, its link texts are
 	// still right.
 	files []string
-	// graph was given files and then the links of every note in the
-	// order of files, with its text changes untracked: what the build
+	// graph was restored as if given files and then the links of every
+	// note in the order of files, with its text changes untracked: what the build
 	// gives the graph when its walk finds those files in that order and
 	// every note unchanged. (A link resolves by the files alone, so one
 	// note's links do not depend on another's.)
 	graph *links.Graph
+	// restored: graph was restored from the snapshot's resolved graph, not
+	// filled from its files and links
+	restored bool
 }
 
 // pathsOf returns the paths of walked files.
@@ -171,27 +176,45 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 	if l.files, ok = mergeSorted(others, paths); !ok {
 		return nil, fmt.Errorf("%w: files out of order or listed twice", snapshot.ErrInvalid)
 	}
-	// The link graph is filled while the index is decoded.
-	graphc := make(chan *links.Graph, 1)
+	// The link graph is restored (or, when the snapshot holds none, filled)
+	// while the index is decoded.
+	gd := d.Section()
+	type graphErr struct {
+		g        *links.Graph
+		restored bool
+		err      error
+	}
+	graphc := make(chan graphErr, 1)
 	go func() {
-		g := links.NewGraph()
-		g.TrackTextChanges(false)
-		g.AddFiles(l.files)
 		nl := make([]links.NoteLinks, n)
 		for k, p := range paths {
 			nl[k] = links.NoteLinks{Path: p, Links: sns[k].links}
 		}
-		g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
-		graphc <- g
+		g, err := links.RestoreGraph(gd, l.files, nl)
+		if err == nil {
+			err = gd.Done()
+		}
+		restored := g != nil
+		if g == nil && err == nil {
+			g = links.NewGraph()
+			g.TrackTextChanges(false)
+			g.AddFiles(l.files)
+			g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+		}
+		graphc <- graphErr{g, restored, err}
 	}()
 	ix, err := index.Decode(d, s.opts.Index)
 	if err == nil {
 		err = d.Done()
 	}
-	l.graph = <-graphc
+	ge := <-graphc
+	if err == nil {
+		err = ge.err
+	}
 	if err != nil {
 		return nil, err
 	}
+	l.graph, l.restored = ge.g, ge.restored
 	// The two halves must describe the same notes.
 	if ix.Len() != len(l.notes) {
 		return nil, fmt.Errorf("%w: notes and index disagree", snapshot.ErrInvalid)
@@ -290,7 +313,7 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 			}
 		}
 		s.graph.SetNotes(drop, false)
-		s.log.Debug("link graph taken from the snapshot", "notes_changed", len(drop))
+		s.log.Debug("link graph taken from the snapshot", "restored", l.restored, "notes_changed", len(drop))
 	} else {
 		g, paths := s.graph, pathsOf(files)
 		fill = func() {
@@ -361,6 +384,16 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 				e.Int(max(lk.Line, 0))
 			}
 		}
+		// The graph resolved from those files and links (see
+		// links.RestoreGraph).
+		files, ok := mergeSorted(others, paths)
+		e.Section(func(e *snapshot.Enc) {
+			if !ok {
+				e.Bool(false)
+				return
+			}
+			s.graph.EncodeResolved(e, files, paths)
+		})
 		s.ix.Encode(e)
 		return nil
 	})
