@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -367,5 +368,64 @@ func TestCommitObjectFallback(t *testing.T) {
 	}
 	if got := gitOut(t, dir, "log", "-1", "--format=%an <%ae> %at %ai|%cn <%ce>", sha); got != "Ada <ada@example.org> 1764600000 2025-12-01 15:40:00 +0100|Committer Config <ada@example.org>" {
 		t.Fatalf("identity = %q", got)
+	}
+}
+
+// TestFastCommitManyFiles: a commit of more files than ignoreAtOnce (as a
+// move makes) asks check-ignore only of the untracked ones, after HEAD's
+// trees are read, and looks its entries up by name past scanLookups: the
+// same tree, index and status as git commit gives.
+func TestFastCommitManyFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hook")
+	}
+	ctx := context.Background()
+	files := map[string]string{".gitignore": "ignored/\n*.tmp.md\n"}
+	for i := range 30 {
+		files[fmt.Sprintf("d/n%02d.md", i)] = "old\n"
+	}
+	fast, slow := newRepo(t, files), newRepo(t, files)
+	if err := os.WriteFile(filepath.Join(slow, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i := range 30 {
+		paths = append(paths, fmt.Sprintf("d/n%02d.md", i))
+	}
+	paths = append(paths, "d/new.md", "ignored/x.md", "d/y.tmp.md", "d/gone.md")
+	for _, dir := range []string{fast, slow} {
+		for i, p := range paths[:30] {
+			if i%7 == 3 {
+				os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+				continue
+			}
+			writeFile(t, dir, p, fmt.Sprintf("new %d\n", i))
+		}
+		writeFile(t, dir, "d/new.md", "n\n")
+		writeFile(t, dir, "ignored/x.md", "x\n")
+		writeFile(t, dir, "d/y.tmp.md", "y\n")
+	}
+	before := usedFast.Load()
+	sf, err := open(t, fast).Commit(ctx, paths, "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := open(t, slow).Commit(ctx, paths, "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usedFast.Load() == before {
+		t.Fatal("the fast path was not taken")
+	}
+	if tf, ts := gitOut(t, fast, "rev-parse", sf+"^{tree}"), gitOut(t, slow, "rev-parse", ss+"^{tree}"); tf != ts {
+		t.Fatalf("trees differ:\nfast\n%s\ngit\n%s", gitOut(t, fast, "ls-tree", "-r", sf), gitOut(t, slow, "ls-tree", "-r", ss))
+	}
+	for _, args := range [][]string{{"status", "--porcelain=v1", "--untracked-files=all"}, {"ls-files", "-s"}} {
+		if f, s := gitOut(t, fast, args...), gitOut(t, slow, args...); f != s {
+			t.Fatalf("git %s differs:\nfast:\n%s\ngit commit:\n%s", strings.Join(args, " "), f, s)
+		}
+	}
+	if got := gitOut(t, fast, "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(got, "ignored/") || strings.Contains(got, ".tmp.md") || !strings.Contains(got, "d/new.md") {
+		t.Fatalf("committed:\n%s", got)
 	}
 }

@@ -40,6 +40,10 @@ import (
 // moves under it.
 const commitTries = 3
 
+// ignoreAtOnce: a commit of at most this many present files asks
+// check-ignore beside hash-object and cat-file, of all of them.
+const ignoreAtOnce = 16
+
 // errFallback says the fast commit cannot give what `git commit` would.
 var errFallback = errors.New("the fast commit does not apply")
 
@@ -171,17 +175,25 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	// filters), HEAD and its trees on the way to the paths (cat-file), and
 	// which present files .gitignore excludes (check-ignore; it says nothing
 	// of a tracked file, and only an untracked one's answer is used below).
+	// A commit of many files (a move rewrites every linking note) asks
+	// check-ignore afterwards, of the untracked ones only: asked of
+	// thousands of tracked files it cost a move of the hub's most linked
+	// note a tenth of its time.
 	var (
 		wg                 sync.WaitGroup
 		hashErr, ignoreErr error
 		ignored            map[string]bool
 	)
+	early := len(present) <= ignoreAtOnce
 	if len(present) > 0 {
-		wg.Add(2)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			hashErr = r.hashObjects(ctx, present)
 		}()
+	}
+	if len(present) > 0 && early {
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ignored, ignoreErr = r.ignored(ctx, present)
@@ -192,6 +204,20 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	// names the HEAD read here as the old value, refuses, and the commit is
 	// built again.
 	head, trees, err := r.readTrees(ctx, dirs)
+	if err == nil && !early {
+		var fresh []*pathState
+		for _, st := range present {
+			if _, ok, gerr := trees[treeDir(st.full)].get(path.Base(st.full)); gerr != nil {
+				err = gerr
+				break
+			} else if !ok {
+				fresh = append(fresh, st)
+			}
+		}
+		if err == nil {
+			ignored, ignoreErr = r.ignored(ctx, fresh)
+		}
+	}
 	wg.Wait()
 	if err = errors.Join(err, hashErr, ignoreErr); err != nil {
 		if errors.Is(err, errFallback) {

@@ -17,7 +17,15 @@ type tree struct {
 	raw   []byte // "<mode> <name>\0<raw id>" entries, in git's order
 	idLen int    // bytes of a raw id: 20 (SHA-1) or 32 (SHA-256)
 	edits map[string]*treeEntry
+	// A few lookups scan raw; past scanLookups (a move rewrites thousands
+	// of notes of a folder), the entries are indexed by name once.
+	lookups int
+	byName  map[string]rawEntry
 }
+
+// scanLookups is how many lookups of a tree scan its body before its
+// entries are indexed.
+const scanLookups = 8
 
 // treeEntry is one entry of a tree: mode and id as mktree and ls-tree
 // write them ("040000" for a folder, the id in hex).
@@ -75,6 +83,22 @@ func (t *tree) get(name string) (treeEntry, bool, error) {
 			return treeEntry{}, false, nil
 		}
 		return *e, true, nil
+	}
+	if t.lookups++; t.lookups > scanLookups && t.byName == nil {
+		t.byName = map[string]rawEntry{}
+		if err := t.each(func(r rawEntry) bool {
+			t.byName[string(r.name)] = r
+			return true
+		}); err != nil {
+			return treeEntry{}, false, err
+		}
+	}
+	if t.byName != nil {
+		r, ok := t.byName[name]
+		if !ok {
+			return treeEntry{}, false, nil
+		}
+		return r.decode(), true, nil
 	}
 	var found treeEntry
 	ok := false
