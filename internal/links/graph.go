@@ -50,7 +50,16 @@ func newStoredLink(l markdown.Link) storedLink {
 
 // keptStoredLink is newStoredLink without copying the strings.
 func keptStoredLink(l markdown.Link) storedLink {
-	s := storedLink{
+	s := unfoldedLink(l)
+	// The folded form is usually the target itself (no upper case, no spaces
+	// around): share its bytes then.
+	s.folded = foldTarget(s.target)
+	return s
+}
+
+// unfoldedLink is l as stored, its folded target not set.
+func unfoldedLink(l markdown.Link) storedLink {
+	return storedLink{
 		target:      l.Target,
 		anchor:      l.Anchor,
 		alias:       l.Alias,
@@ -62,10 +71,6 @@ func keptStoredLink(l markdown.Link) storedLink {
 		kind:        l.Kind,
 		hasAlias:    l.HasAlias,
 	}
-	// The folded form is usually the target itself (no upper case, no spaces
-	// around): share its bytes then.
-	s.folded = foldTarget(s.target)
-	return s
 }
 
 func (s *storedLink) link() markdown.Link {

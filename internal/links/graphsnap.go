@@ -231,18 +231,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		st := linkSlab.take(c)
 		for j, l := range it.Links {
 			s := &st[j]
-			*s = storedLink{
-				target:      l.Target,
-				anchor:      l.Anchor,
-				alias:       l.Alias,
-				start:       clamp32(l.Start),
-				end:         clamp32(l.End),
-				targetStart: clamp32(l.TargetStart),
-				targetEnd:   clamp32(l.TargetEnd),
-				line:        clamp32(l.Line),
-				kind:        l.Kind,
-				hasAlias:    l.HasAlias,
-			}
+			*s = unfoldedLink(l)
 			switch d.Int(1) {
 			case 0:
 				s.folded = s.target
