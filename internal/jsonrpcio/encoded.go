@@ -2,7 +2,6 @@ package jsonrpcio
 
 import (
 	"bytes"
-	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,8 +37,9 @@ var Placeholder = []byte(`{"jsonrpcio":"encoded by the handler"}`)
 // pendingCall is a tools/call read by a conn whose response is not written
 // yet.
 type pendingCall struct {
-	c  *conn
-	id jsonrpc.ID
+	c     *conn
+	id    jsonrpc.ID
+	extra *mcp.RequestExtra // its mark, the key of pendingCalls
 	// frame is the answer frame, newline included, once EncodeResult wrote
 	// it; guarded by c.callsMu.
 	frame []byte
@@ -66,19 +66,17 @@ func InPlace(extra *mcp.RequestExtra) bool {
 // appendResult failed or wrote a line break), the result must be encoded
 // as usual.
 func EncodeResult(extra *mcp.RequestExtra, appendResult func([]byte) ([]byte, bool)) bool {
+	if extra == nil {
+		return false
+	}
 	v, ok := pendingCalls.Load(extra)
-	if !ok || extra == nil {
+	if !ok {
 		return false
 	}
 	p := v.(*pendingCall)
 	b := frameBuffers.Get().(*[]byte)
-	frame := append((*b)[:0], `{"jsonrpc":"2.0","id":`...)
-	switch id := p.id.Raw().(type) {
-	case int64:
-		frame = strconv.AppendInt(frame, id, 10)
-	case string:
-		frame = appendString(frame, id)
-	default:
+	frame, ok := appendID(append((*b)[:0], `{"jsonrpc":"2.0","id":`...), p.id)
+	if !ok {
 		frameBuffers.Put(b)
 		return false
 	}
@@ -136,16 +134,13 @@ func (c *conn) markCall(req *jsonrpc.Request) {
 	if c.callsClosed || c.calls[req.ID] != nil {
 		return
 	}
-	extra := &mcp.RequestExtra{}
-	p := &pendingCall{c: c, id: req.ID}
+	p := &pendingCall{c: c, id: req.ID, extra: &mcp.RequestExtra{}}
 	if c.calls == nil {
 		c.calls = map[jsonrpc.ID]*pendingCall{}
-		c.extras = map[*pendingCall]*mcp.RequestExtra{}
 	}
 	c.calls[req.ID] = p
-	c.extras[p] = extra
-	pendingCalls.Store(extra, p)
-	req.Extra = extra
+	pendingCalls.Store(p.extra, p)
+	req.Extra = p.extra
 }
 
 // takeFrame returns the frame to write for r, a response, if it is the
@@ -179,8 +174,7 @@ func (c *conn) takeFrame(r *jsonrpc.Response) []byte {
 // forget drops p. Caller holds c.callsMu.
 func (c *conn) forget(p *pendingCall) {
 	delete(c.calls, p.id)
-	pendingCalls.Delete(c.extras[p])
-	delete(c.extras, p)
+	pendingCalls.Delete(p.extra)
 }
 
 // forgetCalls drops every pending call, when the connection closes.

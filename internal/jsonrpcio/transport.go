@@ -73,7 +73,6 @@ type conn struct {
 	// The tools/call requests not answered yet (encoded.go).
 	callsMu     sync.Mutex
 	calls       map[jsonrpc.ID]*pendingCall
-	extras      map[*pendingCall]*mcp.RequestExtra
 	callsClosed bool
 }
 
@@ -200,13 +199,7 @@ func (c *conn) refuse(e *Error, size int64) bool {
 
 // errorFrameID is the JSON-RPC error response for e answering the call id.
 func errorFrameID(e *Error, id jsonrpc.ID) []byte {
-	var raw []byte
-	switch v := id.Raw().(type) {
-	case int64:
-		raw = strconv.AppendInt(nil, v, 10)
-	case string:
-		raw = appendString(nil, v)
-	}
+	raw, _ := appendID(nil, id)
 	return errorFrame(&Error{Code: e.Code, Message: e.Message, ID: raw})
 }
 
@@ -277,13 +270,8 @@ func (w *frameWriter) writeResult(r *jsonrpc.Response) (done bool, err error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	b := append(w.buf[:0], `{"jsonrpc":"2.0","id":`...)
-	switch id := r.ID.Raw().(type) {
-	case int64:
-		b = strconv.AppendInt(b, id, 10)
-	case string:
-		b = appendString(b, id)
-	default:
+	b, ok := appendID(append(w.buf[:0], `{"jsonrpc":"2.0","id":`...), r.ID)
+	if !ok {
 		return false, nil
 	}
 	b = append(b, `,"result":`...)
@@ -292,14 +280,16 @@ func (w *frameWriter) writeResult(r *jsonrpc.Response) (done bool, err error) {
 	return true, w.flush()
 }
 
-// appendString appends s as a JSON string, as the SDK's encoder writes it
-// (no HTML escaping).
-func appendString(b []byte, s string) []byte {
-	var q bytes.Buffer
-	enc := json.NewEncoder(&q)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(q.Bytes(), []byte("\n"))...)
+// appendID appends a call's id as JSON; false for an id that is neither a
+// number nor a string (which no call has).
+func appendID(b []byte, id jsonrpc.ID) ([]byte, bool) {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case string:
+		return AppendString(b, v), true
+	}
+	return b, false
 }
 
 // flush writes w.buf in one call. Caller holds w.mu.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,9 +86,9 @@ func (w *wireResult) appendJSON(dst []byte) ([]byte, bool) {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"type":`...)
-			dst = appendJSONString(dst, c.Type)
+			dst = jsonrpcio.AppendString(dst, c.Type)
 			dst = append(dst, `,"text":`...)
-			dst = appendJSONString(dst, c.Text)
+			dst = jsonrpcio.AppendString(dst, c.Text)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
@@ -128,7 +127,7 @@ func appendStructured(dst []byte, v any) ([]byte, bool) {
 // appendSearchOutput appends s as encoding/json writes a searchOutput.
 func appendSearchOutput(dst []byte, s *searchOutput) ([]byte, bool) {
 	dst = append(dst, `{"query":`...)
-	dst = appendJSONString(dst, s.Query)
+	dst = jsonrpcio.AppendString(dst, s.Query)
 	dst = append(dst, `,"results":`...)
 	if s.Results == nil {
 		dst = append(dst, "null"...)
@@ -163,13 +162,13 @@ func appendSearchOutput(dst []byte, s *searchOutput) ([]byte, bool) {
 // appendSearchHit appends h as encoding/json writes a searchHit.
 func appendSearchHit(dst []byte, h *searchHit) ([]byte, bool) {
 	dst = append(dst, `{"path":`...)
-	dst = appendJSONString(dst, h.Path)
+	dst = jsonrpcio.AppendString(dst, h.Path)
 	dst = append(dst, `,"line":`...)
 	dst = strconv.AppendInt(dst, int64(h.Line), 10)
 	dst = append(dst, `,"end_line":`...)
 	dst = strconv.AppendInt(dst, int64(h.EndLine), 10)
 	dst = append(dst, `,"title":`...)
-	dst = appendJSONString(dst, h.Title)
+	dst = jsonrpcio.AppendString(dst, h.Title)
 	if len(h.Headings) > 0 {
 		dst = append(dst, `,"headings":`...)
 		dst = appendStrings(dst, h.Headings)
@@ -206,7 +205,7 @@ func appendStrings(dst []byte, list []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, s)
+		dst = jsonrpcio.AppendString(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -231,84 +230,4 @@ func appendFloat(dst []byte, f float64) ([]byte, bool) {
 		}
 	}
 	return dst, true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string exactly as encoding/json
-// writes it without HTML escaping: `"` and `\` escaped, control characters
-// as \n, \r, \t, \b, \f or \u00XX, U+2028 and U+2029 as \u2028 and \u2029,
-// each byte that is not UTF-8 as \ufffd; the rest as it is. Runs of
-// printable ASCII are skipped eight bytes at a time.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) && jsonSafe8(s[i:i+8]) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// jsonSafe8 reports whether the eight bytes of s are all ASCII that a JSON
-// string holds as it is: none with the high bit set, none below 0x20, no
-// '"', no '\'.
-func jsonSafe8(s string) bool {
-	_ = s[7]
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// As in plainASCII8: without high bits in w no borrow crosses a byte.
-	less20 := (w - 0x20*ones) &^ w
-	quote := ((w ^ '"'*ones) - ones) &^ (w ^ '"'*ones)
-	backslash := ((w ^ '\\'*ones) - ones) &^ (w ^ '\\'*ones)
-	return (w|less20|quote|backslash)&highs == 0
 }

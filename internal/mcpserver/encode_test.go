@@ -48,8 +48,8 @@ func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONString(%q) = %s, encoding/json %s", s, got, want)
+		if got := jsonrpcio.AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	}
 	plain := "abcdefghijklmnopqrstuvwxyz0123456789"
