@@ -287,6 +287,34 @@ func TestFsyncLooseObjects(t *testing.T) {
 	}
 }
 
+// TestConfigFsync: loose objects are flushed when core.fsync names them or
+// core.fsyncObjectFiles is true (a key with no value is true), whichever
+// comes last in the configuration.
+func TestConfigFsync(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		lines string
+		want  bool
+	}{
+		{"", false},
+		{"\tfsync = loose-object\n", true},
+		{"\tfsyncObjectFiles\n\tfsync = none\n", true},
+		{"\tfsync = none\n\tfsyncObjectFiles = true\n", true},
+		{"\tfsyncObjectFiles = false\n\tfsync = pack\n", false},
+	} {
+		dir := newRepo(t, map[string]string{"a.md": "a\n"})
+		f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[core]\n" + tc.lines)
+		f.Close()
+		if got := open(t, dir).config(ctx).fsyncObjects; got != tc.want {
+			t.Errorf("%q: fsync %v, want %v", tc.lines, got, tc.want)
+		}
+	}
+}
+
 // gitOutIn runs git with stdin and returns its stdout.
 func gitOutIn(t *testing.T, dir, stdin string, args ...string) string {
 	t.Helper()

@@ -67,6 +67,9 @@ type repoConfig struct {
 func (r *Repo) config(ctx context.Context) repoConfig {
 	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles)|extensions\.compatobjectformat|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
+	// Loose objects are flushed when either setting asks for it (the last
+	// value of each counts, in whichever order they come).
+	var fsyncCore, fsyncFiles bool
 	// -z: each entry is "key\nvalue\0" ("key\0" for a key with no value).
 	for _, entry := range strings.Split(string(out), "\x00") {
 		if entry == "" {
@@ -94,16 +97,18 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 		case "extensions.compatobjectformat":
 			c.compatFormat = true
 		case "core.fsync":
-			c.fsyncObjects = fsyncLooseObjects(val)
+			fsyncCore = fsyncLooseObjects(val)
 		case "core.fsyncobjectfiles":
+			// A key with no value ("key\0") is true.
 			b, err := strconv.ParseBool(val)
-			c.fsyncObjects = c.fsyncObjects || raw == "" && !strings.Contains(entry, "\n") || err == nil && b
+			fsyncFiles = !strings.Contains(entry, "\n") || err == nil && b
 		default:
 			if k == "include.path" || strings.HasPrefix(k, "includeif.") {
 				c.includes = true
 			}
 		}
 	}
+	c.fsyncObjects = fsyncCore || fsyncFiles
 	return c
 }
 
@@ -259,20 +264,18 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	if !changed {
 		return "", ErrNothingToCommit
 	}
-	root, err := r.writeTrees(ctx, trees, st.objects(len(head) == 64))
+	store := st.objects(len(head) == 64) // nil: trees and commit by git
+	root, err := r.writeTrees(ctx, trees, store)
 	if err != nil {
 		return "", err
 	}
 	var commit string
-	if store, ok := st.objects(len(head) == 64), false; store != nil {
-		var ids commitIdents
-		if ids, ok = c.idents(co); ok {
-			commit, err = store.write("commit", commitBody(root, head, ids, time.Now(), withTrailer(message, co)))
-			if err != nil {
-				return "", err
-			}
-			commitsWritten.Add(1)
+	if ids, ok := c.idents(co); ok && store != nil {
+		commit, err = store.write("commit", commitBody(root, head, ids, time.Now(), withTrailer(message, co)))
+		if err != nil {
+			return "", err
 		}
+		commitsWritten.Add(1)
 	}
 	if commit == "" {
 		if commit, err = r.commitTree(ctx, c, co, root, head, message); err != nil {
