@@ -197,9 +197,7 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 		restored := g != nil
 		if g == nil && err == nil {
 			g = links.NewGraph()
-			g.TrackTextChanges(false)
-			g.AddFiles(l.files)
-			g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
+			fillGraph(g, l.files, nl)
 		}
 		graphc <- graphErr{g, restored, err}
 	}()
@@ -226,6 +224,19 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 	}
 	l.ix = ix
 	return l, nil
+}
+
+// fillGraph gives g, at the start of a build, every file (all known before
+// any link is resolved, so that each link is resolved once) and the links
+// of the notes taken from a snapshot (nl: their strings are immutable and
+// stay alive with the index); the changes on the way need no record, as
+// every note's link texts are taken once the graph is filled.
+func fillGraph(g *links.Graph, files []string, nl []links.NoteLinks) {
+	g.TrackTextChanges(false)
+	g.AddFiles(files)
+	if len(nl) > 0 {
+		g.SetNotes(nl, true)
+	}
 }
 
 // slab hands out slices of blocks allocated for many, each slice without
@@ -316,11 +327,7 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 		s.log.Debug("link graph taken from the snapshot", "restored", l.restored, "notes_changed", len(drop))
 	} else {
 		g, paths := s.graph, pathsOf(files)
-		fill = func() {
-			g.TrackTextChanges(false)
-			g.AddFiles(paths)
-			g.SetNotes(nl, true) // the snapshot's strings are immutable and stay alive with the index
-		}
+		fill = func() { fillGraph(g, paths, nl) }
 	}
 	textsKept = !changed && (inOrder || slices.Equal(slices.Sorted(slices.Values(pathsOf(files))), l.files))
 	l.ix.AddBatch(gone) // nil notes: removals

@@ -488,11 +488,8 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 		notes, changed, linkTextsKept, fill = s.useSnapshot(snap, files, notes)
 		changed = changed || !linkTextsKept
 	} else {
-		paths := pathsOf(files)
-		fill = func() {
-			s.graph.TrackTextChanges(false)
-			s.graph.AddFiles(paths)
-		}
+		g, paths := s.graph, pathsOf(files)
+		fill = func() { fillGraph(g, paths, nil) }
 	}
 	graphFilled := make(chan struct{})
 	if fill == nil {
