@@ -161,7 +161,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 	}
 	cands := make([]candidate, nf)
 	recs := make([]*noteRec, nf) // by file index
-	var recSlab slab[noteRec]
+	var recSlab snap.Slab[noteRec]
 	for i, p := range files {
 		lower := d.String()
 		if lower == "" {
@@ -170,7 +170,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		cands[i] = candidate{path: p, lower: lower, depth: strings.Count(p, "/")}
 		g.r.files[p] = struct{}{}
 		if vaultfs.IsNoteName(p) {
-			n := &recSlab.take(1)[0]
+			n := &recSlab.Take(1)[0]
 			n.path, n.dir = p, parentDir(lower)
 			recs[i] = n
 			g.notes[p] = n
@@ -181,9 +181,9 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 	}
 	nl := d.Len(1)
 	listed := 0
-	var candSlab slab[candidate]
+	var candSlab snap.Slab[candidate]
 	for range nl {
-		list := candSlab.take(d.Len(1))
+		list := candSlab.Take(d.Len(1))
 		for j := range list {
 			i := d.Int(nf - 1)
 			list[j] = cands[i]
@@ -207,13 +207,13 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		return nil, bad("files missing from the candidate lists")
 	}
 	at := make(map[string]int, len(notes))
-	var linkSlab slab[storedLink]
+	var linkSlab snap.Slab[storedLink]
 	for k, it := range notes {
 		var n *noteRec
 		if i, ok := slices.BinarySearch(files, it.Path); ok {
 			at[it.Path] = i
 			if n = recs[i]; n == nil { // a note not named like one
-				n = &recSlab.take(1)[0]
+				n = &recSlab.Take(1)[0]
 				n.path, n.dir = it.Path, parentDir(cands[i].lower)
 				recs[i] = n
 				g.notes[it.Path] = n
@@ -228,7 +228,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if c == 0 {
 			continue
 		}
-		st := linkSlab.take(c)
+		st := linkSlab.Take(c)
 		for j, l := range it.Links {
 			s := &st[j]
 			*s = unfoldedLink(l)
@@ -248,7 +248,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		return nil, bad("")
 	}
 	nk := d.Len(3)
-	var srcSlab slab[srcCount]
+	var srcSlab snap.Slab[srcCount]
 	for range nk {
 		key := d.String()
 		ne := d.Len(2)
@@ -262,7 +262,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if ne > srcSetListMax {
 			set.big = make(map[*noteRec]int32, ne)
 		} else {
-			set.list = srcSlab.take(ne)
+			set.list = srcSlab.Take(ne)
 		}
 		for j := range ne {
 			i, c := d.Int(nf-1), int32(d.Int(1<<31-1))
@@ -288,20 +288,4 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		g.byKey = make(map[string]*srcSet)
 	}
 	return g, nil
-}
-
-// slab hands out slices of blocks allocated for many, each without spare
-// capacity (appending to one copies it, never overwriting the next).
-type slab[T any] struct{ buf []T }
-
-func (s *slab[T]) take(n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if len(s.buf) < n {
-		s.buf = make([]T, max(n, 1024))
-	}
-	out := s.buf[:n:n]
-	s.buf = s.buf[n:]
-	return out
 }

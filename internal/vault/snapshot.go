@@ -128,11 +128,11 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 	paths := make([]string, n)
 	sns := make([]snapNote, n)
 	infos := make([]noteInfo, n)
-	var chunkSlab slab[chunkSpan]
-	var linkSlab slab[markdown.Link]
-	var strSlab slab[string]
+	var chunkSlab snapshot.Slab[chunkSpan]
+	var linkSlab snapshot.Slab[markdown.Link]
+	var strSlab snapshot.Slab[string]
 	strs := func() []string {
-		out := strSlab.take(d.Len(1))
+		out := strSlab.Take(d.Len(1))
 		for i := range out {
 			out[i] = d.String()
 		}
@@ -144,13 +144,13 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 		sn.size, sn.mtime, sn.info = d.Varint(), d.Varint(), ni
 		ni.title, ni.typ, ni.status = d.String(), d.String(), d.String()
 		ni.tags = strs()
-		ni.chunks = chunkSlab.take(d.Len(3))
+		ni.chunks = chunkSlab.Take(d.Len(3))
 		for i := range ni.chunks {
 			c := &ni.chunks[i]
 			c.headings = strs()
 			c.start, c.end = d.Int(1<<31-1), d.Int(1<<31-1)
 		}
-		sn.links = linkSlab.take(d.Len(10))
+		sn.links = linkSlab.Take(d.Len(10))
 		for i := range sn.links {
 			lk := &sn.links[i]
 			lk.Kind = markdown.LinkKind(d.Int(255))
@@ -237,25 +237,6 @@ func fillGraph(g *links.Graph, files []string, nl []links.NoteLinks) {
 	if len(nl) > 0 {
 		g.SetNotes(nl, true)
 	}
-}
-
-// slab hands out slices of blocks allocated for many, each slice without
-// spare capacity (appending to one copies it).
-type slab[T any] struct{ buf []T }
-
-// slabBlock is how many items a slab allocates at least at a time.
-const slabBlock = 1024
-
-func (s *slab[T]) take(n int) []T {
-	if n == 0 {
-		return nil
-	}
-	if len(s.buf) < n {
-		s.buf = make([]T, max(n, slabBlock))
-	}
-	out := s.buf[:n:n]
-	s.buf = s.buf[n:]
-	return out
 }
 
 // mergeSorted merges two strictly increasing lists; ok is false when one is

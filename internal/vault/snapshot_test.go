@@ -457,23 +457,6 @@ func TestMergeSorted(t *testing.T) {
 	}
 }
 
-func TestSlab(t *testing.T) {
-	var s slab[int]
-	if s.take(0) != nil {
-		t.Fatal("take(0) is not nil")
-	}
-	a := s.take(3)
-	b := s.take(2)
-	a = append(a, 9) // no spare capacity: a copy
-	b[0] = 7
-	if len(a) != 4 || a[3] != 9 || b[0] != 7 || len(b) != 2 || cap(b) != 2 {
-		t.Fatalf("a %v b %v", a, b)
-	}
-	if big := s.take(slabBlock + 1); len(big) != slabBlock+1 {
-		t.Fatalf("a take larger than a block: %d items", len(big))
-	}
-}
-
 // A crashed write's temporary files are removed at start, after the first
 // build (not beside it), and before any write: a write waits for the
 // removal, and Close for its end.
