@@ -28,6 +28,7 @@ type Repo struct {
 	dir     string // the vault folder; git runs with -C dir
 	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
 	setups  setupCache
+	index   indexCache // the index as this Repo last wrote it (index.go)
 	Timeout time.Duration
 
 	// lockRetries and lockWait bound the retries when another program holds

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,6 +127,15 @@ func (s objectStore) write(typ string, body []byte) (string, error) {
 // comma-separated component adds to the set, "-component" takes it out,
 // "none" empties it.
 func fsyncLooseObjects(v string) bool {
+	return fsyncNames(v, "loose-object", "objects", "committed", "added", "all")
+}
+
+// fsyncIndex tells from core.fsync's value whether the index is flushed.
+func fsyncIndex(v string) bool { return fsyncNames(v, "index", "added", "all") }
+
+// fsyncNames tells whether core.fsync's value v names a component of
+// names (the last mention of one counts).
+func fsyncNames(v string, names ...string) bool {
 	on := false
 	for _, c := range strings.Split(strings.ToLower(v), ",") {
 		c = strings.TrimSpace(c)
@@ -134,8 +144,10 @@ func fsyncLooseObjects(v string) bool {
 		switch c {
 		case "none":
 			on = false
-		case "loose-object", "objects", "committed", "added", "all":
-			on = !neg
+		default:
+			if slices.Contains(names, c) {
+				on = !neg
+			}
 		}
 	}
 	return on

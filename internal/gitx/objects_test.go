@@ -285,6 +285,15 @@ func TestFsyncLooseObjects(t *testing.T) {
 			t.Errorf("core.fsync=%q: %v, want %v", v, got, want)
 		}
 	}
+	// The index: named alone, or by "added" (committed and index) or "all".
+	for v, want := range map[string]bool{
+		"": false, "committed": false, "objects,reference": false, "index": true, "added": true, "all": true,
+		"all,-index": false, "index,none": false,
+	} {
+		if got := fsyncIndex(v); got != want {
+			t.Errorf("core.fsync=%q: index %v, want %v", v, got, want)
+		}
+	}
 }
 
 // TestConfigFsync: loose objects are flushed when core.fsync names them or

@@ -2,11 +2,13 @@ package gitx
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,10 +18,57 @@ import (
 // `git commit` (a no-op commit hook makes it fall back): every commit has
 // the same tree, and the index and the work tree end up the same, the
 // user's own staged and unstaged changes included.
+//
+// It runs with each index version the fast commit updates itself (2; 3,
+// which an intent-to-add entry's extended flags make; 4, whose paths are
+// prefix-compressed), and with a split index, which it leaves to git
+// update-index; the index must also give git write-tree the same tree (a
+// cache tree left valid where it is not would not).
 func TestFastCommitMatchesGitCommit(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("shell hook")
 	}
+	for _, tc := range []struct {
+		name    string
+		version string // of the index file
+		setup   []string
+		toGit   bool // the index update is left to update-index
+	}{
+		{name: "index v2", version: "2"},
+		{name: "index v3", version: "3", setup: []string{"add", "-N", "keep/ita.md"}},
+		{name: "index v4", version: "4", setup: []string{"update-index", "--index-version", "4"}},
+		{name: "split index", version: "2", setup: []string{"update-index", "--split-index"}, toGit: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			written, toGit := indexWritten.Load(), indexToGit.Load()
+			fastMatchesGitCommit(t, tc.setup)
+			if got := indexVersion(t, filepath.Join(fastDirOf(t), ".git", "index")); got != tc.version {
+				t.Errorf("index version %s, want %s", got, tc.version)
+			}
+			if tc.toGit && indexWritten.Load() != written {
+				t.Error("the index was written here, not by git update-index")
+			}
+			if !tc.toGit && (indexWritten.Load() == written || indexToGit.Load() != toGit) {
+				t.Errorf("index updates: %d here, %d by git; want all here", indexWritten.Load()-written, indexToGit.Load()-toGit)
+			}
+		})
+	}
+}
+
+var lastFastDir = map[string]string{}
+
+func fastDirOf(t *testing.T) string { return lastFastDir[t.Name()] }
+
+// indexVersion is the version field of an index file.
+func indexVersion(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < 8 {
+		t.Fatalf("index: %v", err)
+	}
+	return strconv.Itoa(int(binary.BigEndian.Uint32(b[4:8])))
+}
+
+func fastMatchesGitCommit(t *testing.T, setup []string) {
 	ctx := context.Background()
 	files := map[string]string{"a.md": "a\n", "dir/b.md": "b\n", "dir/sub/c.md": "c\n", "keep/user.md": "user\n", ".gitignore": "ignored/\n"}
 	fast, slow := newRepo(t, files), newRepo(t, files)
@@ -32,7 +81,12 @@ func TestFastCommitMatchesGitCommit(t *testing.T) {
 		writeFile(t, dir, "keep/user.md", "user, staged\n")
 		git(t, dir, "add", "keep/user.md")
 		writeFile(t, dir, "keep/user.md", "user, staged, then edited\n")
+		writeFile(t, dir, "keep/ita.md", "intent to add\n")
+		if setup != nil {
+			git(t, dir, setup...)
+		}
 	}
+	lastFastDir[t.Name()] = fast
 	rf, rs := open(t, fast), open(t, slow)
 	rng := rand.New(rand.NewSource(7))
 	names := []string{"a.md", "dir/b.md", "dir/sub/c.md", "new/n1.md", "new/deep/n2.md", "dir/sub/d.md", "ignored/x.md", "sp ace/ñ.md"}
@@ -77,7 +131,7 @@ func TestFastCommitMatchesGitCommit(t *testing.T) {
 	if usedFast.Load() == before {
 		t.Fatal("the fast path was never taken")
 	}
-	for _, args := range [][]string{{"status", "--porcelain=v1", "--untracked-files=all"}, {"diff", "--cached", "--name-status"}, {"ls-files", "-s"}} {
+	for _, args := range [][]string{{"status", "--porcelain=v1", "--untracked-files=all"}, {"diff", "--cached", "--name-status"}, {"ls-files", "-s"}, {"write-tree", "--missing-ok"}} {
 		if f, s := gitOut(t, fast, args...), gitOut(t, slow, args...); f != s {
 			t.Fatalf("git %s differs:\nfast:\n%s\ngit commit:\n%s", strings.Join(args, " "), f, s)
 		}
@@ -128,13 +182,19 @@ func TestFastCommitSHA256(t *testing.T) {
 	git(t, dir, "commit", "-qm", "user: initial")
 	writeFile(t, dir, "d/a.md", "b\n")
 	writeFile(t, dir, "d/e/new.md", "n\n")
-	before := usedFast.Load()
+	before, written := usedFast.Load(), indexWritten.Load()
 	sha, err := open(t, dir).Commit(ctx, []string{"d/a.md", "d/e/new.md"}, "sha256")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sha) != 64 || usedFast.Load() == before {
 		t.Fatalf("sha %q, fast path %v", sha, usedFast.Load() > before)
+	}
+	if indexWritten.Load() == written {
+		t.Fatal("the SHA-256 index was left to git")
+	}
+	if got := gitOut(t, dir, "write-tree"); got != gitOut(t, dir, "rev-parse", sha+"^{tree}") {
+		t.Fatalf("write-tree %s, committed tree %s", got, gitOut(t, dir, "rev-parse", sha+"^{tree}"))
 	}
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("status = %q", st)

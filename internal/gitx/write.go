@@ -76,6 +76,22 @@ func isIndexLocked(err error) bool {
 // few times with a short pause. Only operations that fail before changing
 // anything when the lock is held go through here.
 func (r *Repo) runLocked(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+	var out []byte
+	var err error
+	if lerr := r.retryWhileLocked(ctx, "git "+args[0], func() bool {
+		out, err = r.run(ctx, o, args...)
+		return err != nil && isIndexLocked(err)
+	}); lerr != nil {
+		return out, lerr
+	}
+	return out, err
+}
+
+// retryWhileLocked calls try until it says another program's index.lock
+// was not in its way, pausing lockWait between tries, at most lockRetries
+// times (5 and 200 ms unless a test set them); ErrIndexLocked, after what,
+// when the lock stays or ctx ends first.
+func (r *Repo) retryWhileLocked(ctx context.Context, what string, try func() (locked bool)) error {
 	retries, wait := r.lockRetries, r.lockWait
 	if retries <= 0 {
 		retries = 5
@@ -84,17 +100,16 @@ func (r *Repo) runLocked(ctx context.Context, o runOpts, args ...string) ([]byte
 		wait = 200 * time.Millisecond
 	}
 	for attempt := 0; ; attempt++ {
-		out, err := r.run(ctx, o, args...)
-		if err == nil || !isIndexLocked(err) {
-			return out, err
+		if !try() {
+			return nil
 		}
 		if attempt == retries {
-			return out, fmt.Errorf("git %s: %w (tried %d times)", args[0], ErrIndexLocked, attempt+1)
+			return fmt.Errorf("%s: %w (tried %d times)", what, ErrIndexLocked, attempt+1)
 		}
-		slog.Debug("git index.lock held by another program; retrying", "op", args[0], "attempt", attempt+1)
+		slog.Debug("git index.lock held by another program; retrying", "op", what, "attempt", attempt+1)
 		select {
 		case <-ctx.Done():
-			return out, fmt.Errorf("git %s: %w: %w", args[0], ErrIndexLocked, ctx.Err())
+			return fmt.Errorf("%s: %w: %w", what, ErrIndexLocked, ctx.Err())
 		case <-time.After(wait):
 		}
 	}

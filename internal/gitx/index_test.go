@@ -1,0 +1,266 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// commitOne commits path through the fast path and fails the test on error.
+func commitOne(t *testing.T, r *Repo, paths ...string) string {
+	t.Helper()
+	sha, err := r.Commit(context.Background(), paths, "vault: edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// TestIndexRacyEntrySmudged: an entry whose file changed within the index
+// file's timestamp (same size, same modification time) stays seen as
+// changed once the fast commit rewrote the index, as it is after git
+// rewrites it: the entry's size is zeroed, so git compares the content.
+func TestIndexRacyEntrySmudged(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "user.md": "aaaa\n"})
+	git(t, dir, "config", "core.trustctime", "false")
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	user := filepath.Join(dir, "user.md")
+	writeFile(t, dir, "user.md", "bbbb\n")
+	os.Chtimes(user, past, past)
+	git(t, dir, "add", "user.md")
+	// The index is as old as the entry: racy. The user edits the file
+	// within that second, keeping its size and time.
+	os.Chtimes(filepath.Join(dir, ".git", "index"), past, past)
+	writeFile(t, dir, "user.md", "cccc\n")
+	os.Chtimes(user, past, past)
+
+	written := indexWritten.Load()
+	r := open(t, dir)
+	writeFile(t, dir, "a.md", "ours\n")
+	commitOne(t, r, "a.md")
+	if indexWritten.Load() == written {
+		t.Fatal("the index was not written by the fast commit")
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "MM user.md" {
+		t.Fatalf("status = %q, want the user's unstaged edit seen (MM user.md)", st)
+	}
+}
+
+// TestIndexLeftToGit: the indexes and commits the fast commit leaves to
+// git update-index come out as git makes them.
+func TestIndexLeftToGit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+	}{
+		{"untracked cache", func(t *testing.T, dir string) {
+			git(t, dir, "config", "core.untrackedCache", "true")
+			git(t, dir, "update-index", "--untracked-cache")
+			git(t, dir, "status", "--porcelain")
+		}},
+		{"conflict stages", func(t *testing.T, dir string) {
+			// a.md in conflict: stages 1-3 of it in the index.
+			blob := gitOut(t, dir, "rev-parse", "HEAD:a.md")
+			in := "0 " + strings.Repeat("0", 40) + "\ta.md\n" +
+				"100644 " + blob + " 1\ta.md\n100644 " + blob + " 2\ta.md\n100644 " + blob + " 3\ta.md\n"
+			cmd := gitCmd(dir, "update-index", "--index-info")
+			cmd.Stdin = strings.NewReader(in)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("update-index: %v\n%s", err, out)
+			}
+		}},
+		{"a file where the index has a folder", func(t *testing.T, dir string) {
+			writeFile(t, dir, "sub/x.md", "x\n")
+			git(t, dir, "add", "sub/x.md")
+			os.RemoveAll(filepath.Join(dir, "sub"))
+			writeFile(t, dir, "sub", "now a file\n")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := newRepo(t, map[string]string{"a.md": "a\n", "b.md": "b\n"})
+			tc.setup(t, dir)
+			toGit := indexToGit.Load()
+			r := open(t, dir)
+			paths := []string{"a.md"}
+			if tc.name == "a file where the index has a folder" {
+				paths = []string{"sub"}
+			}
+			writeFile(t, dir, "a.md", "ours\n")
+			sha := commitOne(t, r, paths...)
+			if indexToGit.Load() == toGit {
+				t.Fatal("the index was not left to git update-index")
+			}
+			for _, p := range paths {
+				// ls-tree: "<mode> blob <id>\t<path>"; ls-files -s: "<mode> <id> 0\t<path>".
+				f := strings.Fields(gitOut(t, dir, "ls-tree", sha, "--", p))
+				if got, want := gitOut(t, dir, "ls-files", "-s", "--", p), f[0]+" "+f[2]+" 0\t"+p; got != want {
+					t.Fatalf("index of %s: %q, want the commit's %q", p, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestIndexWriteFails: the index cannot be written (a full disk): the
+// commit stands, no lock is left behind, and git update-index sets the
+// entries instead.
+func TestIndexWriteFails(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "b.md": "b\n"})
+	testHookIndexWrite = func() error { return errors.New("no space left on device") }
+	defer func() { testHookIndexWrite = nil }()
+	toGit := indexToGit.Load()
+	writeFile(t, dir, "a.md", "ours\n")
+	commitOne(t, open(t, dir), "a.md")
+	if indexToGit.Load() == toGit {
+		t.Fatal("git update-index did not take over")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".git", "index.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("index.lock left behind: %v", err)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+}
+
+// TestIndexLockHeldAtUpdate: another program holds index.lock when the
+// commit is made and releases it soon: the index is updated after it.
+// Held through every retry, the commit stands and the index is left as it
+// was (git status shows the path as changed, as with update-index).
+func TestIndexLockHeldAtUpdate(t *testing.T) {
+	for _, forever := range []bool{false, true} {
+		dir := newRepo(t, map[string]string{"a.md": "a\n"})
+		lock := filepath.Join(dir, ".git", "index.lock")
+		testHookBeforeUpdateRef = func() {
+			if err := os.WriteFile(lock, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+			if !forever {
+				time.AfterFunc(100*time.Millisecond, func() { os.Remove(lock) })
+			}
+		}
+		r := open(t, dir)
+		r.lockWait = 50 * time.Millisecond
+		writeFile(t, dir, "a.md", "ours\n")
+		sha := commitOne(t, r, "a.md")
+		testHookBeforeUpdateRef = nil
+		if got := gitOut(t, dir, "show", sha+":a.md"); got != "ours" {
+			t.Fatalf("committed %q", got)
+		}
+		if forever {
+			if _, err := os.Lstat(lock); err != nil {
+				t.Fatalf("the other program's lock was taken away: %v", err)
+			}
+			os.Remove(lock)
+			if st := gitOut(t, dir, "diff", "--cached", "--name-only"); st != "a.md" {
+				t.Fatalf("staged = %q, want the index as it was (a.md differing from HEAD)", st)
+			}
+			continue
+		}
+		if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+			t.Fatalf("status = %q", st)
+		}
+	}
+}
+
+// TestIndexFileEnv: with GIT_INDEX_FILE naming another index, git keeps
+// updating it.
+func TestIndexFileEnv(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	other := filepath.Join(t.TempDir(), "other-index")
+	cmd := gitCmd(dir, "read-tree", "HEAD")
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+other)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Setenv("GIT_INDEX_FILE", other)
+	written := indexWritten.Load()
+	writeFile(t, dir, "a.md", "ours\n")
+	commitOne(t, open(t, dir), "a.md")
+	if indexWritten.Load() != written {
+		t.Fatal("the index was written here despite GIT_INDEX_FILE")
+	}
+	cmd = gitCmd(dir, "diff", "--cached", "--name-only")
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+other)
+	if out, err := cmd.Output(); err != nil || len(strings.TrimSpace(string(out))) != 0 {
+		t.Fatalf("the other index: %q %v", out, err)
+	}
+}
+
+// TestParseIndexRejects: damaged or unknown indexes are left to git.
+func TestParseIndexRejects(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "d/b.md": "b\n"})
+	good, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseIndex(good, false); err != nil {
+		t.Fatalf("a good index: %v", err)
+	}
+	flip := func(at int) []byte {
+		b := append([]byte(nil), good...)
+		b[at] ^= 0xff
+		return b
+	}
+	for name, data := range map[string][]byte{
+		"empty":       nil,
+		"truncated":   good[:len(good)-1],
+		"checksum":    flip(len(good) - 1),
+		"entry bytes": flip(20),
+		"version":     append(append([]byte("DIRC\x00\x00\x00\x05"), good[8:len(good)-20]...), make([]byte, 20)...),
+	} {
+		if _, err := parseIndex(data, false); !errors.Is(err, errIndexUnsupported) {
+			t.Errorf("%s: err = %v, want errIndexUnsupported", name, err)
+		}
+	}
+}
+
+// TestVarint: git's offset varint, both ways.
+func TestVarint(t *testing.T) {
+	for _, v := range []uint64{0, 1, 127, 128, 255, 16383, 16384, 1 << 20, 1<<31 - 1} {
+		b := varintAppend(nil, v)
+		got, n := varintDecode(b)
+		if uint64(got) != v || n != len(b) {
+			t.Errorf("%d: encoded % x, decoded %d (%d bytes)", v, b, got, n)
+		}
+	}
+	// git's own encoding of 128 is 0x80 0x00.
+	if b := varintAppend(nil, 128); string(b) != "\x80\x00" {
+		t.Errorf("128 = % x", b)
+	}
+}
+
+// TestIndexReused: the next commit takes the index this Repo wrote instead
+// of reading it, unless another program wrote it meanwhile; the user's
+// staged change made between two commits is kept either way.
+func TestIndexReused(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "u.md": "u\n"})
+	r := open(t, dir)
+	writeFile(t, dir, "a.md", "1\n")
+	commitOne(t, r, "a.md")
+	reused := indexReused.Load()
+	writeFile(t, dir, "a.md", "2\n")
+	commitOne(t, r, "a.md")
+	if indexReused.Load() != reused+1 {
+		t.Fatal("the index written by the last commit was read again")
+	}
+	// The user stages a change: the file is not the one written any more.
+	writeFile(t, dir, "u.md", "staged by the user\n")
+	git(t, dir, "add", "u.md")
+	writeFile(t, dir, "a.md", "3\n")
+	commitOne(t, r, "a.md")
+	if indexReused.Load() != reused+1 {
+		t.Fatal("an index another program wrote was taken for the one kept")
+	}
+	writeFile(t, dir, "a.md", "4\n")
+	commitOne(t, r, "a.md")
+	if indexReused.Load() != reused+2 {
+		t.Fatal("the index was not reused after the user's change was read")
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "M  u.md" {
+		t.Fatalf("status = %q, want the user's staged change (M  u.md)", st)
+	}
+}
