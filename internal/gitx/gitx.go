@@ -29,6 +29,7 @@ type Repo struct {
 	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
 	setups  setupCache
 	index   indexCache // the index as this Repo last wrote it (index.go)
+	gitDir  string     // the git directory, as Open found it ("" if not told)
 	Timeout time.Duration
 
 	// lockRetries and lockWait bound the retries when another program holds
@@ -42,16 +43,32 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
+	// A folder with no .git in it or above it is in no work tree unless the
+	// environment names one: that is told without starting git (a process
+	// the first answer of a server on such a vault would wait for).
+	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" {
+		if _, ok, err := FindGitDir(dir); err == nil && !ok {
+			return nil, fmt.Errorf("%w: no .git folder in the vault folder or above it", ErrNotRepo)
+		}
+	}
 	r := &Repo{dir: dir, Timeout: DefaultTimeout}
-	out, err := r.Run(ctx, "rev-parse", "--show-toplevel", "--show-prefix")
+	out, err := r.Run(ctx, "rev-parse", "--show-toplevel", "--show-prefix", "--absolute-git-dir")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotRepo, err)
+		// Asked alone, so that a git directory git cannot tell is GitDir's
+		// error (the write lock's place), not taken for no repository.
+		if out, err = r.Run(ctx, "rev-parse", "--show-toplevel", "--show-prefix"); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotRepo, err)
+		}
 	}
 	// --show-toplevel makes git refuse a folder outside a work tree (a bare
-	// repository, .git itself); only the prefix on the second line is kept.
+	// repository, .git itself); the prefix (an empty line at the top) and
+	// the git directory, which the write lock needs next, are kept.
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) > 1 {
 		r.prefix = lines[1]
+	}
+	if len(lines) == 3 {
+		r.gitDir = lines[2]
 	}
 	return r, nil
 }

@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -65,6 +66,39 @@ func TestOpenNotRepo(t *testing.T) {
 	_, err := Open(context.Background(), dir)
 	if !errors.Is(err, ErrNotRepo) {
 		t.Fatalf("err = %v, want ErrNotRepo", err)
+	}
+	// GIT_DIR names a repository for a folder with no .git: git is asked.
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	t.Setenv("GIT_WORK_TREE", dir)
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("with GIT_DIR: %v", err)
+	}
+	if gd, _ := r.GitDir(context.Background()); gd != filepath.Join(repo, ".git") {
+		t.Fatalf("git dir %q", gd)
+	}
+}
+
+// TestOpenGitDir: Open tells the git directory (the write lock's place)
+// as rev-parse does, from the top of the work tree or a folder below it.
+func TestOpenGitDir(t *testing.T) {
+	top := t.TempDir()
+	git(t, top, "init", "-q")
+	sub := filepath.Join(top, "notes", "vault")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := gitOut(t, top, "rev-parse", "--absolute-git-dir")
+	for _, dir := range []string{top, sub} {
+		r, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.gitDir != want {
+			t.Fatalf("%s: git dir %q, want %q", dir, r.gitDir, want)
+		}
 	}
 }
 

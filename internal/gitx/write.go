@@ -547,6 +547,9 @@ func (r *Repo) Committed(ctx context.Context, p string) (bool, error) {
 
 // GitDir returns the absolute path of the repository's git directory.
 func (r *Repo) GitDir(ctx context.Context) (string, error) {
+	if r.gitDir != "" {
+		return r.gitDir, nil
+	}
 	out, err := r.Run(ctx, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return "", err

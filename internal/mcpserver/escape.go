@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,15 +94,37 @@ func plainASCII8(s string) bool {
 // that hiddenRune reports, so that text outside ASCII (accents, dashes,
 // CJK) is checked with one lookup a rune instead of a walk of the Unicode
 // tables.
+//
+// It is made from the tables' ranges, not by asking hiddenRune of each of
+// the 65,536 runes (which cost every process start 2-4 ms before its
+// first answer); a test holds the two equal.
 var hiddenBMP = func() *[1 << 16 / 64]uint64 {
 	var t [1 << 16 / 64]uint64
-	for r := rune(0); r < 1<<16; r++ {
-		if hiddenRune(r) {
+	set := func(r rune) {
+		if r < 1<<16 && r != '\t' {
 			t[r/64] |= 1 << (r % 64)
 		}
 	}
+	for r := rune(0); r <= unicode.MaxLatin1; r++ {
+		if unicode.IsControl(r) {
+			set(r)
+		}
+	}
+	for _, rt := range []*unicode.RangeTable{unicode.Cf, unicode.Zl, unicode.Zp} {
+		for _, rg := range rt.R16 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+				set(r)
+			}
+		}
+	}
+	for _, r := range hangulFillers {
+		set(r)
+	}
 	return &t
 }()
+
+// hangulFillers are letters that render as nothing.
+var hangulFillers = []rune{0x115F, 0x1160, 0x3164, 0xFFA0}
 
 // hidden reports whether r must not reach the client as it is.
 func hidden(r rune) bool {
@@ -116,8 +139,7 @@ func hiddenRune(r rune) bool {
 	if r == '\t' {
 		return false
 	}
-	switch r {
-	case 0x115F, 0x1160, 0x3164, 0xFFA0: // Hangul fillers: letters that render as nothing
+	if slices.Contains(hangulFillers, r) {
 		return true
 	}
 	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)

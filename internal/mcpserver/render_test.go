@@ -600,3 +600,13 @@ func TestNeedsEscapeFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenBMPTable: the table made from the Unicode tables' ranges says
+// of every rune of the Basic Multilingual Plane what hiddenRune says.
+func TestHiddenBMPTable(t *testing.T) {
+	for r := rune(0); r < 1<<16; r++ {
+		if got, want := hiddenBMP[r/64]&(1<<(r%64)) != 0, hiddenRune(r); got != want {
+			t.Fatalf("U+%04X: table %v, hiddenRune %v", r, got, want)
+		}
+	}
+}
