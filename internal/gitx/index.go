@@ -675,55 +675,82 @@ var testHookIndexWrite func() error
 // indexReused those taken from indexCache.
 var indexWritten, indexToGit, indexReused atomic.Int64
 
-// updateUserIndex sets the changed paths' entries of the user's index,
-// under index.lock. Any error leaves the index as it was and the lock
-// removed: the caller hands the update to git (ErrIndexLocked aside).
-func (r *Repo) updateUserIndex(ctx context.Context, st commitSetup, ix *userIndex, changes []indexChange) (err error) {
+// pendingIndex is the user's new index, made under index.lock and not yet
+// in place: the fast commit makes it while git moves the branch (holding
+// the lock meanwhile, as git commit does) and puts it in place once the
+// branch moved, or drops it.
+type pendingIndex struct {
+	ix   *userIndex
+	f    *os.File
+	lock string
+	data []byte
+}
+
+// prepareIndex takes index.lock and makes the index with the changed paths'
+// entries set. Any error leaves the index as it was and the lock removed:
+// the caller hands the update to git (ErrIndexLocked aside).
+func (r *Repo) prepareIndex(ctx context.Context, ix *userIndex, changes []indexChange) (*pendingIndex, error) {
 	lock := ix.path + ".lock"
 	f, err := r.lockIndexFile(ctx, lock)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			f.Close()
-			os.Remove(lock)
-		}
-	}()
+	p := &pendingIndex{f: f, lock: lock}
 	// Read again when another program wrote the index since.
 	if fi, err := os.Stat(ix.path); err != nil || !sameIndexFile(fi, ix.info) {
 		if ix, err = readUserIndex(ix.path, ix.sha256); err != nil {
-			return err
+			p.abort()
+			return nil, err
 		}
 	}
 	if err := ix.apply(changes); err != nil {
-		return err
+		p.abort()
+		return nil, err
 	}
-	data := ix.encode(ix.info.ModTime().Unix())
-	if testHookIndexWrite != nil {
-		if err := testHookIndexWrite(); err != nil {
-			return err
+	p.ix, p.data = ix, ix.encode(ix.info.ModTime().Unix())
+	return p, nil
+}
+
+// abort drops the new index and releases the lock.
+func (p *pendingIndex) abort() {
+	p.f.Close()
+	os.Remove(p.lock)
+}
+
+// install writes the new index and renames it into place, and keeps it for
+// the Repo's next commit. On error the index is as it was, the lock removed.
+func (r *Repo) installIndex(p *pendingIndex, fsync bool) error {
+	err := func() error {
+		if testHookIndexWrite != nil {
+			if err := testHookIndexWrite(); err != nil {
+				return err
+			}
 		}
-	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("git index: %w", err)
-	}
-	if st.cfg.fsyncIndex {
-		if err := f.Sync(); err != nil {
+		if _, err := p.f.Write(p.data); err != nil {
 			return fmt.Errorf("git index: %w", err)
 		}
+		if fsync {
+			if err := p.f.Sync(); err != nil {
+				return fmt.Errorf("git index: %w", err)
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		p.abort()
+		return err
 	}
-	if err := f.Close(); err != nil {
+	if err := p.f.Close(); err != nil {
+		os.Remove(p.lock)
 		return fmt.Errorf("git index: %w", err)
 	}
-	if err := os.Rename(lock, ix.path); err != nil {
+	if err := os.Rename(p.lock, p.ix.path); err != nil {
+		os.Remove(p.lock)
 		return fmt.Errorf("git index: %w", err)
 	}
-	renamed = true
-	if fi, err := os.Stat(ix.path); err == nil {
-		ix.info = fi
-		r.index.keep(ix)
+	if fi, err := os.Stat(p.ix.path); err == nil {
+		p.ix.info = fi
+		r.index.keep(p.ix)
 	}
 	return nil
 }

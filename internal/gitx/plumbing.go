@@ -324,23 +324,47 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	if testHookBeforeUpdateRef != nil {
 		testHookBeforeUpdateRef()
 	}
+	// The user's new index (the committed paths matching the commit, every
+	// other entry left alone) is made under index.lock while git moves the
+	// branch, and put in place once it has.
+	var (
+		pending    *pendingIndex
+		pendingErr error
+		prepared   chan struct{}
+	)
+	if ix != nil {
+		prepared = make(chan struct{})
+		go func() {
+			defer close(prepared)
+			pending, pendingErr = r.prepareIndex(ctx, ix, changes)
+		}()
+	}
 	if _, err := r.run(ctx, runOpts{}, "update-ref", "-m", "commit: "+firstLine(message), "HEAD", commit, head); err != nil {
+		if prepared != nil {
+			if <-prepared; pending != nil {
+				pending.abort()
+			}
+		}
 		if moved, _ := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD"); strings.TrimSpace(string(moved)) != head {
 			return "", errHeadMoved
 		}
 		return "", err
 	}
-	if usedFast.Add(1)%gcEvery == 0 {
-		// What git commit does after each commit: let git pack loose
-		// objects when there are many (it does nothing, quickly, otherwise).
-		if _, err := r.run(ctx, runOpts{}, "gc", "--auto", "--quiet"); err != nil {
-			slog.Debug("git gc --auto failed", "err", err)
+	defer func() {
+		if usedFast.Add(1)%gcEvery == 0 {
+			// What git commit does after each commit: let git pack loose
+			// objects when there are many (it does nothing, quickly, otherwise).
+			if _, err := r.run(ctx, runOpts{}, "gc", "--auto", "--quiet"); err != nil {
+				slog.Debug("git gc --auto failed", "err", err)
+			}
 		}
-	}
-	// The user's index: the committed paths now match the commit; every
-	// other entry is left alone.
-	if ix != nil {
-		err := r.updateUserIndex(ctx, st, ix, changes)
+	}()
+	if prepared != nil {
+		<-prepared
+		err := pendingErr
+		if err == nil {
+			err = r.installIndex(pending, c.fsyncIndex)
+		}
 		if err == nil {
 			indexWritten.Add(1)
 			return commit, nil
