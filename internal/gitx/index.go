@@ -52,7 +52,9 @@ import (
 //     flushed when core.fsync names the index, and renamed into place; the
 //     index is read again under the lock when it changed since it was read.
 //
-// Anything else goes to `git update-index` as before: an index version other
+// Anything else goes to `git update-index` as before: a shared repository
+// (core.sharedRepository: git gives the index the group's permissions), an
+// index version other
 // than 2, 3 and 4, a split or sparse index, an untracked cache or a file
 // system monitor's state (both tied to the entries in ways only git keeps
 // right), any other extension git requires to be understood, a committed
@@ -611,10 +613,11 @@ func (t *cacheTree) append(b []byte) []byte {
 }
 
 // indexPath is the user's index file the fast commit may update itself, ""
-// when it is left to git (GIT_INDEX_FILE names another, or the lock's path
-// could not be told).
+// when it is left to git (GIT_INDEX_FILE names another, the lock's path
+// could not be told, or core.sharedRepository makes git set the new file's
+// mode for the group).
 func (s commitSetup) indexPath() string {
-	if s.indexLock == "" || !strings.HasSuffix(s.indexLock, ".lock") {
+	if s.indexLock == "" || !strings.HasSuffix(s.indexLock, ".lock") || s.cfg.shared {
 		return ""
 	}
 	if _, ok := os.LookupEnv("GIT_INDEX_FILE"); ok {

@@ -63,6 +63,9 @@ func TestIndexLeftToGit(t *testing.T) {
 			git(t, dir, "update-index", "--untracked-cache")
 			git(t, dir, "status", "--porcelain")
 		}},
+		{"shared repository", func(t *testing.T, dir string) {
+			git(t, dir, "config", "core.sharedRepository", "group")
+		}},
 		{"conflict stages", func(t *testing.T, dir string) {
 			// a.md in conflict: stages 1-3 of it in the index.
 			blob := gitOut(t, dir, "rev-parse", "HEAD:a.md")
@@ -94,6 +97,11 @@ func TestIndexLeftToGit(t *testing.T) {
 			sha := commitOne(t, r, paths...)
 			if indexToGit.Load() == toGit {
 				t.Fatal("the index was not left to git update-index")
+			}
+			if tc.name == "shared repository" {
+				if fi, err := os.Stat(filepath.Join(dir, ".git", "index")); err != nil || fi.Mode().Perm()&0o060 != 0o060 {
+					t.Fatalf("index mode %v (%v), want group read and write as git sets it", fi.Mode(), err)
+				}
 			}
 			for _, p := range paths {
 				// ls-tree: "<mode> blob <id>\t<path>"; ls-files -s: "<mode> <id> 0\t<path>".
