@@ -59,8 +59,9 @@ import (
 // system monitor's state (both tied to the entries in ways only git keeps
 // right), any other extension git requires to be understood, a committed
 // path with conflict stages (git records them as resolve-undo), a committed
-// path that would collide with a folder or a file of the index, or an index
-// that cannot be read or checked.
+// path that would collide with a folder or a file of the index, an index
+// file that is a symbolic link (git replaces its target), or an index that
+// cannot be read or checked.
 
 // indexEntry is one entry of the index: its fixed part (stat data, mode,
 // object id, flags, and the extended flags of a version 3 entry that has
@@ -106,6 +107,11 @@ var errIndexUnsupported = errors.New("git index: left to git")
 // readUserIndex reads and checks the index at path; errIndexUnsupported
 // (wrapped) when it is one to leave to git, fs.ErrNotExist when there is none.
 func readUserIndex(path string, sha256 bool) (*userIndex, error) {
+	// git resolves a symbolically linked index and replaces its target;
+	// a rename here would replace the link: left to git.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, unsupported("a symbolic link")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

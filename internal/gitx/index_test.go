@@ -66,6 +66,15 @@ func TestIndexLeftToGit(t *testing.T) {
 		{"shared repository", func(t *testing.T, dir string) {
 			git(t, dir, "config", "core.sharedRepository", "group")
 		}},
+		{"an index that is a symbolic link", func(t *testing.T, dir string) {
+			ix := filepath.Join(dir, ".git", "index")
+			if err := os.Rename(ix, ix+"-real"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("index-real", ix); err != nil {
+				t.Skip("no symbolic links here")
+			}
+		}},
 		{"conflict stages", func(t *testing.T, dir string) {
 			// a.md in conflict: stages 1-3 of it in the index.
 			blob := gitOut(t, dir, "rev-parse", "HEAD:a.md")
@@ -97,6 +106,9 @@ func TestIndexLeftToGit(t *testing.T) {
 			sha := commitOne(t, r, paths...)
 			if indexToGit.Load() == toGit {
 				t.Fatal("the index was not left to git update-index")
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, ".git", "index")); tc.name == "an index that is a symbolic link" && (err != nil || fi.Mode()&os.ModeSymlink == 0) {
+				t.Fatalf("the index link was replaced: %v %v", fi.Mode(), err)
 			}
 			if tc.name == "shared repository" {
 				if fi, err := os.Stat(filepath.Join(dir, ".git", "index")); err != nil || fi.Mode().Perm()&0o060 != 0o060 {
