@@ -362,27 +362,41 @@ func (s *Service) setProgress(done, total int) {
 // over (temporary files are hidden: the build never sees them; on two
 // cores, a walk beside the build's own would delay the first answer),
 // still under the lock, so no write starts before it is over.
-func (s *Service) startupRecovery(ctx context.Context) {
+//
+// It returns where the first build's walk sends the temporary files of
+// interrupted writes it found (nil: none are looked for); they are removed
+// once the index is ready, still under the write lock. The channel takes
+// one send, made before the index is ready.
+func (s *Service) startupRecovery(ctx context.Context) chan<- []string {
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
 		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
-		return
+		return nil
 	}
 	if !exclusive {
 		release()
-		return
+		return nil
 	}
 	s.recover(ctx)
+	temps := make(chan []string, 1)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer release()
 		<-s.ready
+		// The walk, which sends what it found, is over before the index
+		// is ready.
+		var found []string
+		select {
+		case found = <-temps:
+		default:
+		}
 		// Close waits for it rather than leaving it half done.
-		if n, err := s.fs.CleanAllTemp(context.WithoutCancel(ctx)); err == nil && n > 0 {
+		if n, err := s.fs.RemoveTemps(found); err == nil && n > 0 {
 			s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
 		}
 	}()
+	return temps
 }
 
 // Stats describes the index.
@@ -422,20 +436,29 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	start := time.Now()
 	defer func() { pause.End() }() // unless the work after the first answer took it over
 	ph := phaseTimer{last: start}
+	var tempsc chan<- []string
 	if !s.opts.ReadOnly { // never touch a read-only vault
-		s.startupRecovery(ctx)
+		tempsc = s.startupRecovery(ctx)
 		ph.done("recovery")
 	}
 	var files []vaultfs.FileInfo
+	var temps []string
 	skipped := make(map[string]string)
 	snapc := s.snapc // being read
-	err := s.fs.Walk(ctx, func(fi vaultfs.FileInfo) error {
+	var onTemp func(string)
+	if tempsc != nil {
+		onTemp = func(rel string) { temps = append(temps, rel) }
+	}
+	err := s.fs.WalkFindingTemps(ctx, func(fi vaultfs.FileInfo) error {
 		files = append(files, fi)
 		return nil
 	}, func(rel string, err error) {
 		s.log.Warn("skipped while indexing", "path", rel, "err", s.fs.Redact(err.Error()))
 		skipped[rel] = s.fs.Redact(err.Error())
-	})
+	}, onTemp)
+	if tempsc != nil {
+		tempsc <- temps // what the walk saw, also of a walk cut short
+	}
 	if err != nil {
 		<-snapc // its goroutines are done
 		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}

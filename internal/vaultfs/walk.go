@@ -33,7 +33,25 @@ const maxWalkDepth = MaxPathSegments - 1
 // ctx.Err()) or when fn returns an error (returning it; fs.SkipAll stops the
 // walk and Walk returns nil).
 func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error)) error {
-	return v.WalkUnder(ctx, "", fn, onErr)
+	return v.walkUnder(ctx, "", &walkFns{fn: fn}, onErr)
+}
+
+// WalkFindingTemps is Walk that also calls onTemp with the path of every
+// temporary file of an interrupted write (the names RemoveTemps removes) in
+// the folders it walks, which are every folder a write can reach: a start
+// finds a crash's leftovers in the walk it makes anyway, instead of listing
+// every folder again (on a file system that does not give entry types, that
+// second listing stats every file: as much as the walk itself).
+func (v *Vault) WalkFindingTemps(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error), onTemp func(rel string)) error {
+	return v.walkUnder(ctx, "", &walkFns{fn: fn, temp: onTemp}, onErr)
+}
+
+// walkFns are what a walk calls: fn for each file, report for each
+// problem, temp (if set) for each temporary file of a write.
+type walkFns struct {
+	fn     func(FileInfo) error
+	report func(string, error)
+	temp   func(string)
 }
 
 // WalkUnder is Walk restricted to the folder dir (a clean path, "" for the
@@ -41,6 +59,10 @@ func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(re
 // that is missing, ignored, not a folder or a symbolic link (never entered
 // by Walk either) holds nothing to walk: WalkUnder returns nil.
 func (v *Vault) WalkUnder(ctx context.Context, dir string, fn func(FileInfo) error, onErr func(rel string, err error)) error {
+	return v.walkUnder(ctx, dir, &walkFns{fn: fn}, onErr)
+}
+
+func (v *Vault) walkUnder(ctx context.Context, dir string, w *walkFns, onErr func(rel string, err error)) error {
 	var segs []string
 	if dir != "" {
 		if c, err := Clean(dir); err != nil || c != dir || IsIgnored(dir) {
@@ -68,19 +90,20 @@ func (v *Vault) WalkUnder(ctx context.Context, dir string, fn func(FileInfo) err
 		}
 		r = sub
 	}
-	report := func(rel string, err error) {
+	w.report = func(rel string, err error) {
 		if onErr != nil {
 			onErr(DisplayPath(rel), v.fail(err))
 		}
 	}
-	err := v.walkDir(ctx, r, dir, len(segs), fn, report)
+	err := v.walkDir(ctx, r, dir, len(segs), w)
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
 	return err
 }
 
-func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, fn func(FileInfo) error, report func(string, error)) error {
+func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, w *walkFns) error {
+	fn, report := w.fn, w.report
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -110,6 +133,13 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 		}
 		name := e.Name()
 		if ignoredSegment(name) {
+			if w.temp != nil && isTempName(name) {
+				if dir == "" {
+					w.temp(name)
+				} else {
+					w.temp(dir + "/" + name)
+				}
+			}
 			continue
 		}
 		rel := name
@@ -141,7 +171,7 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 				report(rel, newErr(CodeInvalidPath, rel, "not walked: a note inside would be longer than %d bytes, the limit of a path", MaxPathBytes))
 				continue
 			}
-			if err := v.walkSub(ctx, r, name, rel, fi, depth+1, fn, report); err != nil {
+			if err := v.walkSub(ctx, r, name, rel, fi, depth+1, w); err != nil {
 				return err
 			}
 		case mode&fs.ModeSymlink != 0:
@@ -175,7 +205,8 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 
 // walkSub opens the folder name of r as a root of its own, makes sure it is
 // the folder that Lstat saw (not a symbolic link swapped in since), and walks it.
-func (v *Vault) walkSub(ctx context.Context, r *os.Root, name, rel string, seen fs.FileInfo, depth int, fn func(FileInfo) error, report func(string, error)) error {
+func (v *Vault) walkSub(ctx context.Context, r *os.Root, name, rel string, seen fs.FileInfo, depth int, w *walkFns) error {
+	report := w.report
 	sub, err := r.OpenRoot(name)
 	if err != nil {
 		report(rel, fromOS(rel, err))
@@ -191,5 +222,5 @@ func (v *Vault) walkSub(ctx context.Context, r *os.Root, name, rel string, seen 
 		report(rel, newErr(CodeSymlinkEscape, rel, "the folder was replaced while it was being walked; not entered"))
 		return nil
 	}
-	return v.walkDir(ctx, sub, rel, depth, fn, report)
+	return v.walkDir(ctx, sub, rel, depth, w)
 }

@@ -330,11 +330,33 @@ func (v *Vault) CleanTemp(ctx context.Context) (int, error) {
 	return v.cleanTemp(ctx, time.Now().Add(-tempMaxAge))
 }
 
-// CleanAllTemp is CleanTemp for every temporary file, however recent: for a
-// caller that holds the vault's write lock exclusively, so that no write is
-// in progress anywhere (a crash's leftovers are all there is).
-func (v *Vault) CleanAllTemp(ctx context.Context) (int, error) {
-	return v.cleanTemp(ctx, time.Now().Add(time.Second))
+// RemoveTemps removes the temporary files at the given paths (found by
+// WalkFindingTemps), however recent, for a caller that holds the vault's
+// write lock exclusively (no write is in progress anywhere: a crash's
+// leftovers are all there is): a path whose name is not a temporary
+// file's, or that is not a regular file, is left alone. It returns how many
+// it removed, and the first error (the others are still tried).
+func (v *Vault) RemoveTemps(rels []string) (int, error) {
+	n := 0
+	var first error
+	for _, rel := range rels {
+		if !isTempName(path.Base(rel)) {
+			continue
+		}
+		fi, err := v.root.Lstat(rel)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := v.root.Remove(rel); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && first == nil {
+				first = v.fail(fromOS(rel, err))
+			}
+			continue
+		}
+		n++
+		slog.Debug("vaultfs: removed a temporary file left by an interrupted write", "path", DisplayPath(rel))
+	}
+	return n, first
 }
 
 func (v *Vault) cleanTemp(ctx context.Context, cutoff time.Time) (int, error) {

@@ -1071,3 +1071,62 @@ func TestCrashBeforePublish(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkFindingTemps: the walk finds exactly the temporary files
+// CleanTemp would remove, whatever their age (the caller holds the write lock), and
+// RemoveTemps removes them and nothing else, look-alikes included.
+func TestWalkFindingTemps(t *testing.T) {
+	f := newFixture(t)
+	plant := func(rel string) string {
+		write(t, filepath.Join(f.dir, filepath.FromSlash(rel)), "partial")
+		return rel
+	}
+	const hexName = ".vaultmcp-0123456789abcdef.tmp"
+	want := []string{
+		plant(hexName),
+		plant("dir/.vaultmcp-fedcba9876543210.tmp"),
+		plant("new/deep/" + hexName),
+		plant("fresh/" + hexName),
+	}
+	kept := []string{
+		plant(".obsidian/" + hexName),
+		plant("node_modules/" + hexName),
+		plant("_templates/" + hexName),
+		plant("dir/.vaultmcp-0123456789ABCDEF.tmp"),
+		plant("dir/.vaultmcp-0123456789abcdef.tmp.md"),
+		plant("dir/vaultmcp-0123456789abcdef.tmp"),
+		plant("dir/sub/.vaultmcp-aaaaaaaaaaaaaaaa.tmp.bak"),
+	}
+	if err := os.Mkdir(filepath.Join(f.dir, "dir", ".vaultmcp-bbbbbbbbbbbbbbbb.tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "../a.md", filepath.Join(f.dir, "dir", ".vaultmcp-cccccccccccccccc.tmp"))
+	var found []string
+	if err := f.v.WalkFindingTemps(t.Context(), func(FileInfo) error { return nil }, nil, func(rel string) { found = append(found, rel) }); err != nil {
+		t.Fatal(err)
+	}
+	look := append(slices.Clone(want), "dir/.vaultmcp-bbbbbbbbbbbbbbbb.tmp", "dir/.vaultmcp-cccccccccccccccc.tmp")
+	slices.Sort(found)
+	slices.Sort(look)
+	if !slices.Equal(found, look) {
+		t.Fatalf("found %q, want %q", found, look)
+	}
+	n, err := f.v.RemoveTemps(found)
+	if err != nil || n != len(want) {
+		t.Fatalf("RemoveTemps = %d, %v; want %d", n, err, len(want))
+	}
+	for _, rel := range want {
+		if _, err := os.Lstat(filepath.Join(f.dir, rel)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s not removed: %v", rel, err)
+		}
+	}
+	for _, rel := range append(kept, "dir/.vaultmcp-bbbbbbbbbbbbbbbb.tmp", "dir/.vaultmcp-cccccccccccccccc.tmp", "a.md") {
+		if _, err := os.Lstat(filepath.Join(f.dir, rel)); err != nil {
+			t.Errorf("%s removed: %v", rel, err)
+		}
+	}
+	// A path that is not a temporary file's is never removed, whatever the caller says.
+	if n, err := f.v.RemoveTemps([]string{"a.md", "dir/../a.md"}); n != 0 || err != nil {
+		t.Fatalf("RemoveTemps of notes = %d, %v", n, err)
+	}
+}
