@@ -356,3 +356,43 @@ func TestIndexRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexReuseChecksChecksum: an index of the same size, time and inode
+// as the one written (a coarse-grained file system) but other bytes is
+// read again, not taken for the one kept.
+func TestIndexReuseChecksChecksum(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "b.md": "b\n"})
+	r := open(t, dir)
+	writeFile(t, dir, "a.md", "1\n")
+	commitOne(t, r, "a.md")
+	path := filepath.Join(dir, ".git", "index")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another entry's stat data changed in place: same size, same inode,
+	// the time put back; the checksum is made right for the new bytes.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := parseIndex(data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.entries[len(ix.entries)-1].fixed[0] ^= 1 // b.md's ctime
+	ix.spare = nil
+	changed := ix.encode(1 << 62)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(changed, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	if got := r.index.take(path); got != nil {
+		t.Fatal("an index with other bytes was taken for the one kept")
+	}
+}
