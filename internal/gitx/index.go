@@ -343,7 +343,7 @@ func (ix *userIndex) apply(changes []indexChange) error {
 			return unsupported("%s is a folder in the index", c.name)
 		}
 		for d := c.name; ; {
-			k := lastSlash(d)
+			k := strings.LastIndexByte(d, '/')
 			if k < 0 {
 				break
 			}
@@ -389,15 +389,6 @@ func (ix *userIndex) apply(changes []indexChange) error {
 		ix.tree, _ = invalidateCacheTree(ix.tree, ix.idLen, invalid)
 	}
 	return nil
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // freshFixed is the fixed part of a new entry: no stat data (as after
