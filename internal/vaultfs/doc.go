@@ -121,7 +121,7 @@
 // fsynced. Rename links the note to its new name (a link never replaces
 // anything), checks the link landed in the checked folder, and removes the
 // old name. A crash leaves the old note intact and at most a hidden
-// temporary file, which is never walked and which CleanTemp removes.
+// temporary file, which is never walked and which the next start removes (RemoveTemps).
 //
 // # Residual risks, written down
 //

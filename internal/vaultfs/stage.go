@@ -32,7 +32,7 @@ import (
 //     SyncDirs then makes the renames durable, one fsync a folder.
 //
 // A temporary file is named as WriteFile's are, so a crash leaves nothing
-// that is indexed, and CleanTemp removes what no journal claims.
+// that is indexed, and RemoveTemps removes what no journal claims.
 
 // CodeChanged is Publish's and RemoveIf's refusal: the note is no longer
 // what the write read.

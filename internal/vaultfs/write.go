@@ -1,7 +1,6 @@
 package vaultfs
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -18,7 +17,7 @@ import (
 // Temporary files of a write are named tempPrefix + 16 lowercase hex digits +
 // tempSuffix, in the folder of the note they will become. The leading '.'
 // makes them hidden: never walked, indexed, searched or accepted by Clean,
-// even when a crash leaves one behind (CleanTemp removes those).
+// even when a crash leaves one behind (RemoveTemps removes those at the next start).
 const (
 	tempPrefix = ".vaultmcp-"
 	tempSuffix = ".tmp"
@@ -32,10 +31,6 @@ const newFileMode fs.FileMode = 0o644
 // newDirMode is the mode of a folder created for a note (the umask applies,
 // as it does for mkdir -p).
 const newDirMode fs.FileMode = 0o755
-
-// tempMaxAge is how old a temporary file must be before CleanTemp removes it,
-// so that a write in progress in another process is left alone. Tests relax it.
-var tempMaxAge = time.Minute
 
 // testHookBeforePublish, when set by a test, runs between the fsync of the
 // temporary file and its rename (WriteFile) or link (CreateFile) over the
@@ -64,7 +59,7 @@ var linkFile = func(dir *os.Root, oldname, newname string) error {
 // whatever the umask), fsynced, renamed over the target, and then the folder
 // is fsynced. A reader sees the old note or the new one, never a mix; a
 // crash leaves the old note intact and at most a hidden temporary file,
-// which CleanTemp removes. Missing parent folders are created (0755) one by
+// which the next start removes (RemoveTemps). Missing parent folders are created (0755) one by
 // one through the root, each checked to be a real folder as it is entered.
 //
 // Refused: anything Resolve(p, acc) refuses (a symbolic link, a file with
@@ -101,7 +96,7 @@ func (v *Vault) WriteFile(p string, data []byte, acc Access) (FileInfo, error) {
 // weaker: a crash during the write can leave a partly written new note (an
 // existing note is never at risk, since none is replaced). A crash between
 // the link and the removal of the temporary name leaves the note with a
-// second, hidden name, so writes refuse it (two hard links) until CleanTemp
+// second, hidden name, so writes refuse it (two hard links) until RemoveTemps
 // removes the temporary one.
 func (v *Vault) CreateFile(p string, data []byte, acc Access) (FileInfo, error) {
 	fi, err := v.writeOne(p, data, acc, true)
@@ -319,17 +314,6 @@ func (v *Vault) Remove(p string) error {
 	return nil
 }
 
-// CleanTemp removes the temporary files (".vaultmcp-<hex>.tmp") that a
-// crash left in the vault, when they are older than a minute (a write in
-// progress in another process is left alone). It looks in every folder a
-// write can reach: hidden folders, node_modules and _templates are skipped,
-// symbolically linked folders are not entered. It returns how many files it
-// removed; a folder it cannot read does not stop it, and the first such
-// error is returned with the count. It stops when ctx is done.
-func (v *Vault) CleanTemp(ctx context.Context) (int, error) {
-	return v.cleanTemp(ctx, time.Now().Add(-tempMaxAge))
-}
-
 // RemoveTemps removes the temporary files at the given paths (found by
 // WalkFindingTemps), however recent, for a caller that holds the vault's
 // write lock exclusively (no write is in progress anywhere: a crash's
@@ -357,88 +341,6 @@ func (v *Vault) RemoveTemps(rels []string) (int, error) {
 		slog.Debug("vaultfs: removed a temporary file left by an interrupted write", "path", DisplayPath(rel))
 	}
 	return n, first
-}
-
-func (v *Vault) cleanTemp(ctx context.Context, cutoff time.Time) (int, error) {
-	n := 0
-	var first error
-	err := v.cleanDir(ctx, v.root, "", 0, cutoff, &n, &first)
-	if err == nil {
-		err = first
-	}
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return n, err
-		}
-		return n, v.fail(err)
-	}
-	return n, nil
-}
-
-func (v *Vault) cleanDir(ctx context.Context, r *os.Root, dir string, depth int, cutoff time.Time, n *int, first *error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	note := func(rel string, err error) {
-		if *first == nil {
-			*first = fromOS(rel, err)
-		}
-	}
-	f, err := r.Open(".")
-	if err != nil {
-		note(dir, err)
-		return nil
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		note(dir, err)
-	}
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := e.Name()
-		rel := name
-		if dir != "" {
-			rel = dir + "/" + name
-		}
-		switch {
-		case isTempName(name):
-			fi, err := r.Lstat(name)
-			if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(cutoff) {
-				continue
-			}
-			if err := r.Remove(name); err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					note(rel, err)
-				}
-				continue
-			}
-			*n++
-			slog.Debug("vaultfs: removed a temporary file left by an interrupted write", "path", DisplayPath(rel))
-		case e.IsDir() && !ignoredSegment(name) && depth < maxWalkDepth:
-			fi, err := r.Lstat(name)
-			if err != nil || !fi.IsDir() {
-				continue
-			}
-			sub, err := r.OpenRoot(name)
-			if err != nil {
-				note(rel, err)
-				continue
-			}
-			if st, err := sub.Stat("."); err != nil || !os.SameFile(st, fi) {
-				sub.Close()
-				continue
-			}
-			err = v.cleanDir(ctx, sub, rel, depth+1, cutoff, n, first)
-			sub.Close()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // isTempName reports names made by newTempName, and nothing else.
@@ -653,7 +555,7 @@ func wrapWrite(rel string, err error) *Error {
 }
 
 // removeTemp removes a temporary file of the folder; a failure is logged,
-// since CleanTemp will find the file later.
+// since the next start will find the file.
 func (d *dirHandle) removeTemp(rel, name string) {
 	if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		slog.Warn("vaultfs: could not remove a temporary file", "note", DisplayPath(rel), "temp", DisplayPath(d.join(name)), "err", bareCause(err))

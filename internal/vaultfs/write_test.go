@@ -4,7 +4,6 @@ package vaultfs
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -899,83 +898,6 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 }
 
-func TestCleanTemp(t *testing.T) {
-	f := newFixture(t)
-	old := time.Now().Add(-2 * time.Hour)
-	plant := func(rel string, stale bool) string {
-		name := filepath.Join(f.dir, filepath.FromSlash(rel))
-		write(t, name, "partial")
-		if stale {
-			if err := os.Chtimes(name, old, old); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return rel
-	}
-	const hexName = ".vaultmcp-0123456789abcdef.tmp"
-	removed := []string{
-		plant(hexName, true),
-		plant("dir/.vaultmcp-fedcba9876543210.tmp", true),
-		plant("new/deep/"+hexName, true),
-		plant("99-archive/"+hexName, true),
-	}
-	kept := []string{
-		plant("fresh/"+hexName, false),                            // a write in progress elsewhere
-		plant(".obsidian/"+hexName, true),                         // hidden folders are never written
-		plant("node_modules/"+hexName, true),                      // nor node_modules
-		plant("_templates/"+hexName, true),                        // nor _templates
-		plant("dir/.vaultmcp-0123456789ABCDEF.tmp", true),         // not a name we make
-		plant("dir/.vaultmcp-0123456789abcde.tmp", true),          // too short
-		plant("dir/.vaultmcp-0123456789abcdef.tmp.md", true),      // a note
-		plant("dir/vaultmcp-0123456789abcdef.tmp", true),          // not hidden
-		plant("dir/.vaultmcp-0123456789abcdeg.tmp", true),         // not hex
-		plant("dir/.vaultmcp-0123456789abcdef.tmpx", true),        // suffix
-		plant("dir/x.vaultmcp-0123456789abcdef.tmp", true),        // prefix
-		plant("dir/.VAULTMCP-0123456789abcdef.tmp", true),         // case
-		plant("dir/.vaultmcp-0123456789abcdef0123.tmp", true),     // too long
-		plant("dir/sub/.vaultmcp-aaaaaaaaaaaaaaaa.tmp.bak", true), // backup
-	}
-	// Look-alikes that are not regular files are left alone too.
-	if err := os.Mkdir(filepath.Join(f.dir, "dir", ".vaultmcp-bbbbbbbbbbbbbbbb.tmp"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	symlink(t, "../a.md", filepath.Join(f.dir, "dir", ".vaultmcp-cccccccccccccccc.tmp"))
-	symlink(t, "../outside", filepath.Join(f.dir, "linkdir"))
-
-	n, err := f.v.CleanTemp(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(removed) {
-		t.Errorf("CleanTemp removed %d files, want %d", n, len(removed))
-	}
-	for _, rel := range removed {
-		if _, err := os.Lstat(filepath.Join(f.dir, rel)); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s not removed: %v", rel, err)
-		}
-	}
-	for _, rel := range kept {
-		if _, err := os.Lstat(filepath.Join(f.dir, rel)); err != nil {
-			t.Errorf("%s removed: %v", rel, err)
-		}
-	}
-	for _, rel := range []string{"dir/.vaultmcp-bbbbbbbbbbbbbbbb.tmp", "dir/.vaultmcp-cccccccccccccccc.tmp", "a.md"} {
-		if _, err := os.Lstat(filepath.Join(f.dir, rel)); err != nil {
-			t.Errorf("%s removed: %v", rel, err)
-		}
-	}
-	if n, err := f.v.CleanTemp(t.Context()); n != 0 || err != nil {
-		t.Errorf("second CleanTemp = %d, %v", n, err)
-	}
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	plant("late/"+hexName, true)
-	if n, err := f.v.CleanTemp(ctx); !errors.Is(err, context.Canceled) || n != 0 {
-		t.Errorf("CleanTemp with a cancelled context = %d, %v", n, err)
-	}
-}
-
 // The crash test runs WriteFile (or CreateFile) in a child process that
 // kills itself with SIGKILL between the fsync of the temporary file and the
 // rename (or link), then checks what a real crash leaves.
@@ -1052,17 +974,19 @@ func TestCrashBeforePublish(t *testing.T) {
 				t.Errorf("Resolve(temporary file) = %v", err)
 			}
 
-			// A fresh one stays (a write may be in progress); a stale one goes.
-			setHook(t, &tempMaxAge, time.Hour)
-			if n, err := f.v.CleanTemp(t.Context()); n != 0 || err != nil {
-				t.Errorf("CleanTemp of a fresh temporary file = %d, %v", n, err)
+			// The next start's walk finds it, and it is removed.
+			var found []string
+			if err := f.v.WalkFindingTemps(t.Context(), func(FileInfo) error { return nil }, nil, func(rel string) { found = append(found, rel) }); err != nil {
+				t.Fatal(err)
 			}
-			tempMaxAge = -time.Hour
-			if n, err := f.v.CleanTemp(t.Context()); n != 1 || err != nil {
-				t.Errorf("CleanTemp = %d, %v; want 1", n, err)
+			if len(found) != 1 || found[0] != tmp {
+				t.Fatalf("the walk found %q, want [%s]", found, tmp)
+			}
+			if n, err := f.v.RemoveTemps(found); n != 1 || err != nil {
+				t.Errorf("RemoveTemps = %d, %v; want 1", n, err)
 			}
 			if d := diffSnapshots(before, snapshot(t, f.base)); len(d) > 0 {
-				t.Errorf("after CleanTemp the files differ by:\n%s", strings.Join(d, "\n"))
+				t.Errorf("after RemoveTemps the files differ by:\n%s", strings.Join(d, "\n"))
 			}
 			// And the interrupted write can simply be done again.
 			if _, err := f.v.WriteFile("dir/a.md", []byte(crashContent), Write); err != nil {
@@ -1072,9 +996,10 @@ func TestCrashBeforePublish(t *testing.T) {
 	}
 }
 
-// TestWalkFindingTemps: the walk finds exactly the temporary files
-// CleanTemp would remove, whatever their age (the caller holds the write lock), and
-// RemoveTemps removes them and nothing else, look-alikes included.
+// TestWalkFindingTemps: the walk finds the temporary files of interrupted
+// writes in every folder a write can reach, whatever their age (the caller
+// holds the write lock), and RemoveTemps removes them and nothing else,
+// look-alikes included.
 func TestWalkFindingTemps(t *testing.T) {
 	f := newFixture(t)
 	plant := func(rel string) string {
@@ -1092,10 +1017,16 @@ func TestWalkFindingTemps(t *testing.T) {
 		plant(".obsidian/" + hexName),
 		plant("node_modules/" + hexName),
 		plant("_templates/" + hexName),
-		plant("dir/.vaultmcp-0123456789ABCDEF.tmp"),
-		plant("dir/.vaultmcp-0123456789abcdef.tmp.md"),
-		plant("dir/vaultmcp-0123456789abcdef.tmp"),
-		plant("dir/sub/.vaultmcp-aaaaaaaaaaaaaaaa.tmp.bak"),
+		plant("dir/.vaultmcp-0123456789ABCDEF.tmp"),         // not a name we make
+		plant("dir/.vaultmcp-0123456789abcde.tmp"),          // too short
+		plant("dir/.vaultmcp-0123456789abcdef.tmp.md"),      // a note
+		plant("dir/vaultmcp-0123456789abcdef.tmp"),          // not hidden
+		plant("dir/.vaultmcp-0123456789abcdeg.tmp"),         // not hex
+		plant("dir/.vaultmcp-0123456789abcdef.tmpx"),        // suffix
+		plant("dir/x.vaultmcp-0123456789abcdef.tmp"),        // prefix
+		plant("dir/.VAULTMCP-0123456789abcdef.tmp"),         // case
+		plant("dir/.vaultmcp-0123456789abcdef0123.tmp"),     // too long
+		plant("dir/sub/.vaultmcp-aaaaaaaaaaaaaaaa.tmp.bak"), // backup
 	}
 	if err := os.Mkdir(filepath.Join(f.dir, "dir", ".vaultmcp-bbbbbbbbbbbbbbbb.tmp"), 0o755); err != nil {
 		t.Fatal(err)
