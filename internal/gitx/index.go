@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -55,9 +56,8 @@ import (
 //
 // Anything else goes to `git update-index` as before: a shared repository
 // (core.sharedRepository: git gives the index the group's permissions), an
-// index version other
-// than 2, 3 and 4, a split or sparse index, an untracked cache or a file
-// system monitor's state (both tied to the entries in ways only git keeps
+// index version other than 2, 3 and 4, a split or sparse index, an
+// untracked cache or a file system monitor's state (both tied to the entries in ways only git keeps
 // right), any other extension git requires to be understood, a committed
 // path with conflict stages (git records them as resolve-undo), a committed
 // path that would collide with a folder or a file of the index, an index
@@ -92,7 +92,6 @@ type userIndex struct {
 	entries []indexEntry
 	tree    []byte // the TREE extension's data; nil when there is none
 	reuc    []byte // the REUC extension's data; nil when there is none
-	sha256  bool
 	// The bytes every entry's fixed part (and tree and reuc) lies in, and
 	// a buffer and an entry list no longer used, which the next encode and
 	// apply fill instead of allocating: at 100k notes those are 8 MB and
@@ -101,6 +100,9 @@ type userIndex struct {
 	buf, spare   []byte
 	spareEntries []indexEntry
 }
+
+// sha256 reports a repository with SHA-256 object names.
+func (ix *userIndex) sha256() bool { return ix.idLen == sha256.Size }
 
 // errIndexUnsupported: the index is one the fast commit leaves to git.
 var errIndexUnsupported = errors.New("git index: left to git")
@@ -163,7 +165,7 @@ func parseIndex(data []byte, sha256Repo bool) (*userIndex, error) {
 			return nil, unsupported("checksum mismatch")
 		}
 	}
-	ix := &userIndex{version: binary.BigEndian.Uint32(data[4:8]), idLen: idLen, sha256: sha256Repo, buf: data}
+	ix := &userIndex{version: binary.BigEndian.Uint32(data[4:8]), idLen: idLen, buf: data}
 	if ix.version < 2 || ix.version > 4 {
 		return nil, unsupported("version %d", ix.version)
 	}
@@ -280,25 +282,13 @@ func parseIndex(data []byte, sha256Repo bool) (*userIndex, error) {
 
 // cmpEntries orders entries as git does: by path bytes, then stage.
 func cmpEntries(a, b indexEntry) int {
-	if a.name != b.name {
-		if a.name < b.name {
-			return -1
-		}
-		return 1
-	}
-	return int(a.stage) - int(b.stage)
+	return cmp.Or(strings.Compare(a.name, b.name), int(a.stage)-int(b.stage))
 }
 
 // find returns the position of the first entry whose path is not before name.
 func (ix *userIndex) find(name string) int {
 	i, _ := slices.BinarySearchFunc(ix.entries, name, func(e indexEntry, n string) int {
-		if e.name < n {
-			return -1
-		}
-		if e.name > n {
-			return 1
-		}
-		return int(e.stage) // stage 0 first, then its conflicts
+		return cmp.Or(strings.Compare(e.name, n), int(e.stage)) // stage 0 first, then its conflicts
 	})
 	return i
 }
@@ -310,12 +300,27 @@ func (ix *userIndex) tracked(name string) bool {
 }
 
 // indexChange is what a committed path's entry becomes: the blob and mode
-// committed, or no entry (a deleted path).
+// committed, or no entry (a deleted path: no id).
 type indexChange struct {
-	name   string
-	mode   uint32
-	id     []byte // raw; nil: remove the path
-	remove bool
+	name string
+	mode uint32
+	id   []byte // raw
+}
+
+func (c indexChange) remove() bool { return c.id == nil }
+
+// indexInfo is changes as git update-index --index-info reads them (ids of
+// hexLen digits).
+func indexInfo(changes []indexChange, hexLen int) string {
+	var b strings.Builder
+	for _, c := range changes {
+		if c.remove() {
+			fmt.Fprintf(&b, "0 %s\t%s\n", strings.Repeat("0", hexLen), c.name)
+		} else {
+			fmt.Fprintf(&b, "%o %x 0\t%s\n", c.mode, c.id, c.name)
+		}
+	}
+	return b.String()
 }
 
 // apply sets the changed paths' entries; errIndexUnsupported when one is
@@ -332,9 +337,9 @@ func (ix *userIndex) apply(changes []indexChange) error {
 			if e.stage != 0 || i+1 < len(ix.entries) && ix.entries[i+1].name == c.name {
 				return unsupported("%s has conflict stages", c.name)
 			}
-			keep[ci] = !c.remove && binary.BigEndian.Uint32(e.fixed[ixMode:]) == c.mode && bytes.Equal(e.fixed[ixID:ixID+ix.idLen], c.id)
+			keep[ci] = !c.remove() && binary.BigEndian.Uint32(e.fixed[ixMode:]) == c.mode && bytes.Equal(e.fixed[ixID:ixID+ix.idLen], c.id)
 		}
-		if c.remove {
+		if c.remove() {
 			continue
 		}
 		// A file where the index has a folder, or under a path the index
@@ -373,10 +378,10 @@ func (ix *userIndex) apply(changes []indexChange) error {
 		if had {
 			i++
 		}
-		if !c.remove {
+		if !c.remove() {
 			out = append(out, indexEntry{fixed: ix.freshFixed(c), name: c.name})
 		}
-		if had || !c.remove {
+		if had || !c.remove() {
 			invalid = append(invalid, c.name)
 		}
 	}
@@ -466,7 +471,7 @@ func (ix *userIndex) encode(racyAfter int64) []byte {
 	if ix.tree != nil {
 		ix.tree = b[at-len(ix.tree) : at : at]
 	}
-	h := newIndexHash(ix.sha256)
+	h := newIndexHash(ix.sha256())
 	h.Write(b)
 	b = h.Sum(b)
 	ix.buf, ix.spare = b, ix.buf
@@ -529,9 +534,9 @@ func invalidateCacheTree(data []byte, idLen int, paths []string) ([]byte, error)
 		t := root
 		for {
 			t.count, t.id = -1, nil
-			k := 0
-			for k < len(p) && p[k] != '/' {
-				k++
+			k := strings.IndexByte(p, '/')
+			if k < 0 {
+				k = len(p)
 			}
 			name := p[:k]
 			at := slices.IndexFunc(t.kids, func(c *cacheTree) bool { return c.name == name })
@@ -711,7 +716,7 @@ func (r *Repo) prepareIndex(ctx context.Context, ix *userIndex, changes []indexC
 	p := &pendingIndex{f: f, lock: lock}
 	// Read again when another program wrote the index since.
 	if fi, err := os.Stat(ix.path); err != nil || !sameIndexFile(fi, ix.info) {
-		if ix, err = readUserIndex(ix.path, ix.sha256); err != nil {
+		if ix, err = readUserIndex(ix.path, ix.sha256()); err != nil {
 			p.abort()
 			return nil, err
 		}

@@ -257,7 +257,6 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		return "", err
 	}
 	changed := false
-	var indexInfo strings.Builder
 	var changes []indexChange
 	for _, st := range states {
 		dir, name := treeDir(st.full), path.Base(st.full)
@@ -278,24 +277,20 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 				return "", fmt.Errorf("git hash-object: id %q", st.blob)
 			}
 			// A path the commit leaves as HEAD has it still gets its index
-			// entry set, as git commit does for every path it is given
-			// (the index updated here; git update-index is not asked for
-			// those, as before).
+			// entry set, as git commit does for every path it is given.
 			changes = append(changes, indexChange{name: st.full, mode: uint32(mode), id: raw})
 			if ok && cur.id == st.blob && cur.mode == st.mode {
 				continue
 			}
 			trees[dir].set(name, treeEntry{mode: st.mode, typ: "blob", id: st.blob})
-			fmt.Fprintf(&indexInfo, "%s %s 0\t%s\n", st.mode, st.blob, st.full)
 		case ok:
 			if cur.typ != "blob" {
 				return "", errFallback
 			}
 			trees[dir].remove(name)
-			fmt.Fprintf(&indexInfo, "0 %s\t%s\n", strings.Repeat("0", len(cur.id)), st.full)
-			changes = append(changes, indexChange{name: st.full, remove: true})
+			changes = append(changes, indexChange{name: st.full})
 		default:
-			changes = append(changes, indexChange{name: st.full, remove: true})
+			changes = append(changes, indexChange{name: st.full})
 			continue // absent and untracked
 		}
 		changed = true
@@ -376,7 +371,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		slog.Debug("git: the index update is left to git update-index", "err", err)
 	}
 	indexToGit.Add(1)
-	if _, err := r.runLocked(ctx, runOpts{stdin: indexInfo.String(), env: literal}, "update-index", "--index-info"); err != nil {
+	if _, err := r.runLocked(ctx, runOpts{stdin: indexInfo(changes, len(head)), env: literal}, "update-index", "--index-info"); err != nil {
 		slog.Warn("git: committed, but the index entries of the committed files could not be updated (git status may show them as changed until the next git add)", "err", err)
 	}
 	return commit, nil

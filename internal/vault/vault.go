@@ -356,18 +356,13 @@ func (s *Service) setProgress(done, total int) {
 }
 
 // startupRecovery finishes the writes a crash interrupted past their
-// commit record (rolled forward), then removes the temporary files of those
-// that stopped before it (rolled back), under the write lock. The removal,
-// a walk of the whole vault, goes on in the background once the build is
-// over (temporary files are hidden: the build never sees them; on two
-// cores, a walk beside the build's own would delay the first answer),
-// still under the lock, so no write starts before it is over.
-//
-// It returns where the first build's walk sends the temporary files of
-// interrupted writes it found (nil: none are looked for); they are removed
-// once the index is ready, still under the write lock. The channel takes
-// one send, made before the index is ready.
-func (s *Service) startupRecovery(ctx context.Context) chan<- []string {
+// commit record (rolled forward), under the write lock, and returns what
+// rolls back those that stopped before it: given the temporary files the
+// first build's walk found (they are hidden, never indexed; finding them
+// there spares a second walk of the vault), it removes them and releases
+// the lock, so no write starts before. nil when the lock was not had
+// exclusively (another server finishes its own writes).
+func (s *Service) startupRecovery(ctx context.Context) (rollBack func(temps []string)) {
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
 		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
@@ -378,25 +373,12 @@ func (s *Service) startupRecovery(ctx context.Context) chan<- []string {
 		return nil
 	}
 	s.recover(ctx)
-	temps := make(chan []string, 1)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	return func(temps []string) {
 		defer release()
-		<-s.ready
-		// The walk, which sends what it found, is over before the index
-		// is ready.
-		var found []string
-		select {
-		case found = <-temps:
-		default:
-		}
-		// Close waits for it rather than leaving it half done.
-		if n, err := s.fs.RemoveTemps(found); err == nil && n > 0 {
+		if n, err := s.fs.RemoveTemps(temps); err == nil && n > 0 {
 			s.log.Info("rolled back writes interrupted by a crash before their commit record: removed their temporary files", "count", n)
 		}
-	}()
-	return temps
+	}
 }
 
 // Stats describes the index.
@@ -436,9 +418,9 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	start := time.Now()
 	defer func() { pause.End() }() // unless the work after the first answer took it over
 	ph := phaseTimer{last: start}
-	var tempsc chan<- []string
+	var rollBack func([]string)
 	if !s.opts.ReadOnly { // never touch a read-only vault
-		tempsc = s.startupRecovery(ctx)
+		rollBack = s.startupRecovery(ctx)
 		ph.done("recovery")
 	}
 	var files []vaultfs.FileInfo
@@ -446,7 +428,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	skipped := make(map[string]string)
 	snapc := s.snapc // being read
 	var onTemp func(string)
-	if tempsc != nil {
+	if rollBack != nil {
 		onTemp = func(rel string) { temps = append(temps, rel) }
 	}
 	err := s.fs.WalkFindingTemps(ctx, func(fi vaultfs.FileInfo) error {
@@ -456,8 +438,8 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 		s.log.Warn("skipped while indexing", "path", rel, "err", s.fs.Redact(err.Error()))
 		skipped[rel] = s.fs.Redact(err.Error())
 	}, onTemp)
-	if tempsc != nil {
-		tempsc <- temps // what the walk saw, also of a walk cut short
+	if rollBack != nil {
+		rollBack(temps) // what the walk saw, also of a walk cut short
 	}
 	if err != nil {
 		<-snapc // its goroutines are done

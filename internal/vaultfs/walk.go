@@ -132,19 +132,15 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 			return err
 		}
 		name := e.Name()
-		if ignoredSegment(name) {
-			if w.temp != nil && isTempName(name) {
-				if dir == "" {
-					w.temp(name)
-				} else {
-					w.temp(dir + "/" + name)
-				}
-			}
-			continue
-		}
 		rel := name
 		if dir != "" {
 			rel = dir + "/" + name
+		}
+		if ignoredSegment(name) {
+			if w.temp != nil && isTempName(name) {
+				w.temp(rel)
+			}
+			continue
 		}
 		if c, err := Clean(rel); err != nil || c != rel {
 			if err == nil {

@@ -17,7 +17,8 @@ import (
 // Temporary files of a write are named tempPrefix + 16 lowercase hex digits +
 // tempSuffix, in the folder of the note they will become. The leading '.'
 // makes them hidden: never walked, indexed, searched or accepted by Clean,
-// even when a crash leaves one behind (RemoveTemps removes those at the next start).
+// even when a crash leaves one behind (the next start removes those:
+// RemoveTemps).
 const (
 	tempPrefix = ".vaultmcp-"
 	tempSuffix = ".tmp"
@@ -59,8 +60,9 @@ var linkFile = func(dir *os.Root, oldname, newname string) error {
 // whatever the umask), fsynced, renamed over the target, and then the folder
 // is fsynced. A reader sees the old note or the new one, never a mix; a
 // crash leaves the old note intact and at most a hidden temporary file,
-// which the next start removes (RemoveTemps). Missing parent folders are created (0755) one by
-// one through the root, each checked to be a real folder as it is entered.
+// which the next start removes (RemoveTemps). Missing parent folders are
+// created (0755) one by one through the root, each checked to be a real
+// folder as it is entered.
 //
 // Refused: anything Resolve(p, acc) refuses (a symbolic link, a file with
 // other hard links, a FIFO, device, socket or folder at the target is
