@@ -145,6 +145,11 @@ func (l *rawList) add(p rawPosting) {
 // that stores every stem posting).
 var elideStems = true
 
+// elideEvery elides in every language's notes, not only the main ones' (see
+// builder.major): what indexes built before that rule hold, which a
+// snapshot can still bring; for the tests.
+var elideEvery = false
+
 // partNote is a note of a partial index; its term lists hold local ids.
 type partNote struct {
 	path  string
@@ -213,6 +218,9 @@ type builder struct {
 	fw       FieldWeights
 	fallback langID
 	p        *partial
+	// langs counts the notes of each language: the index's when the
+	// builder began (set by its maker), and those analyzed since.
+	langs [numLangs]int
 
 	dict  *termTable
 	sdict map[string]uint32
@@ -393,6 +401,7 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		b.endChunk()
 	}
 	lang := detectLang(&b.stats, b.fallback)
+	b.langs[lang]++
 	p := b.p
 	pn := partNote{path: path, note: n, lang: lang, pairLo: len(p.pairs)}
 	if len(n.Chunks) > 0 {
@@ -401,6 +410,25 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 	pn.pairHi = len(p.pairs)
 	pn.first, pn.n, pn.sumLen, pn.terms, pn.stems = b.flush(lang, uint32(len(p.notes)))
 	p.notes = append(p.notes, pn)
+}
+
+// major reports whether no language has more notes than lang (see langs).
+// Stem postings are elided (see elideStems) in those languages' notes and
+// link slots only: a lookup of an elided posting reads the term's list
+// whole (see addElided), which is mostly chunks of the main language, so
+// for the few notes of another language it was read at every query for a
+// handful of postings that cost little to store. Which notes have theirs
+// elided changes no score, only what is stored.
+func (b *builder) major(lang langID) bool {
+	if elideEvery {
+		return true
+	}
+	for _, n := range b.langs {
+		if n > b.langs[lang] {
+			return false
+		}
+	}
+	return true
 }
 
 // addLinkChunk analyzes the link texts of the note at path into one link
@@ -450,6 +478,7 @@ func (b *builder) endChunk() {
 func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64, terms, stems []byte) {
 	p := b.p
 	stemmed := stemFuncs[lang] != nil
+	elide := elideStems && b.major(lang)
 	first = uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	b.stamp++
@@ -473,7 +502,7 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 				if !e.ptf.zero() {
 					b.addStems(sp, e.ptf)
 				}
-				if sp.self {
+				if sp.self && elide {
 					b.selfs = append(b.selfs, tfEntry{term: uint32(sp.a), tf: e.tf})
 				}
 			}
@@ -487,7 +516,7 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 		// A stem whose only word in the chunk is the term spelled as the
 		// stem has the posting of that term: it is not stored twice.
 		for _, e := range b.selfs {
-			if ss := &b.stems[e.term]; elideStems && ss.acc.equal(&e.tf) {
+			if ss := &b.stems[e.term]; ss.acc.equal(&e.tf) {
 				ss.elide = true
 			}
 		}

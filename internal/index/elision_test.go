@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,7 +96,20 @@ func vocabularyQueries(ix *Index) []string {
 	return qs
 }
 
+// everyLanguage runs f with stem postings elided in every language's
+// notes, as before only the main languages' were.
+func everyLanguage[T any](f func() T) T {
+	elideEvery = true
+	defer func() { elideEvery = false }()
+	return f()
+}
+
 func TestStemElisionScoresExact(t *testing.T) {
+	t.Run("main languages", func(t *testing.T) { testStemElisionScoresExact(t) })
+	t.Run("every language", func(t *testing.T) { everyLanguage(func() int { testStemElisionScoresExact(t); return 0 }) })
+}
+
+func testStemElisionScoresExact(t *testing.T) {
 	items := elisionCorpus()
 	build := func() *Index {
 		ix := New(Options{Lang: "en"})
@@ -133,6 +147,70 @@ func TestStemElisionScoresExact(t *testing.T) {
 	churn(got)
 	withoutElision(func() *Index { churn(want); return want })
 	sameScoresExactly(t, "after churn", got, want, vocabularyQueries(want))
+}
+
+// TestStemElisionMainLanguage: the notes of the language with the most
+// notes have their stem postings elided, those of another language none,
+// whether they come in one batch or one at a time, and the scores are
+// those of storing every posting.
+func TestStemElisionMainLanguage(t *testing.T) {
+	var items []Item
+	for i := range 12 {
+		items = append(items, Item{fmt.Sprintf("en/p%02d.md", i), prose(fmt.Sprintf("the plugin of the week number %d loads the server", i))})
+	}
+	pt := []Item{
+		{"pt/1.md", prose("O servidor carrega as configurações quando o processo inicia e o plugin abre a janela")},
+		{"pt/2.md", prose("Os servidores e o servidor do projeto guardam as notas e a configuração do processo")},
+		{"pt/3.md", prose("A função do servidor é guardar as notas; as funções do processo são outras")},
+	}
+	elided := func(ix *Index) (en, pt uint32) {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		for id, k := range ix.stems.terms {
+			if k == "" {
+				continue
+			}
+			n := ix.stems.df[id] - ix.stems.post[id].n
+			switch langID(k[0] - 'A') {
+			case langEN:
+				en += n
+			case langPT:
+				pt += n
+			}
+		}
+		return en, pt
+	}
+	batch := New(Options{Lang: "en"})
+	batch.AddBatch(append(append([]Item(nil), items...), pt...))
+	single := New(Options{Lang: "en"})
+	for _, it := range append(append([]Item(nil), items...), pt...) {
+		single.Add(it.Path, it.Note)
+	}
+	for _, ix := range []*Index{batch, single} {
+		if got := ix.Stats().LanguagesPresent; !slices.Contains(got, "pt") || !slices.Contains(got, "en") {
+			t.Fatalf("languages %v, want en and pt", got)
+		}
+		if en, pt := elided(ix); en == 0 || pt != 0 {
+			t.Fatalf("elided postings: %d English, %d Portuguese; want some and none", en, pt)
+		}
+	}
+	all := everyLanguage(func() *Index {
+		ix := New(Options{Lang: "en"})
+		ix.AddBatch(append(append([]Item(nil), items...), pt...))
+		return ix
+	})
+	if _, pt := elided(all); pt == 0 {
+		t.Fatal("eliding in every language elided no Portuguese posting: the corpus does not test the rule")
+	}
+	want := withoutElision(func() *Index {
+		ix := New(Options{Lang: "en"})
+		ix.AddBatch(append(append([]Item(nil), items...), pt...))
+		return ix
+	})
+	qs := append(vocabularyQueries(want), "servidores", "funções", "configurações", "plugins")
+	sameScoresExactly(t, "batch", batch, want, qs)
+	sameScoresExactly(t, "one at a time", single, want, qs)
+	sameScoresExactly(t, "every language", all, want, qs)
 }
 
 // TestStemElisionHandComputed: "plugin" alone in a chunk has its stem

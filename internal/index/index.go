@@ -149,6 +149,10 @@ type Stats struct {
 // the stem's posting would equal that term's, so the builder counts it in
 // the stem's df only, and a stem lookup also reads the term's list, in the
 // chunks of the stem's language that the stem list lacks (see addElided).
+// Only notes of the language with the most notes have theirs elided (see
+// builder.major): a lookup reads the term's list whole, chunks of every
+// language, so eliding the few notes of another language saved little
+// memory for a read of the main language's list at every query.
 // Scores and df are those of storing them; on the Obsidian hub vault this
 // drops a quarter of the postings.
 //
@@ -336,6 +340,9 @@ func (ix *Index) Add(path string, n *markdown.Note) {
 		return
 	}
 	bd := newBuilder(ix.fw, ix.an.lang, builderSize{})
+	ix.mu.RLock()
+	bd.langs = ix.langNotes
+	ix.mu.RUnlock()
 	bd.addNote(path, n)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -398,14 +405,16 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 	// tenth of the bytes allocated while indexing the generated 100k-note
 	// vault).
 	var size builderSize
+	ix.mu.RLock()
 	if n >= hintMin {
-		ix.mu.RLock()
 		size = ix.hint
-		ix.mu.RUnlock()
 	}
+	langs := ix.langNotes
+	ix.mu.RUnlock()
 	builders := make([]*builder, workers)
 	for w := range builders {
 		builders[w] = newBuilder(ix.fw, ix.an.lang, size)
+		builders[w].langs = langs
 	}
 	parts := make([]*partial, workers)
 	removed := make([][]string, workers)

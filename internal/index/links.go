@@ -233,6 +233,7 @@ func (ix *Index) buildLinkSlots(paths []string) {
 	var next atomic.Int64
 	shards(workers, func(w, _ uint32) int {
 		bd := newBuilder(ix.fw, ix.an.lang, builderSize{})
+		bd.langs = ix.langNotes
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(jobs) {

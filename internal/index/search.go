@@ -392,18 +392,38 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 	buf.reset()
 	stored = ix.stems.post[id].iter()
 	sc2, _, more := stored.next()
-	it := ix.exact.post[e].iter()
-	for c, tf, ok := it.next(); ok && left > 0; c, tf, ok = it.next() {
+	// The term's list decoded here (piter.next does not inline): in a
+	// vault of several languages most of it is chunks of the others, so
+	// the language is looked at first (one byte a chunk), and the stored
+	// list is only caught up for a chunk of this language.
+	d := ix.exact.post[e].data
+	c := uint32(0)
+	for i := 0; i < len(d) && left > 0; {
+		x := uint32(d[i])
+		i++
+		if x >= 0x80 {
+			x, i = uvarintRest(d, i, x)
+		}
+		c += x >> 1
+		t := tfOne
+		if x&1 == 0 {
+			y := uint32(d[i])
+			i++
+			if y >= 0x80 {
+				y, i = uvarintRest(d, i, y)
+			}
+			t = unrot(y)
+		}
+		if clang[c] != l {
+			continue
+		}
 		for more && sc2 < c {
 			sc2, _, more = stored.next()
 		}
-		if more && sc2 == c {
+		if more && sc2 == c || clen[c] == linkDeadLen {
 			continue
 		}
-		if clen[c] == linkDeadLen || clang[c] != l {
-			continue
-		}
-		buf.add(c, tf)
+		buf.add(c, t)
 		left--
 	}
 	if buf.n > 0 {

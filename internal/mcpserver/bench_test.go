@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 )
 
 // bigSearch is a search result at the limits: 50 hits quoting 8,000
@@ -94,8 +95,24 @@ func BenchmarkRenderWrite(b *testing.B) {
 // BenchmarkCallSearchWire is one vault_search as a stdio client sees it,
 // with no client library: the request frame written to the server's input,
 // the answer frame read whole from its output (argument decoding, the
-// canned backend, rendering, the SDK's JSON encoding, the pipes).
+// canned backend, rendering, the JSON encoding, the pipes), over the
+// transport `vaultmcp serve` uses (jsonrpcio) and over the SDK's.
 func BenchmarkCallSearchWire(b *testing.B) {
+	b.Run("jsonrpcio", func(b *testing.B) {
+		benchCallSearchWire(b, func(r io.Reader, w io.Writer) mcp.Transport { return &jsonrpcio.Transport{Reader: r, Writer: w} })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		benchCallSearchWire(b, func(r io.Reader, w io.Writer) mcp.Transport {
+			return &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}}
+		})
+	})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func benchCallSearchWire(b *testing.B, transport func(io.Reader, io.Writer) mcp.Transport) {
 	fake := newFake()
 	fake.search = bigSearch()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -103,7 +120,7 @@ func BenchmarkCallSearchWire(b *testing.B) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- New(fake, Options{}).Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW}) }()
+	go func() { done <- New(fake, Options{}).Run(ctx, transport(inR, outW)) }()
 	defer func() {
 		inW.Close()
 		outR.Close()
