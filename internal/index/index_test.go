@@ -956,3 +956,32 @@ func TestSortedMergeSameLists(t *testing.T) {
 		t.Fatalf("postings %d, %d", sorted.postings, inOrder.postings)
 	}
 }
+
+// TestSearchTiesKeepSmallestPaths: chunks that score alike are cut by path
+// (then chunk), whatever order they were indexed in: a tie with the worst
+// kept hit is decided by its path before anything else is read.
+func TestSearchTiesKeepSmallestPaths(t *testing.T) {
+	ix := New(Options{Lang: "en"})
+	r := rand.New(rand.NewPCG(5, 6))
+	var paths []string
+	for i := range 40 {
+		paths = append(paths, fmt.Sprintf("d%d/n%02d.md", i%3, i))
+	}
+	for _, k := range r.Perm(len(paths)) {
+		ix.Add(paths[k], prose("alpha beta gamma"))
+	}
+	ix.Add("z/other.md", prose("alpha alpha alpha beta"))
+	want := append([]string(nil), paths...)
+	slices.Sort(want)
+	for _, limit := range []int{1, 5, 8, 39} {
+		hits := ix.Search("gamma", Filter{}, limit)
+		if len(hits) != limit {
+			t.Fatalf("limit %d: %d hits", limit, len(hits))
+		}
+		for i, h := range hits {
+			if h.Path != want[i] || h.Score != hits[0].Score {
+				t.Fatalf("limit %d: hit %d = %s (score %v), want %s (score %v)", limit, i, h.Path, h.Score, want[i], hits[0].Score)
+			}
+		}
+	}
+}

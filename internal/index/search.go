@@ -649,8 +649,16 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 			score += s.titleBonus(info.pairs)
 		}
 		score *= info.mult
-		if h.full() && score < h.items[0].Score {
-			continue // below the worst kept hit: no need to look further
+		if h.full() && score <= h.items[0].Score {
+			if score < h.items[0].Score {
+				continue // below the worst kept hit: no need to look further
+			}
+			// A tie with the worst kept hit, common where many chunks
+			// score alike (nine offers in ten on the hub): the path
+			// decides, as in offer, before the chunk's index is read.
+			if strings.Compare(info.path, h.items[0].Path) > 0 {
+				continue
+			}
 		}
 		if !pf.pass(info) {
 			continue
