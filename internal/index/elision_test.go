@@ -180,10 +180,11 @@ func TestStemElisionMainLanguage(t *testing.T) {
 		}
 		return en, pt
 	}
+	items = append(items, pt...)
 	batch := New(Options{Lang: "en"})
-	batch.AddBatch(append(append([]Item(nil), items...), pt...))
+	batch.AddBatch(items)
 	single := New(Options{Lang: "en"})
-	for _, it := range append(append([]Item(nil), items...), pt...) {
+	for _, it := range items {
 		single.Add(it.Path, it.Note)
 	}
 	for _, ix := range []*Index{batch, single} {
@@ -196,7 +197,7 @@ func TestStemElisionMainLanguage(t *testing.T) {
 	}
 	all := everyLanguage(func() *Index {
 		ix := New(Options{Lang: "en"})
-		ix.AddBatch(append(append([]Item(nil), items...), pt...))
+		ix.AddBatch(items)
 		return ix
 	})
 	if _, pt := elided(all); pt == 0 {
@@ -204,7 +205,7 @@ func TestStemElisionMainLanguage(t *testing.T) {
 	}
 	want := withoutElision(func() *Index {
 		ix := New(Options{Lang: "en"})
-		ix.AddBatch(append(append([]Item(nil), items...), pt...))
+		ix.AddBatch(items)
 		return ix
 	})
 	qs := append(vocabularyQueries(want), "servidores", "funções", "configurações", "plugins")

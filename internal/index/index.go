@@ -150,9 +150,7 @@ type Stats struct {
 // the stem's df only, and a stem lookup also reads the term's list, in the
 // chunks of the stem's language that the stem list lacks (see addElided).
 // Only notes of the language with the most notes have theirs elided (see
-// builder.major): a lookup reads the term's list whole, chunks of every
-// language, so eliding the few notes of another language saved little
-// memory for a read of the main language's list at every query.
+// builder.major).
 // Scores and df are those of storing them; on the Obsidian hub vault this
 // drops a quarter of the postings.
 //
