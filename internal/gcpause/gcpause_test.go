@@ -52,14 +52,17 @@ func TestPauseAndRestore(t *testing.T) {
 }
 
 // TestCheckEndsEarly: once the live heap passes half the limit, Check ends
-// the pause; below it, the pause goes on.
+// the pause of the pacing and paces what is left at half the GOGC before,
+// under the memory limit before, until End restores both; below it, the
+// pause goes on.
 func TestCheckEndsEarly(t *testing.T) {
 	userSettings(t)
 	old := debug.SetGCPercent(50)
 	defer debug.SetGCPercent(old)
+	_, limit := settings()
 	p := Start(1 << 40)
 	p.Check()
-	if !On() {
+	if !On() || Lean() {
 		t.Fatal("Check ended a pause far below its limit")
 	}
 	p.End()
@@ -68,12 +71,28 @@ func TestCheckEndsEarly(t *testing.T) {
 	p = Start(4 << 20)
 	p.Check()
 	runtime.KeepAlive(keep)
-	if On() {
+	if On() || !Lean() {
 		p.End()
-		t.Fatal("Check left a pause on with the live heap above half its limit")
+		t.Fatalf("after Check with the live heap above half the limit: paused %v, lean %v; want false, true", On(), Lean())
 	}
-	if pc, _ := settings(); pc != 50 {
-		t.Fatalf("after Check: GOGC %d, want 50", pc)
+	if pc, l := settings(); pc != 25 || l != limit {
+		t.Fatalf("after Check: GOGC %d, limit %d; want 25, %d", pc, l, limit)
+	}
+	p.Check() // once lean, a Check changes nothing
+	if pc, _ := settings(); pc != 25 {
+		t.Fatalf("a second Check: GOGC %d, want 25", pc)
+	}
+	p.End()
+	if pc, l := settings(); pc != 50 || l != limit || Lean() {
+		t.Fatalf("after End: GOGC %d, limit %d, lean %v; want 50, %d, false", pc, l, Lean(), limit)
+	}
+}
+
+func TestLeanPercent(t *testing.T) {
+	for _, c := range [][2]int{{50, 25}, {100, 50}, {1, 1}, {3, 1}, {-1, -1}, {0, 0}} {
+		if got := leanPercent(c[0]); got != c[1] {
+			t.Errorf("leanPercent(%d) = %d, want %d", c[0], got, c[1])
+		}
 	}
 }
 

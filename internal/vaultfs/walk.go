@@ -189,7 +189,7 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 					continue
 				}
 			}
-			if err := fn(FileInfo{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), IsNote: IsNoteName(rel), walked: fi}); err != nil {
+			if err := fn(regularInfo(rel, fi, IsNoteName(rel))); err != nil {
 				return err
 			}
 		default:
