@@ -4,10 +4,11 @@
 // Guarantees: while a pause is on, the collector runs only when the Go heap
 // nears the pause's limit (GOGC off, GOMEMLIMIT at the limit, or at the
 // user's own limit when that is lower), so memory stays bounded; once what
-// is live passes half the limit (Check), the burst goes on paced at half
-// the GOGC in force before (the lean pacing: see Check), and when the pause
-// ends (End) the settings in force before come back exactly. Nothing changes when the user
-// chose the collector's settings (GOGC or GOMEMLIMIT set in the
+// is live passes half the limit (Check), the burst goes on paced by the
+// GOGC in force before under a soft memory limit that follows what is live
+// (the lean pacing: see Check), and when the pause ends (End) the settings
+// in force before come back exactly. Nothing changes when the user chose
+// the collector's settings (GOGC or GOMEMLIMIT set in the
 // environment), and only one pause is on at a time in a process (a second
 // Start while one is on does nothing).
 //
@@ -74,41 +75,53 @@ func Start(limit int64) *Pause {
 }
 
 // Check ends the pause of the pacing early when the live heap has passed
-// half its limit: what is left of the burst is then paced, at half the
-// GOGC in force before (25 for vaultmcp's 50), with the memory limit in
-// force before, until End. A burst larger than the limit is so never
-// collected at every step near it, and its peak stays near 1.25x what is
-// live rather than 1.5x: at the end of the first build of the generated
-// 100k-note vault, 700-770 MiB live took the process to 1.1-1.2 GiB at
-// GOGC=50. (A lean pacing costs one collection more per half of what is
-// live allocated; it only runs once the live heap is past half the limit,
-// 256 MiB by default, so a vault whose index is smaller never sees it.)
+// half its limit: what is left of the burst is then paced with the GOGC in
+// force before, under a soft memory limit (the lean pacing), until End.
+// A burst larger than the limit is so never collected at every step near
+// it, and its peak stays bounded: the memory limit is the larger of
+// leanFloor times the pause's limit (896 MiB for the default 512 MiB) and
+// what is live plus half the room GOGC gives it (1.25x what is live at
+// vaultmcp's GOGC=50), taken again at every Check, and never above the
+// memory limit in force before. At the end of the first build of the
+// generated 100k-note vault, 700-770 MiB live took the process to 1.1-1.2
+// GiB at GOGC=50 alone. Below the floor the pacing is GOGC's, so a burst
+// whose live heap stays under about 600 MiB is paced as before; past it,
+// each Check's limit leaves a quarter of what is live as room, so the
+// collector never runs at every step.
 func (p *Pause) Check() {
 	if p.limit == 0 {
 		return
 	}
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[0].Value.Uint64() <= uint64(p.limit/2) {
+	if s[0].Value.Kind() != metrics.KindUint64 {
 		return
 	}
+	live := int64(s[0].Value.Uint64())
 	mu.Lock()
 	defer mu.Unlock()
-	if active != p || p.lean {
+	if active != p || (!p.lean && live <= p.limit/2) {
 		return
 	}
-	p.lean = true
-	debug.SetGCPercent(leanPercent(p.percent))
-	debug.SetMemoryLimit(p.memory)
+	if !p.lean {
+		p.lean = true
+		debug.SetGCPercent(p.percent)
+	}
+	debug.SetMemoryLimit(leanLimit(p.limit, live, p.percent, p.memory))
 }
 
-// leanPercent is the GOGC of the lean pacing after a pause's GOGC of
-// percent (off stays off).
-func leanPercent(percent int) int {
-	if percent <= 0 {
-		return percent
+// leanFloor is the lowest memory limit of the lean pacing, in pause
+// limits.
+const leanFloor = 1.75
+
+// leanLimit is the memory limit of the lean pacing (see Check) after a
+// pause of limit bytes, with live bytes live, GOGC percent and the memory
+// limit memory before the pause.
+func leanLimit(limit, live int64, percent int, memory int64) int64 {
+	if percent < 0 {
+		return memory // the collector is off: the limit before is all there is
 	}
-	return max(1, percent/2)
+	return min(memory, max(int64(float64(limit)*leanFloor), live+live*int64(percent)/200))
 }
 
 // End restores the settings in force before the pause (once; later calls

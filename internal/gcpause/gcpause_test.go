@@ -1,6 +1,7 @@
 package gcpause
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -52,9 +53,9 @@ func TestPauseAndRestore(t *testing.T) {
 }
 
 // TestCheckEndsEarly: once the live heap passes half the limit, Check ends
-// the pause of the pacing and paces what is left at half the GOGC before,
-// under the memory limit before, until End restores both; below it, the
-// pause goes on.
+// the pause of the pacing: GOGC is back, under a memory limit that follows
+// what is live (at least leanFloor limits), until End restores the limit
+// before; below half the limit, the pause goes on.
 func TestCheckEndsEarly(t *testing.T) {
 	userSettings(t)
 	old := debug.SetGCPercent(50)
@@ -68,19 +69,24 @@ func TestCheckEndsEarly(t *testing.T) {
 	p.End()
 	keep := make([]byte, 8<<20) // live, with what the test binary holds
 	runtime.GC()
-	p = Start(4 << 20)
+	const pause = 4 << 20
+	p = Start(pause)
 	p.Check()
-	runtime.KeepAlive(keep)
 	if On() || !Lean() {
 		p.End()
 		t.Fatalf("after Check with the live heap above half the limit: paused %v, lean %v; want false, true", On(), Lean())
 	}
-	if pc, l := settings(); pc != 25 || l != limit {
-		t.Fatalf("after Check: GOGC %d, limit %d; want 25, %d", pc, l, limit)
+	pc, l := settings()
+	if pc != 50 || l < pause*7/4 || l < 8<<20 || l >= limit {
+		t.Fatalf("after Check: GOGC %d, limit %d; want 50 and a limit of at least 1.25x the %d bytes live", pc, l, 8<<20)
 	}
-	p.Check() // once lean, a Check changes nothing
-	if pc, _ := settings(); pc != 25 {
-		t.Fatalf("a second Check: GOGC %d, want 25", pc)
+	more := make([]byte, 32<<20)
+	runtime.GC()
+	p.Check() // the limit follows what is live
+	runtime.KeepAlive(keep)
+	runtime.KeepAlive(more)
+	if pc, l2 := settings(); pc != 50 || l2 < 40<<20 {
+		t.Fatalf("a second Check with 40 MiB more live: GOGC %d, limit %d", pc, l2)
 	}
 	p.End()
 	if pc, l := settings(); pc != 50 || l != limit || Lean() {
@@ -88,10 +94,22 @@ func TestCheckEndsEarly(t *testing.T) {
 	}
 }
 
-func TestLeanPercent(t *testing.T) {
-	for _, c := range [][2]int{{50, 25}, {100, 50}, {1, 1}, {3, 1}, {-1, -1}, {0, 0}} {
-		if got := leanPercent(c[0]); got != c[1] {
-			t.Errorf("leanPercent(%d) = %d, want %d", c[0], got, c[1])
+func TestLeanLimit(t *testing.T) {
+	const m = 1 << 20
+	for _, c := range []struct {
+		limit, live int64
+		percent     int
+		memory      int64
+		want        int64
+	}{
+		{512 * m, 300 * m, 50, math.MaxInt64, 896 * m},  // the floor
+		{512 * m, 800 * m, 50, math.MaxInt64, 1000 * m}, // 1.25x what is live
+		{512 * m, 800 * m, 100, math.MaxInt64, 1200 * m},
+		{512 * m, 800 * m, 50, 900 * m, 900 * m}, // never above the limit before
+		{512 * m, 800 * m, -1, 2000 * m, 2000 * m},
+	} {
+		if got := leanLimit(c.limit, c.live, c.percent, c.memory); got != c.want {
+			t.Errorf("leanLimit(%d MiB, %d MiB live, GOGC %d, %d) = %d MiB, want %d MiB", c.limit/m, c.live/m, c.percent, c.memory, got/m, c.want/m)
 		}
 	}
 }
