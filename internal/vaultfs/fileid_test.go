@@ -1,7 +1,6 @@
 package vaultfs
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,10 +22,7 @@ func TestUnchangedIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	var walked []FileInfo
-	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	walked := walkAll(t, v).files
 	if len(walked) != 1 || !walked[0].hasID {
 		t.Fatalf("walked %+v", walked)
 	}

@@ -334,10 +334,7 @@ func testReadWalked(t *testing.T, viaDir bool) {
 		defer r.Close()
 		read = r.ReadWalked
 	}
-	var walked []FileInfo
-	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	walked := walkAll(t, v).files
 	if len(walked) != 4 {
 		t.Fatalf("walked %v", walked)
 	}
@@ -387,10 +384,7 @@ func TestDirReaderManyFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	var walked []FileInfo
-	if err := v.Walk(context.Background(), func(fi FileInfo) error { walked = append(walked, fi); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	walked := walkAll(t, v).files
 	r := v.DirReader()
 	defer r.Close()
 	var wg sync.WaitGroup
