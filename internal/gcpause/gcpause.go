@@ -137,8 +137,8 @@ func (p *Pause) End() {
 	debug.SetMemoryLimit(p.memory)
 }
 
-// On reports whether a pause is on, the pacing paused (for tests and
-// logs); Lean whether a pause is in its lean pacing (see Check).
+// On reports whether a pause is on with the pacing paused (for tests and
+// logs).
 func On() bool {
 	mu.Lock()
 	defer mu.Unlock()
