@@ -19,11 +19,12 @@
 // 6,570-note Obsidian hub (BenchmarkColdIndex, alternating, on a loaded
 // 2-core machine): 1.26-1.86 s a build at GOGC=50, 0.79-1.17 s with the
 // collector off; the build allocates about 180 MB there, so a 512 MiB limit
-// never stops it. (A second step was tried, pacing back under a ceiling of
-// 896 MiB to keep the generated 100k-note vault under 1 GiB: its last
-// batches, each with its parse and partial indexes alive, have 700-770 MiB
-// live, so a ceiling there collects at every step, and lifted at 70% of it
-// the peak stayed at 1.2 GiB.)
+// never stops it. (A fixed ceiling of 896 MiB after the pause, to keep the
+// generated 100k-note vault under 1 GiB, was tried first: its last batches,
+// each with its parse and partial indexes alive, have 700-770 MiB live, so
+// that ceiling collected at every step, and lifted at 70% of it the peak
+// stayed at 1.2 GiB. The lean pacing's limit follows what is live instead:
+// see Check.)
 package gcpause
 
 import (

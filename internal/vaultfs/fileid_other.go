@@ -13,8 +13,11 @@ import (
 type fileID struct{ fi fs.FileInfo }
 
 // idOf returns the identity of the file fi describes.
-func idOf(fi fs.FileInfo) (fileID, bool) { return fileID{fi}, fi != nil }
+func idOf(fi fs.FileInfo) fileID { return fileID{fi} }
+
+// known reports whether id identifies a file.
+func (id fileID) known() bool { return id.fi != nil }
 
 // same reports whether fi describes the file id identifies
 // (os.SameFile).
-func (id fileID) same(fi fs.FileInfo) bool { return id.fi != nil && os.SameFile(fi, id.fi) }
+func (id fileID) same(fi fs.FileInfo) bool { return id.known() && os.SameFile(fi, id.fi) }

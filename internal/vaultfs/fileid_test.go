@@ -17,13 +17,9 @@ func TestUnchangedIdentity(t *testing.T) {
 	if err := os.WriteFile(note, []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openOpts(t, dir)
 	walked := walkAll(t, v).files
-	if len(walked) != 1 || !walked[0].hasID {
+	if len(walked) != 1 || !walked[0].walked.known() {
 		t.Fatalf("walked %+v", walked)
 	}
 	w := walked[0]
@@ -35,11 +31,11 @@ func TestUnchangedIdentity(t *testing.T) {
 		t.Fatal("the kept identity is not the file's")
 	}
 	_, read, err := v.ReadWalked(w)
-	if err != nil || !read.hasID || read.walked != w.walked || !v.Unchanged(read) {
+	if err != nil || !read.walked.same(before) || !v.Unchanged(read) {
 		t.Fatalf("the read's FileInfo %+v (%v) does not identify the walked file", read, err)
 	}
 	noID := w
-	noID.hasID = false
+	noID.walked = fileID{}
 	if v.Unchanged(noID) {
 		t.Fatal("a FileInfo without identity passes for unchanged")
 	}
