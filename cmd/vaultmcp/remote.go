@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/teamclient"
@@ -93,11 +92,5 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	if httpAddr != "" {
 		return serveHTTP(ctx, httpAddr, httpKey, hopts, client, opts)
 	}
-	server := mcpserver.New(client, opts)
-	t := &jsonrpcio.Transport{Reader: stdin, Writer: stdout, Logger: log}
-	err = server.Run(ctx, t)
-	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
-		return nil
-	}
-	return err
+	return serveStdio(ctx, mcpserver.New(client, opts), stdin, stdout, log)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
+	"github.com/vaultmcp/vaultmcp/internal/pollpipe"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
@@ -57,17 +59,31 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer svc.Close()
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: c.ReadOnly, Version: version, Logger: log}
 	if *httpAddr == "" {
-		server := mcpserver.New(svc, opts)
-		// Our framing, not mcp.IOTransport: the SDK's ends the session on
-		// the first malformed frame.
-		t := &jsonrpcio.Transport{Reader: stdin, Writer: stdout, Logger: log}
-		err := server.Run(ctx, t)
-		if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
-			return nil
-		}
-		return err
+		return serveStdio(ctx, mcpserver.New(svc, opts), stdin, stdout, log)
 	}
 	return serveHTTP(ctx, *httpAddr, *apiKey, hopts, svc, opts)
+}
+
+// serveStdio serves MCP on stdin and stdout until the input ends. Our
+// framing, not mcp.IOTransport: the SDK's ends the session on the first
+// malformed frame. A pipe on stdin is read through the runtime's poller
+// (see package pollpipe): a request handed from the reading goroutine to
+// the SDK's then runs at once, instead of after the runtime takes back the
+// processor of a thread blocked in read(2).
+func serveStdio(ctx context.Context, server *mcp.Server, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	if f, ok := stdin.(*os.File); ok {
+		if polled, ok := pollpipe.Reopen(f); ok {
+			defer polled.Close()
+			stdin = polled
+			log.Debug("stdin is a pipe: read through the poller")
+		}
+	}
+	t := &jsonrpcio.Transport{Reader: stdin, Writer: stdout, Logger: log}
+	err := server.Run(ctx, t)
+	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF)) {
+		return nil
+	}
+	return err
 }
 
 // serveHTTP serves MCP over Streamable HTTP at /mcp with the protections
