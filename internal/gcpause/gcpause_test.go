@@ -94,6 +94,61 @@ func TestCheckEndsEarly(t *testing.T) {
 	}
 }
 
+// TestReserve: while paused, Reserve raises the memory limit to what it is
+// told (never lower, never above the limit before the pause), the pause
+// goes on by its own limit (Check, the lean pacing), and End restores the
+// limit before; in the lean pacing Reserve does nothing.
+func TestReserve(t *testing.T) {
+	userSettings(t)
+	old := debug.SetGCPercent(50)
+	defer debug.SetGCPercent(old)
+	oldLimit := debug.SetMemoryLimit(3 << 30)
+	defer debug.SetMemoryLimit(oldLimit)
+	runtime.GC()
+
+	p := Start(1 << 30)
+	p.Reserve(512 << 20) // below the pause's limit
+	if pc, l := settings(); pc != -1 || l != 1<<30 {
+		t.Fatalf("a reserve below the limit: GOGC %d, limit %d; want -1, %d", pc, l, 1<<30)
+	}
+	p.Reserve(2 << 30)
+	p.Reserve(1536 << 20) // a smaller reserve after it keeps the larger
+	if pc, l := settings(); pc != -1 || l != 2<<30 || !On() {
+		t.Fatalf("after Reserve(2 GiB): GOGC %d, limit %d, paused %v; want -1, %d, true", pc, l, On(), 2<<30)
+	}
+	p.Reserve(8 << 30)
+	if _, l := settings(); l != 3<<30 {
+		t.Fatalf("a reserve above the limit before the pause: limit %d, want %d", l, 3<<30)
+	}
+	p.End()
+	if pc, l := settings(); pc != 50 || l != 3<<30 {
+		t.Fatalf("after End: GOGC %d, limit %d; want 50, %d", pc, l, 3<<30)
+	}
+
+	// Check goes by the pause's own limit, not by the reserve: 8 MiB live
+	// is past half of a 4 MiB pause however much was reserved.
+	keep := make([]byte, 8<<20)
+	runtime.GC()
+	p = Start(4 << 20)
+	p.Reserve(1 << 30)
+	p.Check()
+	lean := Lean()
+	_, l := settings()
+	p.Reserve(2 << 30) // the lean pacing: nothing
+	_, l2 := settings()
+	p.End()
+	runtime.KeepAlive(keep)
+	if !lean || l >= 1<<30 || l2 != l {
+		t.Fatalf("Check after a reserve: lean %v, limit %d then %d after a second reserve; want true, the lean limit (far below 1 GiB) twice", lean, l, l2)
+	}
+
+	var none Pause
+	none.Reserve(1 << 40) // a pause that did nothing does nothing
+	if _, l := settings(); l != 3<<30 {
+		t.Fatalf("Reserve of an empty pause changed the limit to %d", l)
+	}
+}
+
 func TestLeanLimit(t *testing.T) {
 	const m = 1 << 20
 	for _, c := range []struct {

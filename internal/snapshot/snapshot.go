@@ -301,6 +301,9 @@ func Read(path, key string) (*Dec, error) {
 // NewDec returns a Dec over b (for tests of payload readers).
 func NewDec(b []byte) *Dec { return &Dec{b: b} }
 
+// Remaining is the number of bytes not read yet.
+func (d *Dec) Remaining() int { return len(d.b) - d.i }
+
 // Err returns the first error met.
 func (d *Dec) Err() error { return d.err }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -49,6 +50,65 @@ func TestWorkAfterFirstAnswer(t *testing.T) {
 			t.Fatalf("30 s after the first answer: snapshots %v, pause on %v", snaps(), gcpause.On())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSnapshotReservesHeap: reading the snapshot tells the collector's
+// pause the heap the decoding takes (snapshotHeap times the file), so that
+// a pause limit below it does not collect at every step.
+func TestSnapshotReservesHeap(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: pauses do nothing")
+	}
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: dir, Lang: "en", CacheDir: cache, CacheWriteOnClose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // writes the snapshot
+	snaps, _ := filepath.Glob(filepath.Join(cache, "index-*.snap"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots: %v", snaps)
+	}
+	fi, err := os.Stat(snaps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(ctx, Options{Dir: dir, Lang: "en", CacheDir: cache, CacheReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+		t.Fatal(err) // the first answer: the service's own pause ends
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for gcpause.On() || gcpause.Lean() {
+		if time.Now().After(deadline) {
+			t.Fatal("30 s after the first answer the pause is still on")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	before := debug.SetMemoryLimit(-1)
+	const pauseLimit = 4 << 10 // far below the snapshot's heap
+	pause := gcpause.Start(pauseLimit)
+	l := s.readSnapshot(pause)
+	limit := debug.SetMemoryLimit(-1)
+	pause.End()
+	if l == nil {
+		t.Fatal("the snapshot was not read")
+	}
+	if want := snapshotHeap * fi.Size(); limit < want-1024 || limit > want {
+		t.Fatalf("reading a %d-byte snapshot in a %d-byte pause: memory limit %d, want about %d", fi.Size(), pauseLimit, limit, want)
+	}
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Fatalf("after the pause: memory limit %d, want %d as before", got, before)
 	}
 }
 

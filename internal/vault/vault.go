@@ -231,7 +231,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		// MCP handshake made the handshake slower, 22 to 40 ms at the
 		// median on the hub, for 6 ms less to the first answer.)
 		pause := gcpause.Start(opts.PauseGC)
-		go func() { s.snapc <- s.readSnapshot() }()
+		go func() { s.snapc <- s.readSnapshot(pause) }()
 		s.build(bg, pause)
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
