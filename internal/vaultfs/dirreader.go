@@ -1,7 +1,6 @@
 package vaultfs
 
 import (
-	"os"
 	"strings"
 	"sync"
 )
@@ -30,7 +29,7 @@ const dirReaderOpen = 16
 
 type openDir struct {
 	path   string
-	root   *os.Root
+	h      readDir
 	users  int
 	closed bool // evicted while in use: closed by its last user
 }
@@ -48,12 +47,8 @@ func (r *DirReader) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
 	if d == nil {
 		return r.v.ReadNote(w.Path)
 	}
-	f, err := d.root.OpenFile(w.Path[k+1:], os.O_RDONLY|openReadFlags, 0)
-	r.release(d)
-	if err != nil {
-		return r.v.ReadNote(w.Path)
-	}
-	return r.v.readOpened(w, f)
+	defer r.release(d)
+	return d.h.read(r.v, w, w.Path[k+1:])
 }
 
 // acquire returns the open folder dir (opening it, evicting the least
@@ -71,20 +66,20 @@ func (r *DirReader) acquire(dir string) *openDir {
 			return d
 		}
 	}
-	root, err := r.v.root.OpenRoot(dir)
-	if err != nil {
+	h, ok := openReadDir(r.v.root, dir)
+	if !ok {
 		return nil
 	}
 	if len(r.dirs) >= dirReaderOpen {
 		old := r.dirs[0]
 		r.dirs = append(r.dirs[:0], r.dirs[1:]...)
 		if old.users == 0 {
-			old.root.Close()
+			old.h.close()
 		} else {
 			old.closed = true
 		}
 	}
-	d := &openDir{path: dir, root: root, users: 1}
+	d := &openDir{path: dir, h: h, users: 1}
 	r.dirs = append(r.dirs, d)
 	return d
 }
@@ -94,7 +89,7 @@ func (r *DirReader) release(d *openDir) {
 	defer r.mu.Unlock()
 	d.users--
 	if d.closed && d.users == 0 {
-		d.root.Close()
+		d.h.close()
 	}
 }
 
@@ -103,7 +98,7 @@ func (r *DirReader) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range r.dirs {
-		d.root.Close()
+		d.h.close()
 	}
 	r.dirs = nil
 }

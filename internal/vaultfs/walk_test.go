@@ -464,3 +464,48 @@ func TestWalkUnder(t *testing.T) {
 		}
 	}
 }
+
+// TestDirReaderReadsWhole: a note read through a DirReader gives the bytes
+// and the FileInfo (size, modification time, identity) ReadNote gives, also
+// when it grew or shrank after the walk (same file, so the fast path reads
+// it): never a cut or stale read.
+func TestDirReaderReadsWhole(t *testing.T) {
+	dir := t.TempDir()
+	bodies := map[string]string{"d/same.md": "# Same\n", "d/grows.md": "# Grows\n", "d/shrinks.md": "# Shrinks\n" + strings.Repeat("x", 9000)}
+	for name, body := range bodies {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	walked := walkAll(t, v).files
+	// In place (the same inode): one note grows by more than a page, one
+	// shrinks to a line.
+	grow, err := os.OpenFile(filepath.Join(dir, "d/grows.md"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grow.WriteString(strings.Repeat("more\n", 2000))
+	grow.Close()
+	if err := os.Truncate(filepath.Join(dir, "d/shrinks.md"), 4); err != nil {
+		t.Fatal(err)
+	}
+	r := v.DirReader()
+	defer r.Close()
+	for _, fi := range walked {
+		got, info, err := r.ReadWalked(fi)
+		want, wantInfo, werr := v.ReadNote(fi.Path)
+		if err != nil || werr != nil || string(got) != string(want) {
+			t.Fatalf("%s: read %d bytes (%v), ReadNote %d (%v)", fi.Path, len(got), err, len(want), werr)
+		}
+		if info.Size != wantInfo.Size || !info.ModTime.Equal(wantInfo.ModTime) || !info.walked.known() || !info.IsNote {
+			t.Fatalf("%s: FileInfo %+v, ReadNote's %+v", fi.Path, info, wantInfo)
+		}
+	}
+}
