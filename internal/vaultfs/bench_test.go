@@ -75,6 +75,33 @@ func BenchmarkReadNote(b *testing.B) {
 	}
 }
 
+// BenchmarkReadWalked reads walked notes of a generated vault (three
+// folders deep) by path, as a search quotes its hits: on Linux with openat2
+// beneath the vault's folder, and the root's way beside it (each folder
+// opened in turn, an *os.File).
+func BenchmarkReadWalked(b *testing.B) {
+	v := openBench(b, genVault(b, 500))
+	var files []FileInfo
+	if err := v.Walk(b.Context(), func(fi FileInfo) error {
+		files = append(files, fi)
+		return nil
+	}, nil); err != nil || len(files) != 500 {
+		b.Fatal(err, len(files))
+	}
+	defer noOpenat2.Store(noOpenat2.Load())
+	for _, rootWay := range []bool{false, true} {
+		b.Run(map[bool]string{false: "fast", true: "root"}[rootWay], func(b *testing.B) {
+			noOpenat2.Store(rootWay)
+			b.SetBytes(2016)
+			for i := 0; b.Loop(); i += 97 {
+				if _, _, err := v.ReadWalked(files[i%len(files)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkWalk walks a generated vault of 1,000 notes; with
 // VAULTMCP_CORPUS set (the corpora folder, or one vault folder) it walks
 // obsidian-hub too and reads every note, as a first index would.

@@ -54,7 +54,7 @@ func (h readDir) read(v *Vault, w FileInfo, name string) ([]byte, FileInfo, erro
 	return v.ReadNote(w.Path)
 }
 
-func (h readDir) readFast(v *Vault, w FileInfo, name string) (data []byte, fi FileInfo, ok bool) {
+func (h readDir) readFast(v *Vault, w FileInfo, name string) ([]byte, FileInfo, bool) {
 	var fd int
 	var err error
 	for {
@@ -66,6 +66,14 @@ func (h readDir) readFast(v *Vault, w FileInfo, name string) (data []byte, fi Fi
 	if err != nil {
 		return nil, FileInfo{}, false // ELOOP for a symbolic link: ReadNote judges it
 	}
+	return readFD(v, w, fd)
+}
+
+// readFD reads the note w from fd, a file just opened for it (and closes
+// fd), if it is the very file Walk saw (fstat: a regular file with the
+// walk's device and inode, within MaxNoteSize; in a read-only vault, with no
+// other hard link); ok is false otherwise and on any failure.
+func readFD(v *Vault, w FileInfo, fd int) (data []byte, fi FileInfo, ok bool) {
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil ||

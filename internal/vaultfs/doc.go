@@ -93,6 +93,12 @@
 // one the check saw (os.SameFile), so a file or folder swapped for a link to
 // somewhere else inside the vault (a hidden file, say) is refused too. Walk
 // opens each folder relative to its parent and compares it the same way.
+// Reading again a note Walk listed (ReadWalked, a DirReader) checks only
+// that the file opened is the very one Walk saw (device and inode); on
+// Linux it opens the note with openat2 beneath the vault's folder refusing
+// every symbolic link and "..", or relative to its folder's descriptor with
+// O_NOFOLLOW, and anything declined there takes the root's way and its
+// checks.
 //
 // # Messages
 //

@@ -58,6 +58,7 @@ type Vault struct {
 	dir      string   // absolute, symlinks evaluated
 	redacts  []string // spellings of the vault directory, longest first
 	readOnly bool
+	fast     fastRoot // the folder held open for the fast path of ReadWalked
 }
 
 // CodeReadOnly refuses a write to a vault opened with ReadOnly(true).
@@ -110,7 +111,7 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
 	}
-	v := &Vault{root: root, dir: real}
+	v := &Vault{root: root, dir: real, fast: openFastRoot(root)}
 	for _, o := range opts {
 		o(v)
 	}
@@ -126,7 +127,10 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 }
 
 // Close releases the vault folder. Later calls fail with IO_ERROR.
-func (v *Vault) Close() error { return v.root.Close() }
+func (v *Vault) Close() error {
+	v.fast.close()
+	return v.root.Close()
+}
 
 // Dir is the vault's absolute directory with symlinks evaluated. It is for
 // git and the watcher only; never show it to a client.
@@ -439,13 +443,18 @@ func tooLarge(rel string, size int64) *Error {
 // ReadWalked reads again a note that Walk listed or ReadNote read: the
 // checks already judged every component of its path, so this opens it
 // through the root at once and only verifies (fstat, os.SameFile) that the
-// file opened is the very file checked then; anything else (a file replaced
+// file opened is the very file checked then (on Linux it is first opened
+// with openat2 beneath the vault's folder, no symbolic link allowed: see
+// fastroot_linux.go); anything else (a file replaced
 // or swapped since) falls back to the full checks of ReadNote. It is the fast
 // path of the first index build (where the per-component checks cost a third
 // of the time) and of quoting search hits.
 func (v *Vault) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
 	if !walkedNote(w) {
 		return v.ReadNote(w.Path)
+	}
+	if data, fi, ok := v.fast.readWalked(v, w); ok {
+		return data, fi, nil
 	}
 	f, err := v.root.OpenFile(w.Path, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
