@@ -11,19 +11,7 @@ import (
 // its checks) a note whose folder became a symbolic link, even one to
 // another folder of the vault, and a note replaced by another file.
 func TestFastRoot(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{"a/b/c/deep.md": "# Deep\n", "a/other/deep.md": "# Other\n", "x/y.md": "# Y\n"} {
-		full := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v, dir := openFiles(t, map[string]string{"a/b/c/deep.md": "# Deep\n", "a/other/deep.md": "# Other\n", "x/y.md": "# Y\n"})
 	walked := map[string]FileInfo{}
 	for _, fi := range walkAll(t, v).files {
 		walked[fi.Path] = fi

@@ -315,19 +315,7 @@ func testReadWalked(t *testing.T, viaDir bool) {
 	if err := os.WriteFile(filepath.Join(outside, "e.md"), []byte("OUTSIDE SECRET"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, body := range map[string]string{"a.md": "# A\n", "d/b.md": "# B\n", "d/c.md": "# C\n", "f/g/e.md": "# E\n", ".git/x.md": "HIDDEN"} {
-		full := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v, dir := openFiles(t, map[string]string{"a.md": "# A\n", "d/b.md": "# B\n", "d/c.md": "# C\n", "f/g/e.md": "# E\n", ".git/x.md": "HIDDEN"})
 	read := v.ReadWalked
 	if viaDir {
 		r := v.DirReader()
@@ -470,20 +458,7 @@ func TestWalkUnder(t *testing.T) {
 // when it grew or shrank after the walk (same file, so the fast path reads
 // it): never a cut or stale read.
 func TestDirReaderReadsWhole(t *testing.T) {
-	dir := t.TempDir()
-	bodies := map[string]string{"d/same.md": "# Same\n", "d/grows.md": "# Grows\n", "d/shrinks.md": "# Shrinks\n" + strings.Repeat("x", 9000)}
-	for name, body := range bodies {
-		full := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v, dir := openFiles(t, map[string]string{"d/same.md": "# Same\n", "d/grows.md": "# Grows\n", "d/shrinks.md": "# Shrinks\n" + strings.Repeat("x", 9000)})
 	walked := walkAll(t, v).files
 	// In place (the same inode): one note grows by more than a page, one
 	// shrinks to a line.
@@ -508,4 +483,26 @@ func TestDirReaderReadsWhole(t *testing.T) {
 			t.Fatalf("%s: FileInfo %+v, ReadNote's %+v", fi.Path, info, wantInfo)
 		}
 	}
+}
+
+// openFiles writes files (vault path: content) into a new folder and opens
+// it as a vault, closed when the test ends.
+func openFiles(t *testing.T, files map[string]string) (*Vault, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v, dir
 }
