@@ -29,15 +29,7 @@ type fastRoot struct {
 var noOpenat2 atomic.Bool
 
 func openFastRoot(root *os.Root) fastRoot {
-	f, err := root.Open(".")
-	if err != nil {
-		return fastRoot{fd: -1}
-	}
-	fd := -1
-	if c, err := f.SyscallConn(); err != nil || c.Control(func(u uintptr) { fd = int(u) }) != nil {
-		f.Close()
-		return fastRoot{fd: -1}
-	}
+	f, fd, _ := openDirFD(root, ".")
 	return fastRoot{f: f, fd: fd}
 }
 
@@ -61,7 +53,7 @@ func (r fastRoot) readWalked(v *Vault, w FileInfo) ([]byte, FileInfo, bool) {
 	var err error
 	for {
 		fd, err = unix.Openat2(r.fd, w.Path, &how)
-		if err != syscall.EINTR && err != syscall.EAGAIN {
+		if err != syscall.EINTR {
 			break
 		}
 	}
@@ -71,6 +63,5 @@ func (r fastRoot) readWalked(v *Vault, w FileInfo) ([]byte, FileInfo, bool) {
 		}
 		return nil, FileInfo{}, false
 	}
-	data, fi, ok := readFD(v, w, fd)
-	return data, fi, ok
+	return readFD(v, w, fd)
 }

@@ -506,3 +506,24 @@ func openFiles(t *testing.T, files map[string]string) (*Vault, string) {
 	t.Cleanup(func() { v.Close() })
 	return v, dir
 }
+
+// TestDirReaderFolderBecameFile: a walked note's folder replaced by a file
+// after the walk: the DirReader's open of that "folder" gives no note, and
+// the read fails as ReadNote fails, never with another file's bytes.
+func TestDirReaderFolderBecameFile(t *testing.T) {
+	v, dir := openFiles(t, map[string]string{"d/n.md": "# N\n"})
+	walked := walkAll(t, v).files
+	if err := os.RemoveAll(filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d"), []byte("# not a folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := v.DirReader()
+	defer r.Close()
+	got, _, err := r.ReadWalked(walked[0])
+	_, _, want := v.ReadNote(walked[0].Path)
+	if err == nil || want == nil || CodeOf(err) != CodeOf(want) || len(got) != 0 {
+		t.Fatalf("read %q, %v; ReadNote %v", got, err, want)
+	}
+}
