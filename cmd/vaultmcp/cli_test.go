@@ -156,3 +156,27 @@ func TestSearchLogsWhenNotATerminal(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestHugePagesSetting: VAULTMCP_HUGEPAGES is on or off (either way the
+// search answers the same); anything else is refused in one line naming
+// the variable.
+func TestHugePagesSetting(t *testing.T) {
+	vault := copyExampleVault(t)
+	var first string
+	for _, v := range []string{"on", "off", "OFF", ""} {
+		env := []string{"VAULTMCP_CACHE_DIR=off", "VAULTMCP_HUGEPAGES=" + v}
+		out, errOut, code := runBinary(t, env, "search", "--vault", vault, "retry backoff")
+		if code != 0 || !strings.Contains(out, "1. 02-wiki/") {
+			t.Errorf("VAULTMCP_HUGEPAGES=%q: exit %d, stdout %q, stderr %q", v, code, out, errOut)
+		}
+		if first == "" {
+			first = out
+		} else if out != first {
+			t.Errorf("VAULTMCP_HUGEPAGES=%q answers otherwise:\n%s\nthan on:\n%s", v, out, first)
+		}
+	}
+	out, errOut, code := runBinary(t, []string{"VAULTMCP_HUGEPAGES=maybe"}, "search", "--vault", vault, "retry")
+	if code != 2 || strings.TrimSpace(errOut) != `vaultmcp: VAULTMCP_HUGEPAGES: "maybe" is not on or off` || out != "" {
+		t.Errorf("VAULTMCP_HUGEPAGES=maybe: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

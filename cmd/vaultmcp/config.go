@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 )
@@ -97,6 +98,14 @@ func (c *Config) checkEnv() error {
 			return fmt.Errorf("VAULTMCP_LOG_LEVEL: %q is not a level (debug, info, warn, error)", lv)
 		}
 		c.LogLevelSet = true
+	}
+	switch v := os.Getenv("VAULTMCP_HUGEPAGES"); strings.ToLower(strings.TrimSpace(v)) {
+	case "", "on":
+		hugeheap.SetEnabled(true)
+	case "off":
+		hugeheap.SetEnabled(false)
+	default:
+		return fmt.Errorf("VAULTMCP_HUGEPAGES: %q is not on or off", v)
 	}
 	return nil
 }

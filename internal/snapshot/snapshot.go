@@ -273,6 +273,16 @@ type Dec struct {
 	err error
 }
 
+// Size is the size in bytes of the snapshot file at path, for a caller
+// that readies memory before Read.
+func Size(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
 // Read reads the snapshot file at path and checks its magic, format, key
 // and checksum; the payload is then read with the returned Dec. A missing
 // file is reported with an error satisfying errors.Is(err, fs.ErrNotExist).

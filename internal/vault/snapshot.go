@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/gcpause"
+	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -87,6 +88,16 @@ func (s *Service) snapshotPath() string {
 	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir())
 }
 
+// snapshotExists reports whether there is a snapshot file to read (not
+// whether it can be used).
+func (s *Service) snapshotExists() bool {
+	if s.opts.CacheDir == "" {
+		return false
+	}
+	_, err := snapshot.Size(s.snapshotPath())
+	return err == nil
+}
+
 func (s *Service) snapshotKey() string {
 	return snapshot.Key(s.ix.Settings())
 }
@@ -105,7 +116,13 @@ func (s *Service) readSnapshot(pause *gcpause.Pause) *loaded {
 		return nil
 	}
 	start := time.Now()
-	d, err := snapshot.Read(s.snapshotPath(), s.snapshotKey())
+	path := s.snapshotPath()
+	// The file and what it decodes into are readied in huge pages first
+	// (see hugeheap).
+	if size, err := snapshot.Size(path); err == nil {
+		hugeheap.Ready((snapshotHeap + 1) * size)
+	}
+	d, err := snapshot.Read(path, s.snapshotKey())
 	if err == nil {
 		pause.Reserve(snapshotHeap * int64(d.Remaining()))
 		var l *loaded

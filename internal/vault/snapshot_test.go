@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -537,5 +539,47 @@ func TestSnapshotOrderChecked(t *testing.T) {
 				t.Fatalf("want refused for its order, got %v", err)
 			}
 		})
+	}
+}
+
+// TestFirstBuildReadiesHeap: a first build whose notes will take more than
+// hugeheap.MinReady of heap readies it in huge pages beside the walk (on a
+// kernel that gives them on request); a start from the snapshot, whose
+// notes are not read, and a small vault do not.
+func TestFirstBuildReadiesHeap(t *testing.T) {
+	if !hugeheap.Usable() {
+		t.Skip("this kernel gives no transparent huge pages on request")
+	}
+	const readied = "heap readied in huge pages"
+	write := func(dir string, notes, size int) {
+		para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
+		for i := range notes {
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Note %d\n\n", i)
+			for b.Len() < size {
+				b.WriteString(para)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%03d.md", i)), []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	big := t.TempDir()
+	write(big, 40, 48<<10) // 1.9 MB of notes: about 19 MB of heap to build
+	cache := t.TempDir()
+	before := hugeheap.Readied()
+	if _, log := openCached(t, big, cache, "en"); !strings.Contains(log, readied) {
+		t.Errorf("the first build of 1.9 MB of notes readied no heap; log:\n%s", log)
+	}
+	if got := hugeheap.Readied() - before; got < buildHeapMax {
+		t.Errorf("Readied grew by %d, want at least %d", got, buildHeapMax)
+	}
+	if _, log := openCached(t, big, cache, "en"); strings.Contains(log, readied) {
+		t.Errorf("a start from the snapshot readied the build's heap; log:\n%s", log)
+	}
+	small := t.TempDir()
+	write(small, 10, 16<<10)
+	if _, log := openCached(t, small, t.TempDir(), "en"); strings.Contains(log, readied) {
+		t.Errorf("the first build of 160 kB of notes readied the heap; log:\n%s", log)
 	}
 }

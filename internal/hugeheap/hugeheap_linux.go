@@ -1,0 +1,124 @@
+package hugeheap
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	probeOnce sync.Once
+	// hugePage is the size of a transparent huge page when the kernel
+	// gives them on request; 0 when Ready cannot use them.
+	hugePage uintptr
+	mu       sync.Mutex // one block at a time
+	// sysDir and procDir are where the kernel's settings are read (tests
+	// point them at a folder of their own).
+	sysDir  = "/sys/kernel/mm/transparent_hugepage"
+	procDir = "/proc"
+)
+
+// probe decides once whether huge pages are to be had on request.
+func probe() {
+	hugePage = probed(os.Getenv("GODEBUG"))
+}
+
+// probed is the huge page size Ready may use under the kernel settings
+// read from sysDir and procDir and the GODEBUG given; 0 for none.
+func probed(godebug string) uintptr {
+	for _, kv := range strings.Split(godebug, ",") {
+		if strings.TrimSpace(kv) == "disablethp=1" {
+			return 0
+		}
+	}
+	mode, err := os.ReadFile(sysDir + "/enabled")
+	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+		return 0 // "[always]": the heap has them already; "[never]": none
+	}
+	if oc, err := os.ReadFile(procDir + "/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(oc)) == "2" {
+		return 0
+	}
+	size := uintptr(2 << 20)
+	if b, err := os.ReadFile(sysDir + "/hpage_pmd_size"); err == nil {
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v >= 1<<20 && v&(v-1) == 0 {
+			size = uintptr(v)
+		}
+	}
+	return size
+}
+
+// available is MemAvailable of /proc/meminfo in bytes; 0 when unknown.
+func available() int64 {
+	f, err := os.Open(procDir + "/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+func usable() bool {
+	probeOnce.Do(probe)
+	return hugePage != 0
+}
+
+func ready(n int64) int64 {
+	probeOnce.Do(probe)
+	hp := hugePage
+	if hp == 0 {
+		return 0
+	}
+	n = min(n, available()/2)
+	if n < MinReady {
+		return 0
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The block is taken without clearing it: make would clear all of it
+	// whenever any of its pages had been used before (the runtime clears
+	// a large allocation whole or not at all), faulting it in 4 KiB pages,
+	// 100 ms of a start from the hub's snapshot in most runs here.
+	// strings.Builder.Grow allocates without clearing (bytealg.MakeNoZero);
+	// only the byte written, which gives the block's address, is touched.
+	// One huge page more, so that n bytes of it are aligned to them.
+	size := n + int64(hp)
+	var sb strings.Builder
+	sb.Grow(int(size))
+	sb.WriteByte(0)
+	block := unsafe.Slice(unsafe.StringData(sb.String()), size)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
+	beg := (p + hp - 1) &^ (hp - 1)
+	end := (p + uintptr(size)) &^ (hp - 1)
+	if beg >= end {
+		return 0
+	}
+	if err := unix.Madvise(block[beg-p:end-p], unix.MADV_HUGEPAGE); err != nil {
+		return 0
+	}
+	runtime.KeepAlive(block)
+	// Collects the block and returns it, untouched, to the released
+	// memory: the runtime then knows it is zero (no clearing before reuse)
+	// and counts none of it against a memory limit.
+	debug.FreeOSMemory()
+	return int64(end - beg)
+}

@@ -1,0 +1,193 @@
+package hugeheap
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// kernel writes the settings probed reads into a folder of the test's and
+// points sysDir and procDir at it; an empty value leaves a file out.
+func kernel(t *testing.T, enabled, pmdSize, overcommit string) {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, v string) {
+		if v == "" {
+			return
+		}
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("thp/enabled", enabled)
+	write("thp/hpage_pmd_size", pmdSize)
+	write("proc/sys/vm/overcommit_memory", overcommit)
+	oldSys, oldProc := sysDir, procDir
+	sysDir, procDir = filepath.Join(dir, "thp"), filepath.Join(dir, "proc")
+	t.Cleanup(func() { sysDir, procDir = oldSys, oldProc })
+}
+
+// TestProbed: huge pages are used only when the kernel gives them on
+// request, not under strict overcommit, and not when GODEBUG turns them
+// off; the size is the kernel's when it is a power of two.
+func TestProbed(t *testing.T) {
+	for _, c := range []struct {
+		name, enabled, size, overcommit, godebug string
+		want                                     uintptr
+	}{
+		{"madvise", "always [madvise] never", "2097152", "0", "", 2 << 20},
+		{"madvise, heuristic overcommit 1", "always [madvise] never", "2097152", "1", "", 2 << 20},
+		{"other huge page size", "always [madvise] never", "33554432", "0", "", 32 << 20},
+		{"no size file", "always [madvise] never", "", "0", "", 2 << 20},
+		{"size not a power of two", "always [madvise] never", "3000000", "0", "", 2 << 20},
+		{"always: the heap has them already", "[always] madvise never", "2097152", "0", "", 0},
+		{"never", "always madvise [never]", "2097152", "0", "", 0},
+		{"no transparent huge pages", "", "", "0", "", 0},
+		{"strict overcommit", "always [madvise] never", "2097152", "2", "", 0},
+		{"overcommit unknown", "always [madvise] never", "2097152", "", "", 0},
+		{"GODEBUG disablethp", "always [madvise] never", "2097152", "0", "madvdontneed=1,disablethp=1", 0},
+		{"GODEBUG other", "always [madvise] never", "2097152", "0", "disablethp=0", 2 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			kernel(t, c.enabled, c.size, c.overcommit)
+			if got := probed(c.godebug); got != c.want {
+				t.Errorf("probed = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestAvailable reads MemAvailable in bytes.
+func TestAvailable(t *testing.T) {
+	dir := t.TempDir()
+	old := procDir
+	procDir = dir
+	t.Cleanup(func() { procDir = old })
+	if got := available(); got != 0 {
+		t.Errorf("available with no meminfo = %d, want 0", got)
+	}
+	meminfo := "MemTotal:       24683520 kB\nMemFree:        22834560 kB\nMemAvailable:   23991808 kB\nBuffers: 1 kB\n"
+	if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte(meminfo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := available(), int64(23991808)<<10; got != want {
+		t.Errorf("available = %d, want %d", got, want)
+	}
+}
+
+// TestReadyBelowMinOrOff: nothing is done for a small burst or when
+// turned off.
+func TestReadyBelowMinOrOff(t *testing.T) {
+	before := Readied()
+	if got := Ready(MinReady - 1); got != 0 {
+		t.Errorf("Ready(MinReady-1) = %d, want 0", got)
+	}
+	SetEnabled(false)
+	t.Cleanup(func() { SetEnabled(true) })
+	if got := Ready(64 << 20); got != 0 {
+		t.Errorf("Ready while off = %d, want 0", got)
+	}
+	if Readied() != before {
+		t.Errorf("Readied moved from %d to %d", before, Readied())
+	}
+}
+
+// TestReadyAdvisesTheHeap, on this very kernel: the memory readied is not
+// touched (the resident set does not grow by it), Ready reports it, and
+// the large allocation that comes next lies in memory advised for huge
+// pages (VmFlags hg in /proc/self/smaps).
+func TestReadyAdvisesTheHeap(t *testing.T) {
+	probeOnce.Do(probe)
+	if hugePage == 0 {
+		t.Skip("this kernel gives no transparent huge pages on request (transparent_hugepage not [madvise], or strict overcommit)")
+	}
+	const n = 256 << 20
+	rss0 := status(t, "VmRSS")
+	before := Readied()
+	got := Ready(n)
+	if got < n || got > n+int64(hugePage) {
+		t.Fatalf("Ready(%d) = %d, want n to n and one huge page", n, got)
+	}
+	if Readied()-before != got {
+		t.Errorf("Readied grew by %d, want %d", Readied()-before, got)
+	}
+	if grew := status(t, "VmRSS") - rss0; grew > 32<<20 {
+		t.Errorf("the resident set grew by %d MiB: the block was touched", grew>>20)
+	}
+	b := make([]byte, 64<<20)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	// (Its first huge page may be the block's unaligned head.)
+	flags, huge := mapping(t, uintptr(unsafe.Pointer(&b[len(b)/2])))
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the next allocation's mapping has VmFlags %q, want hg among them", flags)
+	}
+	t.Logf("AnonHugePages of that mapping: %d kB", huge)
+	runtime.KeepAlive(b)
+}
+
+// status is a field of /proc/self/status in bytes.
+func status(t *testing.T, field string) int64 {
+	t.Helper()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// mapping returns the VmFlags and AnonHugePages (kB) of the mapping of
+// /proc/self/smaps holding addr.
+func mapping(t *testing.T, addr uintptr) (flags string, huge int64) {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if r, _, ok := strings.Cut(line, " "); ok && strings.Contains(r, "-") && !strings.HasSuffix(r, ":") {
+			lo, hi, _ := strings.Cut(r, "-")
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(addr) >= a && uint64(addr) < b
+			continue
+		}
+		if !in {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "AnonHugePages:"); ok {
+			huge, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+			return strings.TrimSpace(rest), huge
+		}
+	}
+	t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
+	return "", 0
+}
