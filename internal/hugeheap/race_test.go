@@ -1,0 +1,5 @@
+//go:build race
+
+package hugeheap
+
+const raceEnabled = true
