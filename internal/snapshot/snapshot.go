@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -273,14 +274,50 @@ type Dec struct {
 	err error
 }
 
-// Size is the size in bytes of the snapshot file at path, for a caller
-// that readies memory before Read.
-func Size(path string) (int64, error) {
-	fi, err := os.Stat(path)
+// Peek tells from the first bytes of the snapshot file at path whether
+// Read would take it (its magic, format and key; Read also checks the
+// checksum of the whole file), and returns the file's size: for a caller
+// that readies memory before Read, or that must know early whether the
+// notes will come from a snapshot. Its errors are Read's.
+func Peek(path, key string) (int64, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	b := make([]byte, min(fi.Size(), peekBytes))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return 0, err
+	}
+	if len(b) < len(magic)+8 || string(b[:len(magic)]) != magic {
+		return 0, fmt.Errorf("%w: not a snapshot file", ErrInvalid)
+	}
+	if _, err := header(b, key); err != nil {
+		return 0, err
+	}
 	return fi.Size(), nil
+}
+
+// peekBytes is what Peek reads: the magic, the format and a key of up to
+// 4 KiB (a key is the executable's identity and the index settings, about
+// a hundred bytes).
+const peekBytes = 4096 + 64
+
+// header checks the format and the key after the magic at the start of b
+// and returns a Dec past them.
+func header(b []byte, key string) (*Dec, error) {
+	d := &Dec{b: b, i: len(magic)}
+	if f := d.U32(); f != Format {
+		return nil, fmt.Errorf("%w: format %d, want %d", ErrInvalid, f, Format)
+	}
+	if k := d.String(); k != key {
+		return nil, fmt.Errorf("%w: written by another executable or with other settings", ErrInvalid)
+	}
+	return d, d.err
 }
 
 // Read reads the snapshot file at path and checks its magic, format, key
@@ -298,14 +335,7 @@ func Read(path, key string) (*Dec, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or damaged)", ErrInvalid)
 	}
-	d := &Dec{b: body, i: len(magic)}
-	if f := d.U32(); f != Format {
-		return nil, fmt.Errorf("%w: format %d, want %d", ErrInvalid, f, Format)
-	}
-	if k := d.String(); k != key {
-		return nil, fmt.Errorf("%w: written by another executable or with other settings", ErrInvalid)
-	}
-	return d, d.err
+	return header(body, key)
 }
 
 // NewDec returns a Dec over b (for tests of payload readers).

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"math"
@@ -166,5 +167,64 @@ func oldKept(t *testing.T, dir, path string) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// TestPeek: Peek takes what Read takes, from the file's first bytes, and
+// refuses as Read refuses another key, another format and a file that is
+// no snapshot; it gives the file's size. (A damaged payload is Read's to
+// find: Peek does not read it.)
+func TestPeek(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.snap")
+	if err := Write(path, "key", func(e *Enc) error { e.String(strings.Repeat("payload ", 2000)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size, err := Peek(path, "key"); err != nil || size != fi.Size() {
+		t.Errorf("Peek = %d, %v; want %d, nil", size, err, fi.Size())
+	}
+	if _, err := Read(path, "key"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Peek(path, "other"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Peek with another key: %v, want ErrInvalid", err)
+	}
+	if _, err := Peek(filepath.Join(dir, "missing.snap"), "key"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Peek of a missing file: %v, want fs.ErrNotExist", err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"another format": func() []byte {
+			c := bytes.Clone(b)
+			c[len(magic)]++
+			return c
+		}(),
+		"no snapshot":   []byte("# a note\n"),
+		"empty":         nil,
+		"magic only":    []byte(magic),
+		"key cut short": b[:len(magic)+6],
+		"another key": func() []byte {
+			c := bytes.Clone(b)
+			c[len(magic)+5] ^= 1 // the key's first byte
+			return c
+		}(),
+	} {
+		p := filepath.Join(dir, "bad.snap")
+		if err := os.WriteFile(p, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Peek(p, "key"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Peek: %v, want ErrInvalid", name, err)
+		}
+		if _, err := Read(p, "key"); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Read: %v, want ErrInvalid", name, err)
+		}
 	}
 }

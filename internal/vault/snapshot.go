@@ -88,13 +88,14 @@ func (s *Service) snapshotPath() string {
 	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir())
 }
 
-// snapshotExists reports whether there is a snapshot file to read (not
-// whether it can be used).
-func (s *Service) snapshotExists() bool {
+// snapshotLikely reports whether the notes will come from a snapshot: its
+// file is there with this executable's format and settings (a damaged one
+// is found out only by reading it whole).
+func (s *Service) snapshotLikely() bool {
 	if s.opts.CacheDir == "" {
 		return false
 	}
-	_, err := snapshot.Size(s.snapshotPath())
+	_, err := snapshot.Peek(s.snapshotPath(), s.snapshotKey())
 	return err == nil
 }
 
@@ -116,13 +117,13 @@ func (s *Service) readSnapshot(pause *gcpause.Pause) *loaded {
 		return nil
 	}
 	start := time.Now()
-	path := s.snapshotPath()
+	path, key := s.snapshotPath(), s.snapshotKey()
 	// The file and what it decodes into are readied in huge pages first
-	// (see hugeheap).
-	if size, err := snapshot.Size(path); err == nil {
+	// (see hugeheap), when it can be used.
+	if size, err := snapshot.Peek(path, key); err == nil {
 		hugeheap.Ready((snapshotHeap + 1) * size)
 	}
-	d, err := snapshot.Read(path, s.snapshotKey())
+	d, err := snapshot.Read(path, key)
 	if err == nil {
 		pause.Reserve(snapshotHeap * int64(d.Remaining()))
 		var l *loaded

@@ -544,8 +544,9 @@ func TestSnapshotOrderChecked(t *testing.T) {
 
 // TestFirstBuildReadiesHeap: a first build whose notes will take more than
 // hugeheap.MinReady of heap readies it in huge pages beside the walk (on a
-// kernel that gives them on request); a start from the snapshot, whose
-// notes are not read, and a small vault do not.
+// kernel that gives them on request), also beside a snapshot it cannot
+// use; a start from the snapshot, whose notes are not read, and a small
+// vault do not.
 func TestFirstBuildReadiesHeap(t *testing.T) {
 	if !hugeheap.Usable() {
 		t.Skip("this kernel gives no transparent huge pages on request")
@@ -576,6 +577,18 @@ func TestFirstBuildReadiesHeap(t *testing.T) {
 	}
 	if _, log := openCached(t, big, cache, "en"); strings.Contains(log, readied) {
 		t.Errorf("a start from the snapshot readied the build's heap; log:\n%s", log)
+	}
+	// A snapshot that cannot be used (here: not one at all; after an
+	// upgrade: another executable's) is no reason not to ready the heap.
+	snaps, _ := filepath.Glob(filepath.Join(cache, "index-*.snap"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots in the cache: %q, want one", snaps)
+	}
+	if err := os.WriteFile(snaps[0], []byte("not a snapshot"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, log := openCached(t, big, cache, "en"); !strings.Contains(log, readied) {
+		t.Errorf("the first build beside an unusable snapshot readied no heap; log:\n%s", log)
 	}
 	small := t.TempDir()
 	write(small, 10, 16<<10)

@@ -439,7 +439,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	var readied chan struct{}
 	var walked int64
 	readyAt := int64(-1)
-	if !s.snapshotExists() {
+	if !s.snapshotLikely() {
 		readyAt = hugeheap.MinReady / buildHeapPerByte
 	}
 	err := s.fs.WalkFindingTemps(ctx, func(fi vaultfs.FileInfo) error {
