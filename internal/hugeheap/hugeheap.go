@@ -55,15 +55,46 @@ func SetEnabled(on bool) { disabled.Store(!on) }
 // kernel that gives huge pages on request.
 func Usable() bool { return !disabled.Load() && usable() }
 
-// Ready readies about n bytes of the Go heap for the allocations about to
-// come (see the package documentation) and returns how many bytes it
-// advised for huge pages: 0 when it did nothing (n below MinReady, huge
-// pages not to be had on request, or turned off).
-func Ready(n int64) int64 {
-	if disabled.Load() || n < MinReady {
+// Burst is one burst of allocation readied by Ready.
+type Burst struct {
+	bytes int64
+	ended atomic.Bool
+}
+
+// Bytes is how many bytes Ready advised for huge pages for this burst: 0
+// when it did nothing (n below MinReady, huge pages not to be had on
+// request, or turned off).
+func (b *Burst) Bytes() int64 {
+	if b == nil {
 		return 0
 	}
+	return b.bytes
+}
+
+// End says the burst is over (once; a nil Burst or a second End does
+// nothing). When no other burst is on, the memory readied goes back to
+// the kernel's default for the process, small pages: what the burst
+// touched stays in huge pages, but a server's heap that is freed, given
+// back and taken again afterwards is not faulted 2 MiB at a time (on the
+// 2-core machine vaultmcp is measured on, a team server kept its heap
+// advised answered 3-8% fewer searches a second under 64 clients).
+func (b *Burst) End() {
+	if b == nil || b.bytes == 0 || b.ended.Swap(true) {
+		return
+	}
+	end()
+}
+
+// Ready readies about n bytes of the Go heap for the allocations about to
+// come (see the package documentation); End the burst when it is over.
+func Ready(n int64) *Burst {
+	if disabled.Load() || n < MinReady {
+		return nil
+	}
 	r := ready(n)
+	if r == 0 {
+		return nil
+	}
 	readied.Add(r)
-	return r
+	return &Burst{bytes: r}
 }

@@ -19,7 +19,11 @@ var (
 	// hugePage is the size of a transparent huge page when the kernel
 	// gives them on request; 0 when Ready cannot use them.
 	hugePage uintptr
-	mu       sync.Mutex // one block at a time
+	mu       sync.Mutex // one block at a time; guards the two below
+	// bursts is how many bursts are on; spans are the ranges advised for
+	// them, given back to the default when the last ends.
+	bursts int
+	spans  [][2]uintptr
 	// sysDir and procDir are where the kernel's settings are read (tests
 	// point them at a folder of their own).
 	sysDir  = "/sys/kernel/mm/transparent_hugepage"
@@ -100,25 +104,42 @@ func ready(n int64) int64 {
 	// 100 ms of a start from the hub's snapshot in most runs here.
 	// strings.Builder.Grow allocates without clearing (bytealg.MakeNoZero);
 	// only the byte written, which gives the block's address, is touched.
-	// One huge page more, so that n bytes of it are aligned to them.
+	// It is one huge page larger, so that n bytes of it are aligned.
 	size := n + int64(hp)
 	var sb strings.Builder
 	sb.Grow(int(size))
 	sb.WriteByte(0)
 	block := unsafe.Slice(unsafe.StringData(sb.String()), size)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
-	beg := (p + hp - 1) &^ (hp - 1)
-	end := (p + uintptr(size)) &^ (hp - 1)
-	if beg >= end {
+	lo := (p + hp - 1) &^ (hp - 1)
+	hi := (p + uintptr(size)) &^ (hp - 1)
+	if lo >= hi {
 		return 0
 	}
-	if err := unix.Madvise(block[beg-p:end-p], unix.MADV_HUGEPAGE); err != nil {
+	if err := unix.Madvise(block[lo-p:hi-p], unix.MADV_HUGEPAGE); err != nil {
 		return 0
 	}
 	runtime.KeepAlive(block)
+	bursts++
+	spans = append(spans, [2]uintptr{lo, hi})
 	// Collects the block and returns it, untouched, to the released
 	// memory: the runtime then knows it is zero (no clearing before reuse)
 	// and counts none of it against a memory limit.
 	debug.FreeOSMemory()
-	return int64(end - beg)
+	return int64(hi - lo)
+}
+
+// end ends a burst; the last one gives every range advised back to the
+// kernel's default (in its madvise mode, MADV_NOHUGEPAGE is that default:
+// no huge page on a fault, none made by khugepaged).
+func end() {
+	mu.Lock()
+	defer mu.Unlock()
+	if bursts--; bursts > 0 {
+		return
+	}
+	for _, s := range spans {
+		unix.Syscall(unix.SYS_MADVISE, s[0], s[1]-s[0], unix.MADV_NOHUGEPAGE)
+	}
+	spans = nil
 }

@@ -88,14 +88,16 @@ func TestAvailable(t *testing.T) {
 // turned off.
 func TestReadyBelowMinOrOff(t *testing.T) {
 	before := Readied()
-	if got := Ready(MinReady - 1); got != 0 {
-		t.Errorf("Ready(MinReady-1) = %d, want 0", got)
+	if got := Ready(MinReady - 1); got != nil {
+		t.Errorf("Ready(MinReady-1) = %v, want nil", got)
 	}
 	SetEnabled(false)
 	t.Cleanup(func() { SetEnabled(true) })
-	if got := Ready(64 << 20); got != 0 {
-		t.Errorf("Ready while off = %d, want 0", got)
+	got := Ready(64 << 20)
+	if got != nil || got.Bytes() != 0 {
+		t.Errorf("Ready while off = %v, want nil", got)
 	}
+	got.End() // a nil Burst's End does nothing
 	if Readied() != before {
 		t.Errorf("Readied moved from %d to %d", before, Readied())
 	}
@@ -123,7 +125,8 @@ func TestReadyAdvisesTheHeap(t *testing.T) {
 	runtime.GC()
 	hwm0 := status(t, "VmHWM")
 	before := Readied()
-	got := Ready(n)
+	burst := Ready(n)
+	got := burst.Bytes()
 	if got < n || got > n+int64(hugePage) {
 		t.Fatalf("Ready(%d) = %d, want n to n and one huge page", n, got)
 	}
@@ -143,7 +146,45 @@ func TestReadyAdvisesTheHeap(t *testing.T) {
 		t.Errorf("the next allocation's mapping has VmFlags %q, want hg among them", flags)
 	}
 	t.Logf("AnonHugePages of that mapping: %d kB", huge)
+	// Once the burst is over, the memory is back to small pages (nh: in
+	// the kernel's madvise mode, the default), what it touched stays.
+	burst.End()
+	burst.End() // once
+	flags, _ = mapping(t, uintptr(unsafe.Pointer(&b[len(b)/2])))
+	if !strings.Contains(" "+flags+" ", " nh ") || strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("after End the mapping has VmFlags %q, want nh and not hg", flags)
+	}
 	runtime.KeepAlive(b)
+}
+
+// TestBurstsEndTogether: the memory of bursts on at once stays advised
+// until the last of them ends.
+func TestBurstsEndTogether(t *testing.T) {
+	if !Usable() {
+		t.Skip("this kernel gives no transparent huge pages on request (transparent_hugepage not [madvise], or strict overcommit)")
+	}
+	a := Ready(32 << 20)
+	b := Ready(32 << 20)
+	if a == nil || b == nil {
+		t.Fatalf("Ready = %v, %v", a, b)
+	}
+	big := make([]byte, 48<<20)
+	for i := 0; i < len(big); i += 4096 {
+		big[i] = 1
+	}
+	addr := uintptr(unsafe.Pointer(&big[len(big)/2]))
+	a.End()
+	if flags, _ := mapping(t, addr); strings.Contains(" "+flags+" ", " nh ") {
+		t.Errorf("with one burst still on, VmFlags %q: the memory was given back", flags)
+	}
+	b.End()
+	mu.Lock()
+	n, left := bursts, len(spans)
+	mu.Unlock()
+	if n != 0 || left != 0 {
+		t.Errorf("after both ended: %d bursts on, %d ranges kept", n, left)
+	}
+	runtime.KeepAlive(big)
 }
 
 // status is a field of /proc/self/status in bytes.

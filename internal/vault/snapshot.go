@@ -119,9 +119,10 @@ func (s *Service) readSnapshot(pause *gcpause.Pause) *loaded {
 	start := time.Now()
 	path, key := s.snapshotPath(), s.snapshotKey()
 	// The file and what it decodes into are readied in huge pages first
-	// (see hugeheap), when it can be used.
-	if size, err := snapshot.Peek(path, key); err == nil {
-		hugeheap.Ready((snapshotHeap + 1) * size)
+	// (see hugeheap), when it can be used and the build is a burst of its
+	// own (PauseGC).
+	if size, err := snapshot.Peek(path, key); err == nil && s.opts.PauseGC > 0 {
+		defer hugeheap.Ready((snapshotHeap + 1) * size).End()
 	}
 	d, err := snapshot.Read(path, key)
 	if err == nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -45,8 +46,14 @@ func (l *logBuffer) String() string {
 // state the service served and its log.
 func openCached(t *testing.T, dir, cache, lang string) (state string, log string) {
 	t.Helper()
+	return openCachedPausing(t, dir, cache, lang, 0)
+}
+
+// openCachedPausing is openCached with Options.PauseGC.
+func openCachedPausing(t *testing.T, dir, cache, lang string, pauseGC int64) (state string, log string) {
+	t.Helper()
 	var buf logBuffer
-	s, err := Open(context.Background(), Options{Dir: dir, Lang: lang, CacheDir: cache,
+	s, err := Open(context.Background(), Options{Dir: dir, Lang: lang, CacheDir: cache, PauseGC: pauseGC,
 		Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
@@ -545,13 +552,17 @@ func TestSnapshotOrderChecked(t *testing.T) {
 // TestFirstBuildReadiesHeap: a first build whose notes will take more than
 // hugeheap.MinReady of heap readies it in huge pages beside the walk (on a
 // kernel that gives them on request), also beside a snapshot it cannot
-// use; a start from the snapshot, whose notes are not read, and a small
-// vault do not.
+// use; a start from the snapshot, whose notes are not read, a small vault
+// and a service that does not pause the collector (a team server's) do
+// not.
 func TestFirstBuildReadiesHeap(t *testing.T) {
 	if !hugeheap.Usable() {
 		t.Skip("this kernel gives no transparent huge pages on request")
 	}
 	const readied = "heap readied in huge pages"
+	openCached := func(t *testing.T, dir, cache, lang string) (string, string) {
+		return openCachedPausing(t, dir, cache, lang, gcpause.DefaultLimit)
+	}
 	write := func(dir string, notes, size int) {
 		para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
 		for i := range notes {
@@ -594,5 +605,8 @@ func TestFirstBuildReadiesHeap(t *testing.T) {
 	write(small, 10, 16<<10)
 	if _, log := openCached(t, small, t.TempDir(), "en"); strings.Contains(log, readied) {
 		t.Errorf("the first build of 160 kB of notes readied the heap; log:\n%s", log)
+	}
+	if _, log := openCachedPausing(t, big, t.TempDir(), "en", 0); strings.Contains(log, readied) {
+		t.Errorf("a service that does not pause the collector readied the heap; log:\n%s", log)
 	}
 }
