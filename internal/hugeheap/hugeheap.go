@@ -27,7 +27,9 @@
 // When: on Linux, only when the kernel gives huge pages on request
 // (transparent_hugepage "[madvise]"), not under strict overcommit
 // (vm.overcommit_memory=2, where reserving the block could fail the
-// process), never above half the memory available, and not when the user
+// process), never above half the memory available nor above what the
+// kernel has free in blocks of a huge page or more (so that no fault waits
+// for the kernel to compact memory), and not when the user
 // turned huge pages off: GODEBUG=disablethp=1 (the Go runtime's own
 // setting) or SetEnabled(false) (vaultmcp's VAULTMCP_HUGEPAGES=off).
 // Elsewhere Ready does nothing.

@@ -84,6 +84,38 @@ func TestAvailable(t *testing.T) {
 	}
 }
 
+// TestFreeHuge sums the free blocks of a huge page or more, every zone
+// and node.
+func TestFreeHuge(t *testing.T) {
+	dir := t.TempDir()
+	old := procDir
+	procDir = dir
+	t.Cleanup(func() { procDir = old })
+	if got := freeHuge(2 << 20); got != 0 {
+		t.Errorf("freeHuge with no buddyinfo = %d, want 0", got)
+	}
+	buddy := "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n" +
+		"Node 0, zone    DMA32      2      4      2      2      1      2      0      3      3      1    753 \n" +
+		"Node 1, zone   Normal   5502   3507   1863   1257    643    308    735    590    335      0    352 \n"
+	if err := os.WriteFile(filepath.Join(dir, "buddyinfo"), []byte(buddy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Orders 9 (2 MiB) and 10 (4 MiB).
+	want := int64(1+1+0)*(2<<20) + int64(3+753+352)*(4<<20)
+	if got := freeHuge(2 << 20); got != want {
+		t.Errorf("freeHuge(2 MiB) = %d, want %d", got, want)
+	}
+	if got, want := freeHuge(4<<20), int64(3+753+352)*(4<<20); got != want {
+		t.Errorf("freeHuge(4 MiB) = %d, want %d", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "buddyinfo"), []byte("Node 0, zone Normal 1 x 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := freeHuge(2 << 20); got != 0 {
+		t.Errorf("freeHuge of a line it cannot read = %d, want 0", got)
+	}
+}
+
 // TestReadyBelowMinOrOff: nothing is done for a small burst or when
 // turned off.
 func TestReadyBelowMinOrOff(t *testing.T) {
