@@ -3,6 +3,7 @@ package hugeheap
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -61,24 +62,32 @@ func probed(godebug string) uintptr {
 
 // available is MemAvailable of /proc/meminfo in bytes; 0 when unknown.
 func available() int64 {
-	f, err := os.Open(procDir + "/meminfo")
+	n, err := kBField(procDir+"/meminfo", "MemAvailable")
 	if err != nil {
 		return 0
+	}
+	return n
+}
+
+// kBField reads the line "field: N kB" of a file such as /proc/meminfo or
+// /proc/self/status and returns N KiB in bytes.
+func kBField(path, field string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:")
-		if !ok {
-			continue
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
 		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		if err != nil {
-			return 0
-		}
-		return kb << 10
 	}
-	return 0
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s: no %s", path, field)
 }
 
 // freeHuge is how much free memory the kernel holds in blocks of at least

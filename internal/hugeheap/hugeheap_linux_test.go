@@ -222,23 +222,11 @@ func TestBurstsEndTogether(t *testing.T) {
 // status is a field of /proc/self/status in bytes.
 func status(t *testing.T, field string) int64 {
 	t.Helper()
-	f, err := os.Open("/proc/self/status")
+	n, err := kBField("/proc/self/status", field)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return n
 }
 
 // mapping returns the VmFlags and AnonHugePages (kB) of the mapping of
