@@ -293,8 +293,8 @@ func Peek(path, key string) (int64, error) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return 0, err
 	}
-	if len(b) < len(magic)+8 || string(b[:len(magic)]) != magic {
-		return 0, fmt.Errorf("%w: not a snapshot file", ErrInvalid)
+	if err := checkMagic(b); err != nil {
+		return 0, err
 	}
 	if _, err := header(b, key); err != nil {
 		return 0, err
@@ -306,6 +306,15 @@ func Peek(path, key string) (int64, error) {
 // 4 KiB (a key is the executable's identity and the index settings, about
 // a hundred bytes).
 const peekBytes = 4096 + 64
+
+// checkMagic checks that b (a whole file, or its first bytes) starts with
+// the magic and is long enough to hold a format and a checksum.
+func checkMagic(b []byte) error {
+	if len(b) < len(magic)+8 || string(b[:len(magic)]) != magic {
+		return fmt.Errorf("%w: not a snapshot file", ErrInvalid)
+	}
+	return nil
+}
 
 // header checks the format and the key after the magic at the start of b
 // and returns a Dec past them.
@@ -328,8 +337,8 @@ func Read(path, key string) (*Dec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < len(magic)+8 || string(b[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: not a snapshot file", ErrInvalid)
+	if err := checkMagic(b); err != nil {
+		return nil, err
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {

@@ -88,15 +88,28 @@ func (s *Service) snapshotPath() string {
 	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir())
 }
 
-// snapshotLikely reports whether the notes will come from a snapshot: its
+// snapshotPeek is what the first bytes of the vault's snapshot file say
+// (snapshot.Peek), read once a start: the build needs it during its walk
+// (will the notes come from a snapshot?), the snapshot's reader before
+// reading (its size, or why it is not to be read whole).
+type snapshotPeek struct {
+	size int64
+	err  error
+}
+
+// usable reports whether the notes will likely come from the snapshot: its
 // file is there with this executable's format and settings (a damaged one
 // is found out only by reading it whole).
-func (s *Service) snapshotLikely() bool {
+func (p snapshotPeek) usable() bool { return p.err == nil }
+
+// peekSnapshot peeks at the vault's snapshot (fs.ErrNotExist without a
+// cache folder).
+func (s *Service) peekSnapshot() snapshotPeek {
 	if s.opts.CacheDir == "" {
-		return false
+		return snapshotPeek{err: fs.ErrNotExist}
 	}
-	_, err := snapshot.Peek(s.snapshotPath(), s.snapshotKey())
-	return err == nil
+	size, err := snapshot.Peek(s.snapshotPath(), s.snapshotKey())
+	return snapshotPeek{size, err}
 }
 
 func (s *Service) snapshotKey() string {
@@ -112,25 +125,24 @@ const snapshotHeap = 3
 // that can be used. The collector's pause of the first build (pause) is
 // told the heap the decoding takes, so that it does not collect at every
 // step while a large snapshot is decoded (see gcpause.Reserve).
-func (s *Service) readSnapshot(pause *gcpause.Pause) *loaded {
+func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek) *loaded {
 	if s.opts.CacheDir == "" {
 		return nil
 	}
 	start := time.Now()
-	path, key := s.snapshotPath(), s.snapshotKey()
 	// A file that its first bytes say is not to be used (another
 	// executable's, after an upgrade) is not read whole: at 100k notes
 	// that was 0.5-0.7 s of reading and checking 254 MB beside the walk.
 	// One that is, and what it decodes into, are readied in huge pages
 	// first (see hugeheap) when the build is a burst of its own
 	// (PauseGC).
-	size, err := snapshot.Peek(path, key)
+	err := peek.err
 	var d *snapshot.Dec
 	if err == nil {
 		if s.opts.PauseGC > 0 {
-			defer hugeheap.Ready((snapshotHeap + 1) * size).End()
+			defer hugeheap.Ready((snapshotHeap + 1) * peek.size).End()
 		}
-		d, err = snapshot.Read(path, key)
+		d, err = snapshot.Read(s.snapshotPath(), s.snapshotKey())
 	}
 	if err == nil {
 		pause.Reserve(snapshotHeap * int64(d.Remaining()))

@@ -237,8 +237,9 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		// MCP handshake made the handshake slower, 22 to 40 ms at the
 		// median on the hub, for 6 ms less to the first answer.)
 		pause := gcpause.Start(opts.PauseGC)
-		go func() { s.snapc <- s.readSnapshot(pause) }()
-		s.build(bg, pause)
+		peek := s.peekSnapshot()
+		go func() { s.snapc <- s.readSnapshot(pause, peek) }()
+		s.build(bg, pause, peek.usable())
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
 				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
@@ -416,7 +417,7 @@ var testHookBuildStart func()
 // build walks the vault, parses the notes on every core and fills the
 // index. pause is the collector's pause started with it: build ends it, or
 // hands it to the work that waits for the first answer.
-func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
+func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
 		testHookBuildStart()
@@ -452,7 +453,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause) {
 	}()
 	var walked int64
 	readyAt := int64(-1)
-	if s.opts.PauseGC > 0 && !s.snapshotLikely() {
+	if s.opts.PauseGC > 0 && !fromSnapshot {
 		readyAt = hugeheap.MinReady / buildHeapPerByte
 	}
 	err := s.fs.WalkFindingTemps(ctx, func(fi vaultfs.FileInfo) error {
