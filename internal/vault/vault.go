@@ -215,18 +215,21 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		defer s.wg.Done()
 		// The watcher starts before the first walk so that no change made
 		// during indexing is missed (its events are applied after the
-		// build); it is set up here, not in Open, because watching a large
-		// vault means listing every folder, and the MCP handshake must not
-		// wait for that.
+		// build): the walk watches each folder before it lists it
+		// (watch.Open), instead of the watcher listing every folder first.
+		// It is set up here, not in Open, so that the MCP handshake does
+		// not wait for it.
 		var w *watch.Watcher
+		var onFolder func(rel string)
 		if opts.Watch {
 			var err error
-			w, err = watch.New(fsys.Dir(), vaultfs.IsIgnored, opts.Debounce)
+			w, err = watch.Open(fsys.Dir(), vaultfs.IsIgnored, opts.Debounce)
 			if err != nil {
 				s.log.Warn("file watcher unavailable; changes are picked up when a hit is re-validated", "err", fsys.Redact(err.Error()))
 				w = nil
 			} else {
 				defer w.Close()
+				onFolder = w.AddFolder
 			}
 		}
 		// The first build starts here (see build): the collector's pause,
@@ -239,7 +242,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		pause := gcpause.Start(opts.PauseGC)
 		peek := s.peekSnapshot()
 		go func() { s.snapc <- s.readSnapshot(pause, peek) }()
-		s.build(bg, pause, peek.usable())
+		s.build(bg, pause, peek.usable(), onFolder)
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
 				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
@@ -416,8 +419,10 @@ var testHookBuildStart func()
 
 // build walks the vault, parses the notes on every core and fills the
 // index. pause is the collector's pause started with it: build ends it, or
-// hands it to the work that waits for the first answer.
-func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool) {
+// hands it to the work that waits for the first answer. onFolder, if not
+// nil, is called with each folder the walk enters, before it is listed
+// (the file watcher's AddFolder).
+func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool, onFolder func(rel string)) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
 		testHookBuildStart()
@@ -456,7 +461,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	if s.opts.PauseGC > 0 && !fromSnapshot {
 		readyAt = hugeheap.MinReady / buildHeapPerByte
 	}
-	err := s.fs.WalkFindingTemps(ctx, func(fi vaultfs.FileInfo) error {
+	err := s.fs.WalkWith(ctx, func(fi vaultfs.FileInfo) error {
 		files = append(files, fi)
 		if fi.IsNote && readied == nil && readyAt >= 0 {
 			if walked += fi.Size; walked >= readyAt {
@@ -473,7 +478,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}, func(rel string, err error) {
 		s.log.Warn("skipped while indexing", "path", rel, "err", s.fs.Redact(err.Error()))
 		skipped[rel] = s.fs.Redact(err.Error())
-	}, onTemp)
+	}, vaultfs.WalkHooks{Temp: onTemp, Folder: onFolder})
 	if rollBack != nil {
 		rollBack(temps) // what the walk saw, also of a walk cut short
 	}

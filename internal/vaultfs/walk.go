@@ -36,22 +36,37 @@ func (v *Vault) Walk(ctx context.Context, fn func(FileInfo) error, onErr func(re
 	return v.walkUnder(ctx, "", &walkFns{fn: fn}, onErr)
 }
 
-// WalkFindingTemps is Walk that also calls onTemp with the path of every
-// temporary file of an interrupted write (the names RemoveTemps removes) in
-// the folders it walks, which are every folder a write can reach: a start
-// finds a crash's leftovers in the walk it makes anyway, instead of listing
-// every folder again (on a file system that does not give entry types, that
-// second listing stats every file: as much as the walk itself).
-func (v *Vault) WalkFindingTemps(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error), onTemp func(rel string)) error {
-	return v.walkUnder(ctx, "", &walkFns{fn: fn, temp: onTemp}, onErr)
+// WalkHooks are what WalkWith calls besides Walk's fn and onErr; either
+// may be nil.
+type WalkHooks struct {
+	// Temp is called with the path of every temporary file of an
+	// interrupted write (the names RemoveTemps removes) in the folders the
+	// walk lists, which are every folder a write can reach: a start finds
+	// a crash's leftovers in the walk it makes anyway, instead of listing
+	// every folder again (on a file system that does not give entry
+	// types, that second listing stats every file: as much as the walk
+	// itself).
+	Temp func(rel string)
+	// Folder is called with every folder the walk enters ("" for the
+	// vault's own), before the walk lists it: a file watcher can watch a
+	// folder there, so that nothing changed in it after its listing is
+	// missed, without listing every folder a second time.
+	Folder func(rel string)
+}
+
+// WalkWith is Walk that also calls the hooks.
+func (v *Vault) WalkWith(ctx context.Context, fn func(FileInfo) error, onErr func(rel string, err error), hooks WalkHooks) error {
+	return v.walkUnder(ctx, "", &walkFns{fn: fn, temp: hooks.Temp, folder: hooks.Folder}, onErr)
 }
 
 // walkFns are what a walk calls: fn for each file, report for each
-// problem, temp (if set) for each temporary file of a write.
+// problem, temp (if set) for each temporary file of a write, folder (if
+// set) for each folder before it is listed.
 type walkFns struct {
 	fn     func(FileInfo) error
 	report func(string, error)
 	temp   func(string)
+	folder func(string)
 }
 
 // WalkUnder is Walk restricted to the folder dir (a clean path, "" for the
@@ -106,6 +121,9 @@ func (v *Vault) walkDir(ctx context.Context, r *os.Root, dir string, depth int, 
 	fn, report := w.fn, w.report
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if w.folder != nil {
+		w.folder(dir)
 	}
 	f, err := r.Open(".")
 	if err != nil {

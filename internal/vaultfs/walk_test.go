@@ -527,3 +527,50 @@ func TestDirReaderFolderBecameFile(t *testing.T) {
 		t.Fatalf("read %q, %v; ReadNote %v", got, err, want)
 	}
 }
+
+// WalkWith's Folder hook gets every folder the walk enters, the vault's own
+// first, each before any file in it is given; never an ignored folder, a
+// symbolically linked one, or one that is not entered for its name.
+func TestWalkWithFolderHook(t *testing.T) {
+	v, dir := openFiles(t, map[string]string{
+		"top.md":                 "x",
+		"a/one.md":               "x",
+		"a/b/two.md":             "x",
+		"a/b/c/three.md":         "x",
+		"z/four.md":              "x",
+		".obsidian/app.json":     "{}",
+		"node_modules/m/x.md":    "x",
+		"_templates/t.md":        "x",
+		"bad:name/five.md":       "x",
+		"empty/.keep-me-hidden":  "x",
+		"a/b/c/d/e/nested.png":   "x",
+		"z/y/x/w/v/u/t/deep.md":  "x",
+		"linked/target/inner.md": "x",
+	})
+	if err := os.Symlink(filepath.Join(dir, "linked/target"), filepath.Join(dir, "a/link")); err != nil {
+		t.Fatal(err)
+	}
+	var folders []string
+	entered := map[string]bool{}
+	err := v.WalkWith(t.Context(), func(fi FileInfo) error {
+		folder := ""
+		if k := strings.LastIndexByte(fi.Path, '/'); k >= 0 {
+			folder = fi.Path[:k]
+		}
+		if !entered[folder] {
+			t.Errorf("%s given before the hook saw its folder %q", fi.Path, folder)
+		}
+		return nil
+	}, nil, WalkHooks{Folder: func(rel string) {
+		folders = append(folders, rel)
+		entered[rel] = true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "a", "a/b", "a/b/c", "a/b/c/d", "a/b/c/d/e", "empty", "linked", "linked/target",
+		"z", "z/y", "z/y/x", "z/y/x/w", "z/y/x/w/v", "z/y/x/w/v/u", "z/y/x/w/v/u/t"}
+	if !slices.Equal(folders, want) {
+		t.Fatalf("Folder hook got\n%q\nwant\n%q", folders, want)
+	}
+}

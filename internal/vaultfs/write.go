@@ -317,7 +317,7 @@ func (v *Vault) Remove(p string) error {
 }
 
 // RemoveTemps removes the temporary files at the given paths (found by
-// WalkFindingTemps), however recent, for a caller that holds the vault's
+// WalkWith's Temp hook), however recent, for a caller that holds the vault's
 // write lock exclusively (no write is in progress anywhere: a crash's
 // leftovers are all there is): a path whose name is not a temporary
 // file's, or that is not a regular file, is left alone. It returns how many

@@ -976,7 +976,7 @@ func TestCrashBeforePublish(t *testing.T) {
 
 			// The next start's walk finds it, and it is removed.
 			var found []string
-			if err := f.v.WalkFindingTemps(t.Context(), func(FileInfo) error { return nil }, nil, func(rel string) { found = append(found, rel) }); err != nil {
+			if err := f.v.WalkWith(t.Context(), func(FileInfo) error { return nil }, nil, WalkHooks{Temp: func(rel string) { found = append(found, rel) }}); err != nil {
 				t.Fatal(err)
 			}
 			if len(found) != 1 || found[0] != tmp {
@@ -996,8 +996,8 @@ func TestCrashBeforePublish(t *testing.T) {
 	}
 }
 
-// TestWalkFindingTemps: the walk finds the temporary files of interrupted
-// writes in every folder a write can reach, whatever their age (the caller
+// TestWalkFindingTemps: the walk finds (WalkWith's Temp hook) the temporary
+// files of interrupted writes in every folder a write can reach, whatever their age (the caller
 // holds the write lock), and RemoveTemps removes them and nothing else,
 // look-alikes included.
 func TestWalkFindingTemps(t *testing.T) {
@@ -1033,7 +1033,7 @@ func TestWalkFindingTemps(t *testing.T) {
 	}
 	symlink(t, "../a.md", filepath.Join(f.dir, "dir", ".vaultmcp-cccccccccccccccc.tmp"))
 	var found []string
-	if err := f.v.WalkFindingTemps(t.Context(), func(FileInfo) error { return nil }, nil, func(rel string) { found = append(found, rel) }); err != nil {
+	if err := f.v.WalkWith(t.Context(), func(FileInfo) error { return nil }, nil, WalkHooks{Temp: func(rel string) { found = append(found, rel) }}); err != nil {
 		t.Fatal(err)
 	}
 	look := append(slices.Clone(want), "dir/.vaultmcp-bbbbbbbbbbbbbbbb.tmp", "dir/.vaultmcp-cccccccccccccccc.tmp")

@@ -112,6 +112,12 @@ func startAfter(t *testing.T, dir string, before func()) (*Watcher, *collector) 
 		t.Fatalf("New: %v", err)
 	}
 	before()
+	return w, run(t, w)
+}
+
+// run runs w until the test ends and returns what it delivers.
+func run(t *testing.T, w *Watcher) *collector {
+	t.Helper()
 	c := &collector{notify: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -125,7 +131,7 @@ func startAfter(t *testing.T, dir string, before func()) (*Watcher, *collector) 
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return w, c
+	return c
 }
 
 func write(t *testing.T, dir, rel, content string) {
@@ -497,4 +503,51 @@ func TestOverflowAsksForRescan(t *testing.T) {
 	if ev := h.next(t); ev.Rescan || !slices.Equal(ev.Paths, []string{"after.md"}) {
 		t.Errorf("batch = %+v, want after.md without Rescan", ev)
 	}
+}
+
+// Open watches the root alone; the caller's AddFolder watches a folder
+// without listing it (an ignored one is refused, a second add is a no-op),
+// a folder nobody added is not watched, and a folder created later is
+// watched by the watcher itself, as with New.
+func TestOpenWatchesAddedFolders(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a/one.md", "x")
+	write(t, dir, "a/deep/two.md", "x")
+	write(t, dir, "b/three.md", "x")
+	write(t, dir, ".hidden/four.md", "x")
+	w, err := Open(dir, ignoreLikeVault, 10*time.Millisecond)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if got := watched(w); !slices.Equal(got, []string{""}) {
+		t.Fatalf("Open watches %q, want the root alone", got)
+	}
+	w.AddFolder("")
+	w.AddFolder("a")
+	w.AddFolder("a")
+	w.AddFolder(".hidden")
+	if got, want := watched(w), []string{"", "a"}; !slices.Equal(got, want) {
+		t.Fatalf("after AddFolder: watching %q, want %q", got, want)
+	}
+	c := run(t, w)
+	// b and a/deep were never added: their changes are not seen. The
+	// write to a comes after them, so once it is reported theirs would
+	// have been too.
+	write(t, dir, "b/three.md", "changed")
+	write(t, dir, "a/deep/two.md", "changed")
+	write(t, dir, "a/one.md", "changed")
+	seen := c.wait(t, "a/one.md")
+	for _, p := range []string{"b/three.md", "a/deep/two.md"} {
+		if seen[p] {
+			t.Errorf("%s reported, but its folder was never added", p)
+		}
+	}
+	// A folder created after Open is watched without AddFolder.
+	c.reset()
+	write(t, dir, "c/new.md", "x")
+	c.wait(t, "c", "c/new.md")
+	write(t, dir, "c/new.md", "changed")
+	c.reset()
+	write(t, dir, "c/later.md", "x")
+	c.wait(t, "c/later.md")
 }
