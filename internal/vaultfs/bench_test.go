@@ -102,16 +102,17 @@ func BenchmarkReadWalked(b *testing.B) {
 	}
 }
 
-// BenchmarkWalk walks a generated vault of 1,000 notes; with
+// BenchmarkWalk walks a generated vault of 1,000 notes (also unstatted,
+// as a first build walks: WalkHooks.Unstatted); with
 // VAULTMCP_CORPUS set (the corpora folder, or one vault folder) it walks
 // obsidian-hub too and reads every note, as a first index would.
 func BenchmarkWalk(b *testing.B) {
-	walk := func(b *testing.B, dir string, read bool) {
+	walk := func(b *testing.B, dir string, read bool, hooks WalkHooks) {
 		v := openBench(b, dir)
 		files := 0
 		for b.Loop() {
 			files = 0
-			err := v.Walk(b.Context(), func(fi FileInfo) error {
+			err := v.WalkWith(b.Context(), func(fi FileInfo) error {
 				files++
 				if read && fi.IsNote {
 					if _, _, err := v.ReadNote(fi.Path); err != nil && CodeOf(err) != CodeTooLarge {
@@ -119,7 +120,7 @@ func BenchmarkWalk(b *testing.B) {
 					}
 				}
 				return nil
-			}, nil)
+			}, nil, hooks)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -128,8 +129,9 @@ func BenchmarkWalk(b *testing.B) {
 		b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	}
 	gen := genVault(b, 1000)
-	b.Run("gen1k", func(b *testing.B) { walk(b, gen, false) })
-	b.Run("gen1k-read", func(b *testing.B) { walk(b, gen, true) })
+	b.Run("gen1k", func(b *testing.B) { walk(b, gen, false, WalkHooks{}) })
+	b.Run("gen1k-unstatted", func(b *testing.B) { walk(b, gen, false, WalkHooks{Unstatted: true}) })
+	b.Run("gen1k-read", func(b *testing.B) { walk(b, gen, true, WalkHooks{}) })
 	corpus := os.Getenv("VAULTMCP_CORPUS")
 	if corpus == "" {
 		return
@@ -137,8 +139,9 @@ func BenchmarkWalk(b *testing.B) {
 	if hub := filepath.Join(corpus, "obsidian-hub"); dirExists(hub) {
 		corpus = hub
 	}
-	b.Run("corpus", func(b *testing.B) { walk(b, corpus, false) })
-	b.Run("corpus-read", func(b *testing.B) { walk(b, corpus, true) })
+	b.Run("corpus", func(b *testing.B) { walk(b, corpus, false, WalkHooks{}) })
+	b.Run("corpus-unstatted", func(b *testing.B) { walk(b, corpus, false, WalkHooks{Unstatted: true}) })
+	b.Run("corpus-read", func(b *testing.B) { walk(b, corpus, true, WalkHooks{}) })
 }
 
 func dirExists(p string) bool {

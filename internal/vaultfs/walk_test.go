@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -572,5 +573,100 @@ func TestWalkWithFolderHook(t *testing.T) {
 		"z", "z/y", "z/y/x", "z/y/x/w", "z/y/x/w/v", "z/y/x/w/v/u", "z/y/x/w/v/u/t"}
 	if !slices.Equal(folders, want) {
 		t.Fatalf("Folder hook got\n%q\nwant\n%q", folders, want)
+	}
+}
+
+// An unstatted walk (WalkHooks.Unstatted) gives each regular note with its
+// identity but no stat (Linux; elsewhere the same as a walk), the rest as a
+// walk gives it; every note it gives reads as from a statted walk, through
+// ReadWalked and a DirReader, also one replaced since the walk; and in a
+// read-only vault a note with another hard link is still refused, by the
+// read.
+func TestWalkUnstatted(t *testing.T) {
+	v, dir := openFiles(t, map[string]string{
+		"top.md":         "top note",
+		"a/one.md":       "one",
+		"a/b/two.md":     "two",
+		"a/img.png":      "png bytes",
+		"a/b/linked.txt": "x",
+	})
+	if err := os.Symlink("one.md", filepath.Join(dir, "a/alias.md")); err != nil {
+		t.Fatal(err)
+	}
+	walk := func(v *Vault, unstatted bool) map[string]FileInfo {
+		out := map[string]FileInfo{}
+		if err := v.WalkWith(t.Context(), func(fi FileInfo) error {
+			out[fi.Path] = fi
+			return nil
+		}, nil, WalkHooks{Unstatted: unstatted}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	statted, unstatted := walk(v, false), walk(v, true)
+	if len(statted) != len(unstatted) {
+		t.Fatalf("unstatted walk gave %d files, the walk %d", len(unstatted), len(statted))
+	}
+	for p, s := range statted {
+		u := unstatted[p]
+		if u.walked != s.walked || u.IsNote != s.IsNote || u.Path != p {
+			t.Errorf("%s: unstatted %+v, statted %+v", p, u, s)
+		}
+		plainNote := s.IsNote && p != "a/alias.md"
+		if runtime.GOOS == "linux" && plainNote {
+			if u.Size != 0 || !u.ModTime.IsZero() {
+				t.Errorf("%s: an unstatted note has size %d and time %v, want none", p, u.Size, u.ModTime)
+			}
+		} else if u.Size != s.Size || !u.ModTime.Equal(s.ModTime) {
+			t.Errorf("%s: size %d, time %v; the walk's %d, %v", p, u.Size, u.ModTime, s.Size, s.ModTime)
+		}
+	}
+	rd := v.DirReader()
+	defer rd.Close()
+	for _, p := range []string{"top.md", "a/one.md", "a/b/two.md", "a/alias.md"} {
+		want, _ := os.ReadFile(filepath.Join(dir, p))
+		for name, read := range map[string]func(FileInfo) ([]byte, FileInfo, error){"ReadWalked": v.ReadWalked, "DirReader": rd.ReadWalked} {
+			data, fi, err := read(unstatted[p])
+			if err != nil || string(data) != string(want) || fi.Size != int64(len(want)) || fi.ModTime.IsZero() {
+				t.Errorf("%s of %s: %q, %+v, %v; want %q with its size and time", name, p, data, fi, err, want)
+			}
+		}
+	}
+	// Replaced since the walk: another inode, read with the full checks.
+	if err := os.Remove(filepath.Join(dir, "a/b/two.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a/b/two.md"), []byte("two, again"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := rd.ReadWalked(unstatted["a/b/two.md"]); err != nil || string(data) != "two, again" {
+		t.Errorf("a note replaced since the walk: %q, %v", data, err)
+	}
+	// Read-only: a note with a second hard link is refused when read.
+	if err := os.Link(filepath.Join(dir, "top.md"), filepath.Join(dir, "a/hard.md")); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(dir, ReadOnly(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	files := walk(ro, true)
+	rrd := ro.DirReader()
+	defer rrd.Close()
+	for _, p := range []string{"top.md", "a/hard.md"} {
+		fi, ok := files[p]
+		if !ok {
+			if runtime.GOOS == "linux" {
+				t.Errorf("read-only: the unstatted walk did not give %s", p)
+			}
+			continue // the statted way: the walk reported it
+		}
+		if _, _, err := rrd.ReadWalked(fi); CodeOf(err) != CodeNotANote {
+			t.Errorf("read-only, %s with two links: %v, want %s", p, err, CodeNotANote)
+		}
+		if _, _, err := ro.ReadWalked(fi); CodeOf(err) != CodeNotANote {
+			t.Errorf("read-only, ReadWalked of %s with two links: %v, want %s", p, err, CodeNotANote)
+		}
 	}
 }
