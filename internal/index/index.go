@@ -210,6 +210,13 @@ type Index struct {
 
 	intern map[string]string
 	hint   builderSize
+
+	// pending are the term lists of merges made while deferLists is set
+	// (DeferTermLists), encoded by settle; settleMu orders settles that
+	// run under the read lock.
+	deferLists bool
+	pending    []termLists
+	settleMu   sync.Mutex
 }
 
 const noNote = ^uint32(0)
@@ -603,39 +610,17 @@ func (ix *Index) merge(parts ...*partial) {
 			ix.stems.df[id] += n
 		}
 	}
-	// Note term lists, with global ids, on every CPU for a large merge
-	// (li < 0: note ni; otherwise link slot li).
-	type job struct{ pi, ni, li int }
-	var jobs []job
+	// The title pairs (searches read them), then the notes' and link
+	// slots' term lists: now, or when the index is settled (see
+	// DeferTermLists).
+	lists := termLists{gExact: gExact, gStem: gStem}
 	for pi, p := range parts {
+		g := gExact[pi]
 		for ni := range p.notes {
-			jobs = append(jobs, job{pi, ni, -1})
-		}
-		for li := range p.links {
-			jobs = append(jobs, job{pi, -1, li})
-		}
-	}
-	workers := 1
-	if len(jobs) >= 256 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	shards(workers, func(w, nw uint32) int {
-		var enc termEncoder
-		for k := int(w); k < len(jobs); k += int(nw) {
-			pi, ni := jobs[k].pi, jobs[k].ni
-			p := parts[pi]
-			if ni < 0 {
-				pl := &p.links[jobs[k].li]
-				li := ix.links[pl.path]
-				li.terms = enc.encode(pl.terms, false, gExact[pi])
-				li.stems = enc.encode(pl.stems, true, gStem[pi])
-				continue
-			}
-			pn, info := &p.notes[ni], &ix.notes[noteSlots[pi][ni]]
-			info.terms = enc.encode(pn.terms, false, gExact[pi])
-			info.stems = enc.encode(pn.stems, true, gStem[pi])
+			pn := &p.notes[ni]
+			slot := noteSlots[pi][ni]
 			if pn.pairHi > pn.pairLo {
-				g := gExact[pi]
+				info := &ix.notes[slot]
 				pairs := make([]uint64, 0, pn.pairHi-pn.pairLo)
 				for _, k := range p.pairs[pn.pairLo:pn.pairHi] {
 					pairs = append(pairs, titlePair(g[k>>32], g[uint32(k)]))
@@ -643,17 +628,98 @@ func (ix *Index) merge(parts ...*partial) {
 				info.pairs = sortedUnique(pairs)
 				info.pairMask = pairsMask(info.pairs)
 			}
+			lists.jobs = append(lists.jobs, listJob{terms: pn.terms, stems: pn.stems, part: pi, note: slot})
+			pn.terms, pn.stems = nil, nil
+		}
+		for k := range p.links {
+			pl := &p.links[k]
+			lists.jobs = append(lists.jobs, listJob{terms: pl.terms, stems: pl.stems, part: pi, link: ix.links[pl.path]})
+		}
+		p.counts = byteArena{} // the jobs keep what they list
+		p.pairs = nil
+		p.links = nil
+	}
+	if ix.deferLists {
+		ix.pending = append(ix.pending, lists)
+		return
+	}
+	ix.settle()
+	ix.encodeLists(&lists)
+}
+
+// termLists are the term lists of the notes and link slots of one merge,
+// as the builders kept them (local ids, see appendLocalCount), with each
+// partial's map to global ids.
+type termLists struct {
+	gExact, gStem [][]uint32
+	jobs          []listJob
+}
+
+// listJob is the term list of a note slot, or of a link slot (link set).
+type listJob struct {
+	terms, stems []byte
+	part         int
+	note         uint32
+	link         *linkInfo
+}
+
+// encodeLists encodes l into its notes and link slots, on every CPU for
+// many. Caller holds the lock (read or write) and settleMu, or the write
+// lock alone. Only a removal, a compaction and Encode read those lists,
+// which a search does not: their fields are written while searches read
+// the others.
+func (ix *Index) encodeLists(l *termLists) {
+	workers := 1
+	if len(l.jobs) >= 256 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	shards(workers, func(w, nw uint32) int {
+		var enc termEncoder
+		for k := int(w); k < len(l.jobs); k += int(nw) {
+			j := &l.jobs[k]
+			terms := enc.encode(j.terms, false, l.gExact[j.part])
+			stems := enc.encode(j.stems, true, l.gStem[j.part])
+			if j.link != nil {
+				j.link.terms, j.link.stems = terms, stems
+			} else {
+				info := &ix.notes[j.note]
+				info.terms, info.stems = terms, stems
+			}
 		}
 		return 0
 	})
-	for _, p := range parts {
-		p.counts = byteArena{}
-		p.pairs = nil
-		for ni := range p.notes {
-			p.notes[ni].terms, p.notes[ni].stems = nil, nil
-		}
-		p.links = nil
+}
+
+// DeferTermLists has the merges from now until Settle leave the term
+// lists of the notes (and link slots) they add to Settle: those lists
+// (each note's terms with their chunk counts, for a removal) are not
+// needed to search, and encoding them was about half of the merge of the
+// Obsidian hub's first build, 27-31 ms before its first search could be
+// answered. A removal, a compaction and Encode settle the index first, so
+// no list is ever read before it is encoded.
+func (ix *Index) DeferTermLists() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.deferLists = true
+}
+
+// Settle encodes the term lists DeferTermLists put off and ends the
+// deferral. It holds the read lock: searches go on meanwhile.
+func (ix *Index) Settle() {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ix.settle()
+}
+
+// settle is Settle for a caller that holds the lock (read or write).
+func (ix *Index) settle() {
+	ix.settleMu.Lock()
+	defer ix.settleMu.Unlock()
+	for i := range ix.pending {
+		ix.encodeLists(&ix.pending[i])
 	}
+	ix.pending = nil
+	ix.deferLists = false
 }
 
 func (ix *Index) newNoteSlot() uint32 {
@@ -960,6 +1026,7 @@ func (ix *Index) removeLocked(path string) bool {
 	if !ok {
 		return false
 	}
+	ix.settle() // the note's term list is read below
 	if li := ix.links[path]; li != nil {
 		ix.dropLinkSlot(li)
 	}
@@ -1021,17 +1088,26 @@ const (
 )
 
 func (ix *Index) maybeCompact() {
-	if (ix.deadPostings >= minDeadPostings && ix.deadPostings*4 > ix.postings) ||
-		(ix.dead >= minDeadChunks && ix.dead*4 > len(ix.cnote)) {
+	chunks := (ix.deadPostings >= minDeadPostings && ix.deadPostings*4 > ix.postings) ||
+		(ix.dead >= minDeadChunks && ix.dead*4 > len(ix.cnote))
+	if !chunks && !ix.exact.sparse() && !ix.stems.sparse() {
+		return
+	}
+	ix.settle() // compaction renumbers the term lists
+	if chunks {
 		ix.compactChunks()
 	}
-	if ix.exact.empty >= minEmptyTerms && ix.exact.empty*4 > len(ix.exact.terms) {
+	if ix.exact.sparse() {
 		ix.compactSpace(&ix.exact, true)
 	}
-	if ix.stems.empty >= minEmptyTerms && ix.stems.empty*4 > len(ix.stems.terms) {
+	if ix.stems.sparse() {
 		ix.compactSpace(&ix.stems, false)
 	}
 }
+
+// sparse reports whether more than a quarter of the space's terms (and at
+// least minEmptyTerms) have no live chunk left.
+func (sp *space) sparse() bool { return sp.empty >= minEmptyTerms && sp.empty*4 > len(sp.terms) }
 
 // compactChunks drops the dead postings and renumbers the live chunk slots
 // densely, keeping their order (so every posting list stays sorted).

@@ -985,3 +985,109 @@ func TestSearchTiesKeepSmallestPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferTermLists: merges made while the term lists are deferred (a
+// batch, then link slots) search exactly as the same merges made at once;
+// the lists are encoded by Settle, by a removal or by Encode, whichever
+// comes first, into the same snapshot bytes; and a removal after the
+// deferral leaves the same index as without it, searches running all the
+// while.
+func TestDeferTermLists(t *testing.T) {
+	// One CPU: the notes reach the builders, and so the terms their ids,
+	// in the same order in every build (the snapshots compare byte for
+	// byte).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	items := syntheticSized(300, 60)
+	var links []LinkItem
+	for i, it := range items[:40] {
+		links = append(links, LinkItem{Path: it.Path, Texts: []LinkText{{Text: fmt.Sprintf("alias %d of %s", i, it.Note.Title), Notes: 2}}})
+	}
+	var qs []string
+	for _, it := range items[:20] {
+		qs = append(qs, it.Note.Title, "alias "+it.Note.Title)
+	}
+	build := func(deferred bool) *Index {
+		ix := New(Options{})
+		ix.AddBatch(items[:100])
+		if deferred {
+			ix.DeferTermLists()
+		}
+		ix.AddBatch(items[100:])
+		ix.SetLinkTextsBatch(links)
+		return ix
+	}
+	pending := func(ix *Index) int {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		n := 0
+		for _, l := range ix.pending {
+			n += len(l.jobs)
+		}
+		return n
+	}
+	want := build(false)
+	wantBytes := payload(t, want)
+
+	// Settle: searches on meanwhile.
+	got := build(true)
+	if n := pending(got); n != 200+len(links) {
+		t.Fatalf("%d term lists pending, want %d", n, 200+len(links))
+	}
+	if info := got.notes[got.byPath[items[150].Path]]; info.terms != nil || info.stems != nil {
+		t.Fatalf("a deferred note has its term lists already")
+	}
+	sameRanking(t, "deferred, before Settle", got, want, qs)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			got.Search(qs[0], Filter{}, 5)
+		}
+	}()
+	got.Settle()
+	<-done
+	if n := pending(got); n != 0 {
+		t.Fatalf("%d term lists pending after Settle", n)
+	}
+	if b := payload(t, got); !bytes.Equal(b, wantBytes) {
+		t.Fatalf("the snapshot of a settled index differs from the one built at once")
+	}
+	// The deferral is over: the next merge encodes at once.
+	got.AddBatch(items[:1])
+	if n := pending(got); n != 0 {
+		t.Fatalf("a merge after Settle left %d term lists pending", n)
+	}
+
+	// Encode settles first.
+	got = build(true)
+	if b := payload(t, got); !bytes.Equal(b, wantBytes) {
+		t.Fatalf("the snapshot of a deferred index differs from the one built at once")
+	}
+
+	// A removal, or a change of link texts (which drops link slots),
+	// settles first, and then changes the index as without the deferral.
+	for _, c := range []struct {
+		name   string
+		change func(ix *Index)
+	}{
+		{"removal", func(ix *Index) { ix.Remove(items[150].Path); ix.Remove(items[3].Path) }},
+		{"link texts", func(ix *Index) {
+			changed := slices.Clone(links[:10])
+			for i := range changed {
+				changed[i].Texts = []LinkText{{Text: "renamed " + changed[i].Texts[0].Text, Notes: 1}}
+			}
+			ix.SetLinkTextsBatch(changed)
+		}},
+	} {
+		got, want := build(true), build(false)
+		c.change(got)
+		c.change(want)
+		if n := pending(got); n != 0 {
+			t.Fatalf("%s: %d term lists pending after it", c.name, n)
+		}
+		sameRanking(t, "deferred, after "+c.name, got, want, qs)
+		if !bytes.Equal(payload(t, got), payload(t, want)) {
+			t.Fatalf("%s: the deferred index's snapshot differs", c.name)
+		}
+	}
+}

@@ -191,6 +191,7 @@ func (ix *Index) dropLinkSlot(li *linkInfo) {
 	if li.slot == noNote {
 		return
 	}
+	ix.settle() // the slot's term list is read below
 	ix.dropTerms(li.terms, li.stems)
 	ix.cnote[li.slot] = noNote
 	ix.clen[li.slot] = linkDeadLen

@@ -20,10 +20,12 @@ func (ix *Index) Settings() string {
 }
 
 // Encode writes the whole index (tombstones included, so that reading it
-// back gives the same index) to a snapshot. It holds the read lock.
+// back gives the same index) to a snapshot, settled first (see
+// DeferTermLists). It holds the read lock.
 func (ix *Index) Encode(e *snapshot.Enc) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	ix.settle() // the term lists are written below
 	encodeSpace(e, &ix.exact, false)
 	encodeSpace(e, &ix.stems, true)
 	e.U32s(ix.cnote)

@@ -597,6 +597,12 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 				texts, textsTaken = s.linkTextItems(), true
 			}
 		}()
+		if last {
+			// The notes' term lists (for a removal) are encoded once the
+			// first search is answered (index.DeferTermLists): that work
+			// waits below, with the snapshot.
+			s.ix.DeferTermLists()
+		}
 		s.mu.Lock()
 		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
 			if ctx.Err() != nil {
@@ -691,6 +697,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 			grace.Stop()
 		case <-t.C:
 		}
+		s.ix.Settle()
 		pause.End()
 		select {
 		case <-s.closed:
