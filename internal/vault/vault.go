@@ -465,7 +465,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		files = append(files, fi)
 		if fi.IsNote && readied == nil && readyAt >= 0 {
 			size := fi.Size
-			if !fromSnapshot {
+			if size == 0 && fi.ModTime.IsZero() {
 				size = unstattedNoteBytes // the walk did not stat it
 			}
 			if walked += size; walked >= readyAt {
