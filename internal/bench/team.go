@@ -94,7 +94,8 @@ type TeamReport struct {
 	Problems   []string    `json:"problems,omitempty"`
 }
 
-var listenRE = regexp.MustCompile(`url=(https?://\S+)`)
+// Compiled on first use: a process start does not pay for it.
+var listenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`url=(https?://\S+)`) })
 
 // RunTeam runs the load.
 func RunTeam(ctx context.Context, o TeamOptions) (*TeamReport, error) {
@@ -257,7 +258,7 @@ func waitURL(r io.Reader, limit time.Duration) (string, error) {
 		sc := bufio.NewScanner(r)
 		sent := false
 		for sc.Scan() {
-			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
+			if m := listenRE().FindStringSubmatch(sc.Text()); m != nil && !sent {
 				found <- m[1]
 				sent = true
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // PushKind classifies a failed push by what the user has to do about it.
@@ -90,7 +91,8 @@ var pushRules = []struct {
 	}},
 }
 
-var credInURL = regexp.MustCompile(`(://)[^/@\s]+@`)
+// Compiled on first use: a process start does not pay for it.
+var credInURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://)[^/@\s]+@`) })
 
 // classifyPush tells the kind of a failed push from git's stderr.
 func classifyPush(stderr string) (PushKind, string) {
@@ -120,5 +122,5 @@ func cleanDetail(line string) string {
 	for _, p := range []string{"fatal: ", "error: ", "remote: ", "hint: "} {
 		line = strings.TrimPrefix(line, p)
 	}
-	return credInURL.ReplaceAllString(line, "$1")
+	return credInURL().ReplaceAllString(line, "$1")
 }

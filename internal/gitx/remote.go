@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A vault whose storage of record is a git remote (the team server's
@@ -21,10 +22,11 @@ import (
 // Origin is the name every clone gives its remote.
 const Origin = "origin"
 
+// The patterns are compiled on first use: a process start does not pay for them.
 var (
-	scpLike    = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`)
-	branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$`)
-	fullHash   = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`) })
+	branchName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$`) })
+	fullHash   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 )
 
 // CheckRemoteURL accepts the remotes a team runs: https://, http://,
@@ -45,7 +47,7 @@ func CheckRemoteURL(remote string) error {
 		return errors.New("git's transport helpers (ext::, fd::, ...) are not allowed")
 	case filepath.IsAbs(remote):
 		return nil
-	case scpLike.MatchString(remote):
+	case scpLike().MatchString(remote):
 		return nil
 	}
 	u, err := url.Parse(remote)
@@ -69,7 +71,7 @@ func CheckRemoteURL(remote string) error {
 
 // CheckBranch accepts a plain branch name.
 func CheckBranch(name string) error {
-	if !branchName.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, "/") ||
+	if !branchName().MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, "/") ||
 		strings.HasSuffix(name, ".lock") || strings.Contains(name, "//") {
 		return fmt.Errorf("branch %q: use letters, digits, '.', '_', '-' and '/'", name)
 	}
@@ -77,7 +79,7 @@ func CheckBranch(name string) error {
 }
 
 // RedactURL removes any user information from a URL, for messages.
-func RedactURL(s string) string { return credInURL.ReplaceAllString(s, "$1") }
+func RedactURL(s string) string { return credInURL().ReplaceAllString(s, "$1") }
 
 // RemoteHeads lists the branches of a remote (name -> commit) and the
 // branch its HEAD names ("" when it has none, as an empty repository).
@@ -167,7 +169,7 @@ func (r *Repo) PushTo(ctx context.Context, rev, branch string) error {
 		return err
 	}
 	sha := rev
-	if !fullHash.MatchString(rev) {
+	if !fullHash().MatchString(rev) {
 		var err error
 		if sha, err = r.ResolveCommit(ctx, rev); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 )
@@ -42,13 +43,14 @@ func limit(v string) (int, error) {
 	return 0, fmt.Errorf("%q is neither an integer nor a name of limits", v)
 }
 
-var placeholder = regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9]*\}`)
+// Compiled on first use: a process start does not pay for it.
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[A-Za-z][A-Za-z0-9]*\}`) })
 
 // expand replaces every {Name} of text by its number (with thousands
 // separators, as the descriptions write numbers); local holds the names
 // only this text knows ({min}, {max}). It panics on a name it does not know.
 func expand(text string, local map[string]int) string {
-	return placeholder.ReplaceAllStringFunc(text, func(p string) string {
+	return placeholder().ReplaceAllStringFunc(text, func(p string) string {
 		name := p[1 : len(p)-1]
 		n, ok := local[name]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -46,7 +47,8 @@ var apiCodes = map[string]string{
 	teamapi.CodeUnsupportedMedia:  api.CodeInternal,
 }
 
-var vaultCode = regexp.MustCompile(`^[a-z][a-z_]{1,40}$`)
+// Compiled on first use: a process start does not pay for it.
+var vaultCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z_]{1,40}$`) })
 
 // statusCodes is the code of an answer without a known code.
 func statusCode(status int) string {
@@ -86,7 +88,7 @@ func (cl *call) failure(a *answer, fields map[string]string) error {
 		code = statusCode(a.status)
 	case apiCodes[d.Code] != "":
 		code = apiCodes[d.Code]
-	case vaultCode.MatchString(d.Code):
+	case vaultCode().MatchString(d.Code):
 		code = strings.ToUpper(d.Code)
 	default:
 		code = statusCode(a.status)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -90,16 +91,19 @@ func (d *Data) lock() (*flock.Flock, error) {
 	return l, nil
 }
 
+// The patterns are compiled on first use: a process start does not pay for them.
 var (
-	projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	keyName     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
-	uuidShape   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	projectName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+	keyName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`) })
+	uuidShape   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
 )
 
 // ValidProjectName checks a project name: 1-64 letters, digits, '.', '_',
 // '-', starting with a letter or digit, and not shaped like an id.
 func ValidProjectName(name string) error {
-	if !projectName.MatchString(name) || uuidShape.MatchString(name) {
+	if !projectName().MatchString(name) || uuidShape().MatchString(name) {
 		return fmt.Errorf("project name %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (and not shaped like an id)", name)
 	}
 	return nil
@@ -109,7 +113,7 @@ func ValidProjectName(name string) error {
 // writes): 1-64 letters, digits, '.', '_', '@', '-', starting with a letter
 // or digit.
 func ValidKeyName(name string) error {
-	if !keyName.MatchString(name) {
+	if !keyName().MatchString(name) {
 		return fmt.Errorf("key name %q: use 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit", name)
 	}
 	return nil

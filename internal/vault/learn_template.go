@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -49,7 +50,11 @@ type templateVars struct {
 const maxDroppedShown = 5
 
 // corePlaceholder is a core Templates placeholder at the start of a string.
-var corePlaceholder = regexp.MustCompile(`^\{\{\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?::([^}\n]*))?\}\}`)
+//
+// (Compiled on first use: a process start does not pay for it.)
+var corePlaceholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\{\{\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?::([^}\n]*))?\}\}`)
+})
 
 // fill fills the expressions of text. frontmatter says text is a
 // frontmatter block (an unknown {{name}} is removed there); quoteTitle
@@ -72,7 +77,7 @@ func (v templateVars) fill(text string, frontmatter, quoteTitle bool) (string, [
 		out.WriteString(text[i : i+j])
 		i += j
 		if strings.HasPrefix(text[i:], "{{") {
-			m := corePlaceholder.FindStringSubmatch(text[i:])
+			m := corePlaceholder().FindStringSubmatch(text[i:])
 			if m == nil {
 				out.WriteString("{{")
 				i += 2
@@ -493,10 +498,14 @@ func offsetBy(t time.Time, off any) (time.Time, bool) {
 
 // isoDuration reads an ISO 8601 duration with Moment.js's signs: an
 // optional "-" before the P (negating the whole) and before each number.
-var isoDuration = regexp.MustCompile(`^([-+])?P(?:([-+]?\d+)Y)?(?:([-+]?\d+)M)?(?:([-+]?\d+)W)?(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)S)?)?$`)
+//
+// (Compiled on first use: a process start does not pay for it.)
+var isoDuration = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([-+])?P(?:([-+]?\d+)Y)?(?:([-+]?\d+)M)?(?:([-+]?\d+)W)?(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)S)?)?$`)
+})
 
 func addISODuration(t time.Time, d string) (time.Time, bool) {
-	m := isoDuration.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(d)))
+	m := isoDuration().FindStringSubmatch(strings.ToUpper(strings.TrimSpace(d)))
 	if m == nil || d == "P" || strings.HasSuffix(strings.ToUpper(d), "T") {
 		return t, false
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -388,7 +389,7 @@ func renderFrontmatter(fm map[string]any) (string, error) {
 	node := &yaml.Node{Kind: yaml.MappingNode}
 	for _, k := range keys {
 		var val yaml.Node
-		if str, ok := fm[k].(string); ok && isoDate.MatchString(str) {
+		if str, ok := fm[k].(string); ok && isoDate().MatchString(str) {
 			// A date stays a plain YAML date (created: 2026-11-29), as
 			// Obsidian writes it, not a quoted string.
 			val = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: str}
@@ -413,7 +414,8 @@ func renderFrontmatter(fm map[string]any) (string, error) {
 	return "---\n" + buf.String() + "---\n", nil
 }
 
-var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+// Compiled on first use: a process start does not pay for it.
+var isoDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 func allScalars(seq []any) bool {
 	for _, v := range seq {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -212,7 +213,8 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 	})
 }
 
-var dailyName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
+// Compiled on first use: a process start does not pay for it.
+var dailyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`) })
 
 // structural says why a note must not be deleted, or "".
 func (s *Service) structural(rel string) string {
@@ -224,7 +226,7 @@ func (s *Service) structural(rel string) string {
 		return "it is the knowledge index"
 	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
 		return "it is a map of content"
-	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName.MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
+	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName().MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
 		return "it is a daily note"
 	}
 	return ""

@@ -95,12 +95,14 @@ func Redact(dbURL string) string {
 		}
 		return u.Redacted()
 	}
-	return dsnPassword.ReplaceAllString(dbURL, "${1}xxxxx")
+	return dsnPassword().ReplaceAllString(dbURL, "${1}xxxxx")
 }
 
 // dsnPassword is the password of a key=value connection string, quoted or
 // not.
-var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+//
+// (Compiled on first use: a process start does not pay for it.)
+var dsnPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`) })
 
 // SchemaVersion returns the version recorded in schema_migrations.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
