@@ -100,6 +100,14 @@ type Stdio struct {
 	HandshakeMs float64 `json:"handshake_ms"`
 	// FirstSearchMs: exec start to the first vault_search answer read.
 	FirstSearchMs float64 `json:"first_search_ms"`
+	// FirstSearchAgainMs is FirstSearchMs of a second first start (an
+	// empty cache folder again) made right after the first process exited:
+	// on a small virtual machine a process's fresh memory costs much more
+	// when no process freed memory just before (the host took it back),
+	// and FirstSearchMs, the bench's first child, is that cold case; this
+	// one finds the memory the first process freed. 0 when it failed (see
+	// Problems).
+	FirstSearchAgainMs float64 `json:"first_search_again_ms,omitempty"`
 	// Search: vault_search round trips of a minimal client, from writing
 	// the tools/call frame to having read the whole answer frame and decoded
 	// its JSON-RPC envelope (id, error, result.isError): what the server

@@ -103,6 +103,7 @@ func TestRunEndToEnd(t *testing.T) {
 		} else {
 			positive["handshake"] = v.Stdio.HandshakeMs
 			positive["stdio first search"] = v.Stdio.FirstSearchMs
+			positive["stdio first search again"] = v.Stdio.FirstSearchAgainMs
 			positive["stdio search p50"] = v.Stdio.Search.P50
 			positive["stdio search p99"] = v.Stdio.Search.P99
 			positive["stdio answer bytes"] = float64(v.Stdio.AnswerBytes)
