@@ -318,12 +318,12 @@ func measureStdio(ctx context.Context, exe, dir, lang string, queries []string) 
 		return nil, nil, err
 	}
 	defer os.RemoveAll(cache)
-	serve := func() *exec.Cmd {
+	serve := func(cache string) *exec.Cmd {
 		cmd := exec.Command(exe, "serve", "--read-only", "--vault", dir, "--lang", lang)
 		cmd.Env = append(cleanEnv(), "VAULTMCP_LOG_LEVEL=error", "VAULTMCP_CACHE_DIR="+cache)
 		return cmd
 	}
-	cmd := serve()
+	cmd := serve(cache)
 	c, err := startStdio(ctx, cmd)
 	if err != nil {
 		return nil, nil, err
@@ -375,16 +375,23 @@ func measureStdio(ctx context.Context, exe, dir, lang string, queries []string) 
 	if st.PeakRSSBytes == 0 {
 		st.PeakRSSBytes = exitedMaxRSS(cmd.ProcessState)
 	}
-	again, err := measureFirstAgain(ctx, exe, dir, lang, queries[0])
-	if err != nil {
+	// A first start again at once, with an empty cache folder of its own
+	// (see Stdio.FirstSearchAgainMs).
+	if again, err := os.MkdirTemp("", "vaultmcp-bench-cache-"); err != nil {
 		problems = append(problems, "first start again: "+err.Error())
 	} else {
-		st.FirstSearchAgainMs = again
+		st2, err := measureStart(ctx, serve(again), queries[0])
+		os.RemoveAll(again)
+		if err != nil {
+			problems = append(problems, "first start again: "+err.Error())
+		} else {
+			st.FirstSearchAgainMs = st2.FirstSearchMs
+		}
 	}
 	if snapErr != nil {
 		return st, append(problems, "index snapshot: "+snapErr.Error()), nil
 	}
-	warm, err := measureWarm(ctx, serve(), queries[0])
+	warm, err := measureStart(ctx, serve(cache), queries[0])
 	if err != nil {
 		return st, append(problems, "warm start: "+err.Error()), nil
 	}
@@ -418,9 +425,10 @@ func waitSnapshot(ctx context.Context, cache string, timeout time.Duration) (int
 	}
 }
 
-// measureWarm starts cmd (a server whose cache holds the snapshot) and times
-// its handshake and first search.
-func measureWarm(ctx context.Context, cmd *exec.Cmd, query string) (*WarmStart, error) {
+// measureStart starts cmd (a server, with or without an index snapshot in
+// its cache) and times its handshake and first search; it gives its peak
+// RSS too.
+func measureStart(ctx context.Context, cmd *exec.Cmd, query string) (*WarmStart, error) {
 	c, err := startStdio(ctx, cmd)
 	if err != nil {
 		return nil, err
@@ -440,32 +448,6 @@ func measureWarm(ctx context.Context, cmd *exec.Cmd, query string) (*WarmStart, 
 		w.PeakRSSBytes = exitedMaxRSS(cmd.ProcessState)
 	}
 	return w, nil
-}
-
-// measureFirstAgain starts another `vaultmcp serve --read-only` with an
-// empty cache folder of its own, right after the first process exited, and
-// returns its exec start to the first search answered (Stdio.FirstSearchAgainMs).
-func measureFirstAgain(ctx context.Context, exe, dir, lang, query string) (float64, error) {
-	cache, err := os.MkdirTemp("", "vaultmcp-bench-cache-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(cache)
-	cmd := exec.Command(exe, "serve", "--read-only", "--vault", dir, "--lang", lang)
-	cmd.Env = append(cleanEnv(), "VAULTMCP_LOG_LEVEL=error", "VAULTMCP_CACHE_DIR="+cache)
-	c, err := startStdio(ctx, cmd)
-	if err != nil {
-		return 0, err
-	}
-	defer c.close()
-	frame, err := c.callFrame("vault_search", map[string]string{"query": query}, true)
-	if err != nil {
-		return 0, err
-	}
-	if _, _, err := c.callTool(ctx, frame, firstSearchTimeout); err != nil {
-		return 0, fmt.Errorf("vault_search %q: %w", query, err)
-	}
-	return millis(time.Since(c.start)), nil
 }
 
 // measureGoSDK times the queries through the go-sdk client on the

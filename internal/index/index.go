@@ -695,8 +695,9 @@ func (ix *Index) encodeLists(l *termLists) {
 // (each note's terms with their chunk counts, for a removal) are not
 // needed to search, and encoding them was about half of the merge of the
 // Obsidian hub's first build, 27-31 ms before its first search could be
-// answered. A removal, a compaction and Encode settle the index first, so
-// no list is ever read before it is encoded.
+// answered. A removal, a drop of a link slot, a compaction and Encode
+// settle the index first, so no list is ever read before it is encoded;
+// any settling ends the deferral.
 func (ix *Index) DeferTermLists() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

@@ -136,16 +136,22 @@ func (w *Watcher) AddFolder(rel string) {
 	w.mu.Lock()
 	_, ok := w.dirs[rel]
 	w.mu.Unlock()
-	if ok {
-		return
+	if !ok {
+		w.watchDir(rel)
 	}
+}
+
+// watchDir adds the watch of the directory rel (not the root) and records
+// it; false, logged, when it cannot be watched.
+func (w *Watcher) watchDir(rel string) bool {
 	if err := w.fw.Add(w.abs(rel)); err != nil {
 		slog.Warn("watch: cannot watch directory; changes in it will not be seen", "path", rel, "err", w.scrub(err))
-		return
+		return false
 	}
 	w.mu.Lock()
 	w.dirs[rel] = struct{}{}
 	w.mu.Unlock()
+	return true
 }
 
 // Run delivers debounced batches to fn until ctx ends or the watcher is
@@ -313,15 +319,10 @@ func (w *Watcher) addTree(rel string, b *batch) {
 		if !d.IsDir() {
 			return nil
 		}
-		if r != "" { // the root's watch is added by New
-			if err := w.fw.Add(p); err != nil {
-				slog.Warn("watch: cannot watch directory; changes in it will not be seen", "path", r, "err", w.scrub(err))
-				return fs.SkipDir
-			}
+		// The root's watch is added by Open.
+		if r != "" && !w.watchDir(r) {
+			return fs.SkipDir
 		}
-		w.mu.Lock()
-		w.dirs[r] = struct{}{}
-		w.mu.Unlock()
 		return nil
 	})
 	if err != nil {
