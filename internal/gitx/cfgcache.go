@@ -148,6 +148,28 @@ func (r *Repo) commitSetup(ctx context.Context) commitSetup {
 	return s
 }
 
+// hasHook reports whether the named hook is installed; true when the hooks
+// folder is not known.
+func (s commitSetup) hasHook(name string) bool {
+	if s.hooksDir == "" {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(s.hooksDir, name))
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// gitDirs are the git folder and the common one (the same but in a linked
+// work tree), as commitSetup asked them; "" when not known.
+func (r *Repo) gitDirs() (gitDir, commonDir string) {
+	c := &r.setups
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.dirs) != 2 {
+		return "", ""
+	}
+	return c.dirs[0], c.dirs[1]
+}
+
 // hasHooks reports whether any hook that `git commit` runs is installed
 // (an executable file in the hooks folder); true when the folder is not
 // known (the safe path).
@@ -156,7 +178,7 @@ func (s commitSetup) hasHooks() bool {
 		return true
 	}
 	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"} {
-		if fi, err := os.Stat(filepath.Join(s.hooksDir, h)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		if s.hasHook(h) {
 			return true
 		}
 	}

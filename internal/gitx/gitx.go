@@ -29,6 +29,7 @@ type Repo struct {
 	prefix  string // dir relative to top, "/"-separated with a trailing "/", or ""
 	setups  setupCache
 	index   indexCache // the index as this Repo last wrote it (index.go)
+	trees   treeCache  // trees and top trees this Repo read or wrote (treecache.go)
 	gitDir  string     // the git directory, as Open found it ("" if not told)
 	Timeout time.Duration
 

@@ -685,8 +685,12 @@ func (r *Repo) loadIndex(path string, sha256 bool) (*userIndex, error) {
 }
 
 // testHookIndexWrite, when set by a test, is the error of writing the new
-// index (a full disk).
-var testHookIndexWrite func() error
+// index (a full disk); testHookBeforeIndexLock runs before index.lock is
+// taken for the new index.
+var (
+	testHookIndexWrite      func() error
+	testHookBeforeIndexLock func()
+)
 
 // indexWritten counts the indexes updated here, indexToGit those left to
 // git update-index (tests read them), and
@@ -709,6 +713,9 @@ type pendingIndex struct {
 // the caller hands the update to git (ErrIndexLocked aside).
 func (r *Repo) prepareIndex(ctx context.Context, ix *userIndex, changes []indexChange) (*pendingIndex, error) {
 	lock := ix.path + ".lock"
+	if testHookBeforeIndexLock != nil {
+		testHookBeforeIndexLock()
+	}
 	f, err := r.lockIndexFile(ctx, lock)
 	if err != nil {
 		return nil, err
@@ -735,9 +742,9 @@ func (p *pendingIndex) abort() {
 	os.Remove(p.lock)
 }
 
-// install writes the new index and renames it into place, and keeps it for
-// the Repo's next commit. On error the index is as it was, the lock removed.
-func (r *Repo) installIndex(p *pendingIndex, fsync bool) error {
+// write writes the new index into the lock file (flushed when fsync),
+// not yet in place. On error the lock is removed.
+func (p *pendingIndex) write(fsync bool) error {
 	err := func() error {
 		if testHookIndexWrite != nil {
 			if err := testHookIndexWrite(); err != nil {
@@ -752,15 +759,23 @@ func (r *Repo) installIndex(p *pendingIndex, fsync bool) error {
 				return fmt.Errorf("git index: %w", err)
 			}
 		}
-		return nil
+		return p.f.Close()
 	}()
 	if err != nil {
 		p.abort()
-		return err
 	}
-	if err := p.f.Close(); err != nil {
-		os.Remove(p.lock)
-		return fmt.Errorf("git index: %w", err)
+	return err
+}
+
+// testHookIndexInstall, when set by a test, runs before the written index
+// is renamed into place (the commit has landed by then).
+var testHookIndexInstall func()
+
+// installIndex renames the written index into place, and keeps it for the
+// Repo's next commit. On error the index is as it was, the lock removed.
+func (r *Repo) installIndex(p *pendingIndex) error {
+	if testHookIndexInstall != nil {
+		testHookIndexInstall()
 	}
 	if err := os.Rename(p.lock, p.ix.path); err != nil {
 		os.Remove(p.lock)

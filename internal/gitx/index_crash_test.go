@@ -13,7 +13,8 @@ import (
 )
 
 // TestIndexWriteKilled: the process is killed (SIGKILL) while it holds
-// index.lock, after the commit was made: the commit stands, the index is
+// index.lock, after the commit was made, the new index written but not yet
+// in place: the commit stands, the index is
 // the one before, whole, and the lock is left behind exactly as a killed
 // git leaves it (the next commit reports ErrIndexLocked until it is
 // removed; then everything is as after an interrupted git add).
@@ -24,13 +25,7 @@ func TestIndexWriteKilled(t *testing.T) {
 	dir := newRepo(t, map[string]string{"a.md": "a\n", "b.md": "b\n"})
 	before := gitOut(t, dir, "ls-files", "-s")
 	writeFile(t, dir, "a.md", "ours\n")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexWriteKilledChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GITX_KILL_DIR="+dir)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the child was not killed (err %v):\n%s", err, out)
-	}
+	runKilledChild(t, "TestIndexWriteKilledChild", dir)
 	if got := gitOut(t, dir, "show", "HEAD:a.md"); got != "ours" {
 		t.Fatalf("HEAD:a.md = %q, want the commit made before the kill", got)
 	}
@@ -63,10 +58,92 @@ func TestIndexWriteKilledChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestIndexWriteKilled")
 	}
-	testHookIndexWrite = func() error {
+	testHookIndexInstall = func() {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
 	}
 	commitOne(t, open(t, dir), "a.md")
 	t.Fatal("the commit returned without being killed")
+}
+
+// TestRefUpdateKilled: the process is killed (SIGKILL) while it holds the
+// branch's lock, its new value written but not yet renamed into place: the
+// branch is where it was, the commit before stands, the index is the one
+// before, and the locks are left behind as a killed git leaves them (the
+// next commit fails and says so; once they are removed, everything is as
+// after an interrupted git commit).
+func TestRefUpdateKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := newRepo(t, map[string]string{"a.md": "a\n", "b.md": "b\n"})
+	r := open(t, dir)
+	writeFile(t, dir, "a.md", "first\n")
+	first := commitOne(t, r, "a.md")
+	before := gitOut(t, dir, "ls-files", "-s")
+	writeFile(t, dir, "a.md", "ours\n")
+	runKilledChild(t, "TestRefUpdateKilledChild", dir)
+	if got := gitOut(t, dir, "rev-parse", "HEAD"); got != first {
+		t.Fatalf("HEAD = %s, want %s: the branch moved", got, first)
+	}
+	if got := gitOut(t, dir, "ls-files", "-s"); got != before {
+		t.Fatalf("the index changed:\n%s\nwas\n%s", got, before)
+	}
+	branch := gitOut(t, dir, "symbolic-ref", "HEAD")
+	locks := []string{filepath.Join(dir, ".git", filepath.FromSlash(branch)+".lock"), filepath.Join(dir, ".git", "HEAD.lock")}
+	for _, l := range locks {
+		if _, err := os.Lstat(l); err != nil {
+			t.Fatalf("no lock after the kill: %v", err)
+		}
+	}
+	// Removing the index lock alone is not enough: git cannot lock the branch.
+	os.Remove(filepath.Join(dir, ".git", "index.lock"))
+	r2 := open(t, dir)
+	r2.lockRetries, r2.lockWait = 1, 1
+	if _, err := r2.Commit(context.Background(), []string{"a.md"}, "next"); err == nil {
+		t.Fatal("a commit with the branch's lock held succeeded")
+	}
+	if got := gitOut(t, dir, "rev-parse", "HEAD"); got != first {
+		t.Fatalf("HEAD = %s after a refused commit", got)
+	}
+	for _, l := range locks {
+		os.Remove(l)
+	}
+	commitOne(t, r2, "a.md")
+	if got := gitOut(t, dir, "show", "HEAD:a.md"); got != "ours" {
+		t.Fatalf("HEAD:a.md = %q", got)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+}
+
+// TestRefUpdateKilledChild is the child of TestRefUpdateKilled.
+func TestRefUpdateKilledChild(t *testing.T) {
+	dir := os.Getenv("GITX_KILL_DIR")
+	if dir == "" {
+		t.Skip("run by TestRefUpdateKilled")
+	}
+	testHookRefUpdate = func() {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	commitOne(t, open(t, dir), "a.md")
+	t.Fatal("the commit returned without being killed")
+}
+
+// runKilledChild runs the test binary's test child on dir and checks it was
+// killed by SIGKILL.
+func runKilledChild(t *testing.T, child, dir string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GITX_KILL_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed (err %v):\n%s", err, out)
+	}
 }

@@ -147,15 +147,17 @@ func TestIndexWriteFails(t *testing.T) {
 	}
 }
 
-// TestIndexLockHeldAtUpdate: another program holds index.lock when the
-// commit is made and releases it soon: the index is updated after it.
+// TestIndexLockHeldAtUpdate: another program takes index.lock as the
+// commit is made (after the fast commit checked it was free, before it
+// takes it for the new index) and releases it soon: the index is updated
+// after it.
 // Held through every retry, the commit stands and the index is left as it
 // was (git status shows the path as changed, as with update-index).
 func TestIndexLockHeldAtUpdate(t *testing.T) {
 	for _, forever := range []bool{false, true} {
 		dir := newRepo(t, map[string]string{"a.md": "a\n"})
 		lock := filepath.Join(dir, ".git", "index.lock")
-		testHookBeforeUpdateRef = func() {
+		testHookBeforeIndexLock = func() {
 			if err := os.WriteFile(lock, nil, 0o644); err != nil {
 				t.Error(err)
 			}
@@ -167,7 +169,7 @@ func TestIndexLockHeldAtUpdate(t *testing.T) {
 		r.lockWait = 50 * time.Millisecond
 		writeFile(t, dir, "a.md", "ours\n")
 		sha := commitOne(t, r, "a.md")
-		testHookBeforeUpdateRef = nil
+		testHookBeforeIndexLock = nil
 		if got := gitOut(t, dir, "show", sha+":a.md"); got != "ours" {
 			t.Fatalf("committed %q", got)
 		}

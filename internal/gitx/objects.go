@@ -133,6 +133,10 @@ func fsyncLooseObjects(v string) bool {
 // fsyncIndex tells from core.fsync's value whether the index is flushed.
 func fsyncIndex(v string) bool { return fsyncNames(v, "index", "added", "all") }
 
+// fsyncReferences tells from core.fsync's value whether refs and their
+// logs are flushed.
+func fsyncReferences(v string) bool { return fsyncNames(v, "reference", "committed", "added", "all") }
+
 // fsyncNames tells whether core.fsync's value v names a component of
 // names (the last mention of one counts).
 func fsyncNames(v string, names ...string) bool {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,10 +67,19 @@ type repoConfig struct {
 	// whether any other setting takes part in the identity or the header.
 	name, email   string
 	identityRules bool
+	// What making blobs, telling ignored files and moving the branch
+	// without git must know (worktree.go, refs.go).
+	autocrlf        bool   // core.autocrlf converts line endings
+	attrTree        bool   // attr.tree: attributes read from a tree
+	attributesFile  string // core.attributesFile as written
+	excludesFile    string // core.excludesFile as written
+	logAllRefs      string // core.logAllRefUpdates, lower-cased ("" unset)
+	bare            bool   // core.bare
+	fsyncReferences bool   // refs and reflogs are flushed to disk
 }
 
 func (r *Repo) config(ctx context.Context) repoConfig {
-	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles)|extensions\.(compatobjectformat|objectformat)|include\.path|includeif\..*\.path)$`)
+	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles|autocrlf|attributesfile|excludesfile|logallrefupdates|bare)|attr\.tree|extensions\.(compatobjectformat|objectformat)|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
 	// Loose objects are flushed when either setting asks for it (the last
 	// value of each counts, in whichever order they come).
@@ -105,6 +115,26 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 		case "core.fsync":
 			fsyncCore = fsyncLooseObjects(val)
 			c.fsyncIndex = fsyncIndex(val)
+			c.fsyncReferences = fsyncReferences(val)
+		case "core.autocrlf":
+			// "input" and true convert; false, and a key with no value
+			// (true to git: converting), are told apart as git does.
+			b, err := strconv.ParseBool(val)
+			c.autocrlf = !strings.Contains(entry, "\n") || !(err == nil && !b)
+		case "attr.tree":
+			c.attrTree = true
+		case "core.attributesfile":
+			c.attributesFile = val
+		case "core.excludesfile":
+			c.excludesFile = val
+		case "core.logallrefupdates":
+			c.logAllRefs = strings.ToLower(val)
+			if !strings.Contains(entry, "\n") {
+				c.logAllRefs = "true"
+			}
+		case "core.bare":
+			b, err := strconv.ParseBool(val)
+			c.bare = !strings.Contains(entry, "\n") || err == nil && b
 		case "core.fsyncobjectfiles":
 			// A key with no value ("key\0") is true.
 			b, err := strconv.ParseBool(val)
@@ -145,12 +175,27 @@ const gcEvery = 20
 // commitsWritten those whose commit object was written here.
 var usedFast, mktreeUsed, commitsWritten atomic.Int64
 
+// blobsMade counts the blobs made here rather than by hash-object,
+// treesCached the commits whose trees came from the tree cache,
+// refsWritten the branch moves made here rather than by update-ref, and
+// ignoreAsked the check-ignore processes.
+var blobsMade, treesCached, refsWritten, ignoreAsked atomic.Int64
+
 func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message string, co CommitOptions, st commitSetup) (string, error) {
 	c := st.cfg
 	// The commit ends by updating the user's index: do not start while
 	// another program holds its lock (git commit would refuse too).
 	if err := r.waitIndexUnlocked(ctx, st.indexLock); err != nil {
 		return "", err
+	}
+
+	// Where git is asked nothing (worktree.go, treecache.go, refs.go).
+	gitDir, commonDir := r.gitDirs()
+	top := r.topDir()
+	store := st.objects(c.sha256)
+	idLen := 20
+	if c.sha256 {
+		idLen = 32
 	}
 
 	// The user's index, read here beside git's answers below: it tells
@@ -160,7 +205,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	ixRead := make(chan struct{})
 	go func() {
 		defer close(ixRead)
-		if p := st.indexPath(); p != "" {
+		if p := st.indexPath(); p != "" && !st.hasHook("post-index-change") {
 			var err error
 			if ix, err = r.loadIndex(p, c.sha256); err != nil {
 				slog.Debug("git: the index is left to git", "err", err)
@@ -180,6 +225,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			if fi.Mode().Perm()&0o100 != 0 {
 				st.mode = "100755"
 			}
+			st.size = fi.Size()
 			present = append(present, st)
 		case err == nil:
 			return "", errFallback // not a plain file: let git judge it
@@ -187,6 +233,10 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			return "", err
 		}
 		states[i] = st
+	}
+	presentPaths := make([]string, len(present))
+	for i, st := range present {
+		presentPaths[i] = st.full
 	}
 	// The trees on the way to every path, as they are in HEAD.
 	dirs := map[string]bool{"": true}
@@ -196,12 +246,15 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		}
 	}
 	// Three questions to git that do not depend on each other, asked at
-	// once (three processes in about the time of one): the blobs of the
-	// present files (hash-object, which also applies the repository's
-	// filters), HEAD and its trees on the way to the paths (cat-file), and
-	// which present files .gitignore excludes (check-ignore, without reading
-	// the index: a tracked file's answer is dropped afterwards, by the index
-	// read here, and only an untracked one's answer is used below).
+	// once (three processes in about the time of one) where they are asked
+	// at all: the blobs of the present files (hash-object, which also
+	// applies the repository's filters; made here when no attribute can
+	// apply), HEAD and its trees on the way to the paths (cat-file; from
+	// the tree cache when HEAD is a commit it knows), and which present
+	// files .gitignore excludes (check-ignore, without reading the index: a
+	// tracked file's answer is dropped afterwards, by the index read here,
+	// and only an untracked one's answer is used below; none is when no
+	// ignore rule exists).
 	// A commit of many files (a move rewrites every linking note) asks
 	// check-ignore afterwards, of the untracked ones only: asked of
 	// thousands of tracked files it cost a move of the hub's most linked
@@ -211,27 +264,34 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		hashErr, ignoreErr error
 		ignored            map[string]bool
 	)
+	noRules := !st.ignoreSources(commonDir).applyTo(top, presentPaths)
 	early := len(present) <= ignoreAtOnce
 	if len(present) > 0 {
+		here := store != nil && !st.attributeSources(commonDir).applyTo(top, presentPaths)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hashErr = r.hashObjects(ctx, present)
+			if here {
+				hashErr = r.makeBlobs(ctx, store, present)
+			} else {
+				hashErr = r.hashObjects(ctx, present)
+			}
 		}()
 	}
-	if len(present) > 0 && early {
+	if noRules {
+		ignored = map[string]bool{}
+	} else if len(present) > 0 && early {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ignored, ignoreErr = r.ignored(ctx, present, false)
 		}()
 	}
-	// HEAD is read with its trees, by one cat-file. Should the branch move
-	// between the two (a commit of the user's), update-ref below, which
-	// names the HEAD read here as the old value, refuses, and the commit is
-	// built again.
-	head, trees, err := r.readTrees(ctx, dirs)
-	if err == nil && !early {
+	// HEAD is read with its trees. Should the branch move between the two
+	// (a commit of the user's), update-ref below, which names the HEAD read
+	// here as the old value, refuses, and the commit is built again.
+	head, trees, err := r.headTrees(ctx, gitDir, commonDir, dirs, idLen)
+	if err == nil && !early && !noRules {
 		var fresh []*pathState
 		for _, st := range present {
 			if _, ok, gerr := trees[treeDir(st.full)].get(path.Base(st.full)); gerr != nil {
@@ -298,30 +358,12 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	if !changed {
 		return "", ErrNothingToCommit
 	}
-	store := st.objects(len(head) == 64) // nil: trees and commit by git
-	root, err := r.writeTrees(ctx, trees, store)
-	if err != nil {
-		return "", err
-	}
-	var commit string
-	if ids, ok := c.idents(co); ok && store != nil {
-		commit, err = store.write("commit", commitBody(root, head, ids, time.Now(), withTrailer(message, co)))
-		if err != nil {
-			return "", err
-		}
-		commitsWritten.Add(1)
-	}
-	if commit == "" {
-		if commit, err = r.commitTree(ctx, c, co, root, head, message); err != nil {
-			return "", err
-		}
-	}
-	if testHookBeforeUpdateRef != nil {
-		testHookBeforeUpdateRef()
-	}
+	defer r.trees.endCommit()
 	// The user's new index (the committed paths matching the commit, every
-	// other entry left alone) is made under index.lock while git moves the
-	// branch, and put in place once it has.
+	// other entry left alone) is made and written under index.lock while
+	// the trees and the commit are written and the branch moved, and put
+	// in place once the branch has moved (at 100k notes the index is 10 MB
+	// to hash and write: about 15 ms, off the commit's way).
 	var (
 		pending    *pendingIndex
 		pendingErr error
@@ -331,14 +373,66 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		prepared = make(chan struct{})
 		go func() {
 			defer close(prepared)
-			pending, pendingErr = r.prepareIndex(ctx, ix, changes)
+			if pending, pendingErr = r.prepareIndex(ctx, ix, changes); pendingErr == nil {
+				if pendingErr = pending.write(c.fsyncIndex); pendingErr != nil {
+					pending = nil
+				}
+			}
 		}()
 	}
-	if _, err := r.run(ctx, runOpts{}, "update-ref", "-m", "commit: "+firstLine(message), "HEAD", commit, head); err != nil {
+	// dropIndex releases the new index of a commit that did not land.
+	dropIndex := func() {
 		if prepared != nil {
 			if <-prepared; pending != nil {
 				pending.abort()
 			}
+		}
+	}
+	root, err := r.writeTrees(ctx, trees, store) // store nil: trees and commit by git
+	if err != nil {
+		dropIndex()
+		return "", err
+	}
+	var commit string
+	ids, idsKnown := c.idents(co)
+	now := time.Now()
+	if idsKnown && store != nil {
+		commit, err = store.write("commit", commitBody(root, head, ids, now, withTrailer(message, co)))
+		if err != nil {
+			dropIndex()
+			return "", err
+		}
+		commitsWritten.Add(1)
+		r.trees.putRoot(commit, root)
+	}
+	if commit == "" {
+		if commit, err = r.commitTree(ctx, c, co, root, head, message); err != nil {
+			dropIndex()
+			return "", err
+		}
+	}
+	if testHookBeforeUpdateRef != nil {
+		testHookBeforeUpdateRef()
+	}
+	reflogMsg := "commit: " + firstLine(message)
+	err = errRefFallback
+	if idsKnown && !st.hasHook("reference-transaction") {
+		if h, ok := readHead(gitDir, commonDir, idLen); ok {
+			err = updateHeadRef(refUpdate{gitDir: gitDir, commonDir: commonDir, branch: h.branch, old: head, new: commit,
+				committer: ids.committerName + " <" + ids.committerEmail + ">", when: now, message: reflogMsg,
+				logAll: c.logAllRefs, bare: c.bare, fsync: c.fsyncReferences})
+			if err == nil {
+				refsWritten.Add(1)
+			}
+		}
+	}
+	if errors.Is(err, errRefFallback) {
+		_, err = r.run(ctx, runOpts{}, "update-ref", "-m", reflogMsg, "HEAD", commit, head)
+	}
+	if err != nil {
+		dropIndex()
+		if errors.Is(err, errHeadMoved) {
+			return "", errHeadMoved
 		}
 		if moved, _ := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD"); strings.TrimSpace(string(moved)) != head {
 			return "", errHeadMoved
@@ -358,7 +452,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		<-prepared
 		err := pendingErr
 		if err == nil {
-			err = r.installIndex(pending, c.fsyncIndex)
+			err = r.installIndex(pending)
 		}
 		if err == nil {
 			indexWritten.Add(1)
@@ -413,6 +507,27 @@ func treeDir(full string) string {
 		return ""
 	}
 	return d
+}
+
+// headTrees is HEAD's commit id and its trees at the given folders: from
+// the tree cache when HEAD, read from the files, is a commit it knows,
+// else from git (readTrees).
+func (r *Repo) headTrees(ctx context.Context, gitDir, commonDir string, dirs map[string]bool, idLen int) (string, map[string]*tree, error) {
+	if h, ok := readHead(gitDir, commonDir, idLen); ok {
+		list := make([]string, 0, len(dirs))
+		for d := range dirs {
+			list = append(list, d)
+		}
+		trees, ok, err := r.trees.trees(h.id, list, idLen)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			treesCached.Add(1)
+			return h.id, trees, nil
+		}
+	}
+	return r.readTrees(ctx, dirs)
 }
 
 // readTrees reads HEAD's commit id and its trees at the given folders (""
@@ -486,6 +601,12 @@ func (r *Repo) readTrees(ctx context.Context, dirs map[string]bool) (string, map
 			return "", nil, errFallback // a file where a folder is wanted
 		}
 		trees[d] = newTree(body, idLen) // no body: a folder the commit creates
+		if body != nil {
+			r.trees.put(f[0], body)
+			if d == "" {
+				r.trees.putRoot(head, f[0])
+			}
+		}
 	}
 	return head, trees, nil
 }
@@ -534,7 +655,9 @@ func (r *Repo) writeTrees(ctx context.Context, trees map[string]*tree, store *ob
 		}
 		var id string
 		if store != nil {
-			id, err = store.write("tree", body)
+			if id, err = store.write("tree", body); err == nil {
+				r.trees.put(id, body)
+			}
 		} else {
 			var in string
 			if in, err = t.mktreeInput(); err == nil {
@@ -614,7 +737,52 @@ type pathState struct {
 	rel, full string // vault-relative, repository-relative
 	present   bool
 	mode      string
+	size      int64
 	blob      string
+}
+
+// makeBlobs writes the blobs of the present files into store, as
+// hash-object -w does where no attribute applies (worktree.go), on every
+// core for a commit of many files (a move); a file bigger than
+// blobsAtOnceMax goes to hash-object.
+func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pathState) error {
+	var small, big []*pathState
+	for _, st := range present {
+		if st.size > blobsAtOnceMax {
+			big = append(big, st)
+		} else {
+			small = append(small, st)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(small); i += workers {
+				st := small[i]
+				data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(st.rel)))
+				if err == nil {
+					st.blob, err = store.write("blob", data)
+				}
+				if err != nil {
+					errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
+					return
+				}
+				blobsMade.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if len(big) > 0 {
+		return r.hashObjects(ctx, big)
+	}
+	return nil
 }
 
 // hashObjects writes the blobs of the given present files and sets their ids.
@@ -654,6 +822,7 @@ func (r *Repo) ignored(ctx context.Context, states []*pathState, withIndex bool)
 		in.WriteString(st.full)
 		in.WriteByte(0)
 	}
+	ignoreAsked.Add(1)
 	args := []string{"check-ignore", "-z", "--stdin"}
 	if !withIndex {
 		args = append(args, "--no-index")

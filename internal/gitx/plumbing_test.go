@@ -33,15 +33,19 @@ func TestFastCommitMatchesGitCommit(t *testing.T) {
 		version string // of the index file
 		setup   []string
 		toGit   bool // the index update is left to update-index
+		// noRules: no ignore rule anywhere (no .gitignore): new files are
+		// known not to be ignored without asking git.
+		noRules bool
 	}{
 		{name: "index v2", version: "2"},
+		{name: "no ignore rules", version: "2", noRules: true},
 		{name: "index v3", version: "3", setup: []string{"add", "-N", "keep/ita.md"}},
 		{name: "index v4", version: "4", setup: []string{"update-index", "--index-version", "4"}},
 		{name: "split index", version: "2", setup: []string{"update-index", "--split-index"}, toGit: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			written, toGit := indexWritten.Load(), indexToGit.Load()
-			fastMatchesGitCommit(t, tc.setup)
+			fastMatchesGitCommit(t, tc.setup, tc.noRules)
 			if got := indexVersion(t, filepath.Join(fastDirOf(t), ".git", "index")); got != tc.version {
 				t.Errorf("index version %s, want %s", got, tc.version)
 			}
@@ -68,9 +72,12 @@ func indexVersion(t *testing.T, path string) string {
 	return strconv.Itoa(int(binary.BigEndian.Uint32(b[4:8])))
 }
 
-func fastMatchesGitCommit(t *testing.T, setup []string) {
+func fastMatchesGitCommit(t *testing.T, setup []string, noRules bool) {
 	ctx := context.Background()
 	files := map[string]string{"a.md": "a\n", "dir/b.md": "b\n", "dir/sub/c.md": "c\n", "keep/user.md": "user\n", ".gitignore": "ignored/\n"}
+	if noRules {
+		delete(files, ".gitignore")
+	}
 	fast, slow := newRepo(t, files), newRepo(t, files)
 	hook := filepath.Join(slow, ".git", "hooks", "pre-commit")
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
@@ -91,6 +98,7 @@ func fastMatchesGitCommit(t *testing.T, setup []string) {
 	rng := rand.New(rand.NewSource(7))
 	names := []string{"a.md", "dir/b.md", "dir/sub/c.md", "new/n1.md", "new/deep/n2.md", "dir/sub/d.md", "ignored/x.md", "sp ace/ñ.md"}
 	before := usedFast.Load()
+	blobs, cached, refs := blobsMade.Load(), treesCached.Load(), refsWritten.Load()
 	for step := range 40 {
 		var touched []string
 		for _, n := range names {
@@ -131,16 +139,28 @@ func fastMatchesGitCommit(t *testing.T, setup []string) {
 	if usedFast.Load() == before {
 		t.Fatal("the fast path was never taken")
 	}
-	for _, args := range [][]string{{"status", "--porcelain=v1", "--untracked-files=all"}, {"diff", "--cached", "--name-status"}, {"ls-files", "-s"}, {"write-tree", "--missing-ok"}} {
+	// Blobs, HEAD's trees and the branch move were made here, not by git,
+	// on most commits (the first reads HEAD's trees from git).
+	if made, fromCache, moved := blobsMade.Load()-blobs, treesCached.Load()-cached, refsWritten.Load()-refs; made == 0 || fromCache == 0 || moved == 0 {
+		t.Fatalf("blobs made here %d, trees from the cache %d, branch moves here %d: want all > 0", made, fromCache, moved)
+	}
+	branch := gitOut(t, fast, "symbolic-ref", "HEAD")
+	for _, args := range [][]string{
+		{"status", "--porcelain=v1", "--untracked-files=all"}, {"diff", "--cached", "--name-status"}, {"ls-files", "-s"}, {"write-tree", "--missing-ok"},
+		// The logs of HEAD and of the branch: the same entries, by the same
+		// committer, with the same messages.
+		{"reflog", "show", "--format=%gs|%gn|%ge", "HEAD"}, {"reflog", "show", "--format=%gs|%gn|%ge", branch},
+	} {
 		if f, s := gitOut(t, fast, args...), gitOut(t, slow, args...); f != s {
 			t.Fatalf("git %s differs:\nfast:\n%s\ngit commit:\n%s", strings.Join(args, " "), f, s)
 		}
 	}
 }
 
-// TestFastCommitUserCommitsMeanwhile: the user commits between the fast
-// commit's commit-tree and its update-ref; their commit is kept and ours
-// goes on top of it.
+// TestFastCommitUserCommitsMeanwhile: the user's branch moves between the
+// fast commit's commit object and its branch move (a commit made with
+// another index: the fast commit holds index.lock by then, as git commit
+// does); their commit is kept and ours goes on top of it.
 func TestFastCommitUserCommitsMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t, map[string]string{"a.md": "a\n", "u.md": "u\n"})
@@ -152,7 +172,14 @@ func TestFastCommitUserCommitsMeanwhile(t *testing.T) {
 		}
 		once = true
 		writeFile(t, dir, "u.md", "the user's commit\n")
-		git(t, dir, "commit", "-qm", "user: meanwhile", "--", "u.md")
+		other := filepath.Join(t.TempDir(), "index")
+		for _, args := range [][]string{{"read-tree", "HEAD"}, {"add", "u.md"}, {"commit", "-qm", "user: meanwhile"}} {
+			cmd := gitCmd(dir, args...)
+			cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+other)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
 	}
 	defer func() { testHookBeforeUpdateRef = nil }()
 	sha, err := open(t, dir).Commit(ctx, []string{"a.md"}, "ours")
@@ -165,7 +192,9 @@ func TestFastCommitUserCommitsMeanwhile(t *testing.T) {
 	if got := gitOut(t, dir, "show", "HEAD:u.md"); got != "the user's commit" {
 		t.Fatalf("the user's commit was lost: %q", got)
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+	// Our path is committed and in the index; u.md is as the user's other
+	// index left the main one.
+	if st := gitOut(t, dir, "status", "--porcelain", "--", "a.md"); st != "" {
 		t.Fatalf("status = %q", st)
 	}
 }
