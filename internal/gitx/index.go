@@ -299,6 +299,17 @@ func (ix *userIndex) tracked(name string) bool {
 	return i < len(ix.entries) && ix.entries[i].name == name
 }
 
+// regularMode is the mode of name's stage-0 entry when it is a regular
+// file (100644 or 100755).
+func (ix *userIndex) regularMode(name string) (uint32, bool) {
+	i := ix.find(name)
+	if i >= len(ix.entries) || ix.entries[i].name != name || ix.entries[i].stage != 0 {
+		return 0, false
+	}
+	mode := binary.BigEndian.Uint32(ix.entries[i].fixed[ixMode:])
+	return mode, mode&0o170000 == 0o100000
+}
+
 // indexChange is what a committed path's entry becomes: the blob and mode
 // committed, or no entry (a deleted path: no id).
 type indexChange struct {

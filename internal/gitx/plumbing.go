@@ -76,10 +76,11 @@ type repoConfig struct {
 	logAllRefs      string // core.logAllRefUpdates, lower-cased ("" unset)
 	bare            bool   // core.bare
 	fsyncReferences bool   // refs and reflogs are flushed to disk
+	noFileMode      bool   // core.fileMode false: the executable bit is not trusted
 }
 
 func (r *Repo) config(ctx context.Context) repoConfig {
-	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles|autocrlf|attributesfile|excludesfile|logallrefupdates|bare)|attr\.tree|extensions\.(compatobjectformat|objectformat)|include\.path|includeif\..*\.path)$`)
+	out, _ := r.Run(ctx, "config", "-z", "--get-regexp", `^(user\.(name|email|useconfigonly)|(author|committer)\.(name|email)|i18n\.commitencoding|commit\.gpgsign|core\.(hookspath|sharedrepository|fsync|fsyncobjectfiles|autocrlf|attributesfile|excludesfile|logallrefupdates|bare|filemode)|attr\.tree|extensions\.(compatobjectformat|objectformat)|include\.path|includeif\..*\.path)$`)
 	var c repoConfig
 	// Loose objects are flushed when either setting asks for it (the last
 	// value of each counts, in whichever order they come).
@@ -132,6 +133,9 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 			if !strings.Contains(entry, "\n") {
 				c.logAllRefs = "true"
 			}
+		case "core.filemode":
+			b, err := strconv.ParseBool(val)
+			c.noFileMode = strings.Contains(entry, "\n") && err == nil && !b
 		case "core.bare":
 			b, err := strconv.ParseBool(val)
 			c.bare = !strings.Contains(entry, "\n") || err == nil && b
@@ -315,6 +319,19 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 			return "", errFallback
 		}
 		return "", err
+	}
+	if c.noFileMode {
+		// As git: a tracked file keeps its index entry's mode, a new one
+		// is 100644, whatever the file's executable bit says.
+		if ix == nil {
+			return "", errFallback
+		}
+		for _, st := range present {
+			st.mode = "100644"
+			if mode, ok := ix.regularMode(st.full); ok {
+				st.mode = strconv.FormatUint(uint64(mode), 8)
+			}
+		}
 	}
 	changed := false
 	var changes []indexChange

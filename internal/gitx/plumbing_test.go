@@ -39,6 +39,9 @@ func TestFastCommitMatchesGitCommit(t *testing.T) {
 	}{
 		{name: "index v2", version: "2"},
 		{name: "no ignore rules", version: "2", noRules: true},
+		// core.fileMode false: the executable bit is not trusted; a
+		// tracked file keeps its mode, a new one is 100644.
+		{name: "fileMode false", version: "2", setup: []string{"config", "core.fileMode", "false"}},
 		{name: "index v3", version: "3", setup: []string{"add", "-N", "keep/ita.md"}},
 		{name: "index v4", version: "4", setup: []string{"update-index", "--index-version", "4"}},
 		{name: "split index", version: "2", setup: []string{"update-index", "--split-index"}, toGit: true},
