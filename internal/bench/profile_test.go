@@ -10,9 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -307,15 +305,4 @@ func searchFrames(ctx context.Context, b *testing.B, c *stdioClient, qs []string
 	}
 	b.ReportMetric(float64(answered)/float64(min(b.N, len(qs))), "answer-bytes")
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// processCPU is the CPU time this process has used (user and system, every
-// thread): on a busy machine it tells the cost of a call better than the
-// wall clock.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -402,7 +402,12 @@ func TestCrashChild(t *testing.T) {
 	if err := s.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	kill := func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	kill := func() {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill() // SIGKILL
+		}
+		select {}
+	}
 	var published atomic.Int64
 	want := int64(-1)
 	if k, ok := strings.CutPrefix(step, "published-"); ok {
