@@ -49,6 +49,7 @@ func BenchmarkCommitLarge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	r.SetReader(osReader(dir))
 	hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
 	for _, mode := range []string{"fast", "git-commit"} {
 		b.Run(mode, func(b *testing.B) {

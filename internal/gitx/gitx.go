@@ -30,6 +30,7 @@ type Repo struct {
 	setups  setupCache
 	index   indexCache // the index as this Repo last wrote it (index.go)
 	trees   treeCache  // trees and top trees this Repo read or wrote (treecache.go)
+	read    FileReader // reads the vault's files for the fast commit; nil: git reads them
 	gitDir  string     // the git directory, as Open found it ("" if not told)
 	Timeout time.Duration
 
@@ -73,6 +74,18 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	return r, nil
 }
+
+// FileReader reads a file of the vault folder (vault-relative path) for
+// the fast commit: the bytes of a file it commits, and the .gitignore and
+// .gitattributes files in the vault's folders; found is false when there is
+// no such file. It is the vault's gatekeeper (vaultfs): this package opens
+// no file of the vault itself.
+type FileReader func(rel string) (data []byte, found bool, err error)
+
+// SetReader gives the fast commit its way of reading the vault's files.
+// Without one, git reads them: the blobs come from git hash-object, and a
+// rule file in the vault counts as holding rules (git is asked).
+func (r *Repo) SetReader(read FileReader) { r.read = read }
 
 // topDir is the top of the work tree: the vault folder less its prefix.
 func (r *Repo) topDir() string {

@@ -195,7 +195,6 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 
 	// Where git is asked nothing (worktree.go, treecache.go, refs.go).
 	gitDir, commonDir := r.gitDirs()
-	top := r.topDir()
 	store := st.objects(c.sha256)
 	idLen := 20
 	if c.sha256 {
@@ -268,10 +267,10 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		hashErr, ignoreErr error
 		ignored            map[string]bool
 	)
-	noRules := !st.ignoreSources(commonDir).applyTo(top, presentPaths)
+	noRules := !r.rulesApply(st.ignoreSources(commonDir), presentPaths)
 	early := len(present) <= ignoreAtOnce
 	if len(present) > 0 {
-		here := store != nil && !st.attributeSources(commonDir).applyTo(top, presentPaths)
+		here := store != nil && r.read != nil && !r.rulesApply(st.attributeSources(commonDir), presentPaths)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -759,20 +758,22 @@ type pathState struct {
 }
 
 // makeBlobs writes the blobs of the present files into store, as
-// hash-object -w does where no attribute applies (worktree.go), on every
-// core for a commit of many files (a move); a file bigger than
-// blobsAtOnceMax goes to hash-object.
+// hash-object -w does where no attribute applies (worktree.go), reading
+// them through r.read, on every core for a commit of many files (a move);
+// a file bigger than blobsAtOnceMax, or one the reader does not give
+// (an attachment the gatekeeper will not read), goes to hash-object.
 func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pathState) error {
-	var small, big []*pathState
+	var small, toGit []*pathState
 	for _, st := range present {
 		if st.size > blobsAtOnceMax {
-			big = append(big, st)
+			toGit = append(toGit, st)
 		} else {
 			small = append(small, st)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
 	errs := make([]error, workers)
+	left := make([][]*pathState, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -780,11 +781,12 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 			defer wg.Done()
 			for i := w; i < len(small); i += workers {
 				st := small[i]
-				data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(st.rel)))
-				if err == nil {
-					st.blob, err = store.write("blob", data)
+				data, found, err := r.read(st.rel)
+				if err != nil || !found || int64(len(data)) > blobsAtOnceMax {
+					left[w] = append(left[w], st)
+					continue
 				}
-				if err != nil {
+				if st.blob, err = store.write("blob", data); err != nil {
 					errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
 					return
 				}
@@ -796,8 +798,11 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if len(big) > 0 {
-		return r.hashObjects(ctx, big)
+	for _, l := range left {
+		toGit = append(toGit, l...)
+	}
+	if len(toGit) > 0 {
+		return r.hashObjects(ctx, toGit)
 	}
 	return nil
 }

@@ -28,11 +28,17 @@ import (
 //
 // A file holding only blank lines and comments has no rule. Anything else
 // — a rule anywhere on the way, a file that cannot be read — asks git as
-// before: the answers are never guessed.
+// before: the answers are never guessed. The files of the vault (the ones
+// committed, the rule files in its folders) are read through the vault's
+// gatekeeper (Repo.SetReader); without it git reads them.
 
 // blobsAtOnceMax is the largest file whose blob is made here; a bigger one
 // (an attachment a move carries) goes to hash-object, which streams it.
-const blobsAtOnceMax = 8 << 20
+// ReadLimit is what a FileReader need read of a file: more is not used.
+const (
+	blobsAtOnceMax = 8 << 20
+	ReadLimit      = blobsAtOnceMax
+)
 
 // ruleSources are the files of one kind of rules: the repository-wide ones
 // and the per-folder file name.
@@ -111,10 +117,11 @@ func userConfigFile(configured, name string) (string, bool) {
 	return "", true
 }
 
-// applyTo reports whether any rule of src could apply to the work tree
-// file at rel (repository-relative, "/"-separated) under top: true when a
-// source has a rule or cannot be read.
-func (src ruleSources) applyTo(top string, rels []string) bool {
+// rulesApply reports whether any rule of src could apply to the work tree
+// files at rels (repository-relative, "/"-separated): true when a source
+// has a rule or cannot be read. A rule file in the vault's folders is read
+// through r.read; one in a folder above the vault, outside it, directly.
+func (r *Repo) rulesApply(src ruleSources, rels []string) bool {
 	if src.unknown {
 		return true
 	}
@@ -131,7 +138,7 @@ func (src ruleSources) applyTo(top string, rels []string) bool {
 			}
 			if !seen[d] {
 				seen[d] = true
-				if hasRules(filepath.Join(top, filepath.FromSlash(d), src.perDir)) {
+				if r.ruleFileHasRules(path.Join(d, src.perDir)) {
 					return true
 				}
 			}
@@ -143,18 +150,35 @@ func (src ruleSources) applyTo(top string, rels []string) bool {
 	return false
 }
 
-// hasRules reports whether the file at p holds a rule: a line other than
-// spaces alone or a comment (a "#" first; git reads a line starting with
-// any other blank as a pattern). A missing file holds none; one that
-// cannot be read, or is not a plain file, counts as holding one.
+// ruleFileHasRules reports whether the rule file at full (repository-
+// relative) holds a rule, or cannot be read.
+func (r *Repo) ruleFileHasRules(full string) bool {
+	if vrel, ok := strings.CutPrefix(full, r.prefix); ok {
+		if r.read == nil {
+			return true
+		}
+		data, found, err := r.read(vrel)
+		return err != nil || found && rulesIn(data)
+	}
+	return hasRules(filepath.Join(r.topDir(), filepath.FromSlash(full)))
+}
+
+// hasRules reports whether the file at p (outside the vault: in the git
+// folder, the user's or the system's) holds a rule; a missing file holds
+// none; one that cannot be read, or is not a plain file, counts as holding
+// one.
 func hasRules(p string) bool {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return false
 	}
-	if err != nil {
-		return true
-	}
+	return err != nil || rulesIn(data)
+}
+
+// rulesIn reports whether a rule file's bytes hold a rule: a line other
+// than spaces alone or a comment (a "#" first; git reads a line starting
+// with any other blank as a pattern).
+func rulesIn(data []byte) bool {
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		if len(bytes.TrimRight(line, " ")) > 0 && line[0] != '#' {
 			return true

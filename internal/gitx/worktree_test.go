@@ -134,3 +134,23 @@ func TestFastCommitIgnoreRules(t *testing.T) {
 		})
 	}
 }
+
+// TestFastCommitWithoutReader: a Repo given no reader opens no file of the
+// vault: git makes the blobs and, a rule file in the vault's folders being
+// unread, is asked which new files are ignored.
+func TestFastCommitWithoutReader(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "d/new.md", "new\n")
+	made, asked, fast := blobsMade.Load(), ignoreAsked.Load(), usedFast.Load()
+	sha := commitOne(t, r, "d/new.md")
+	if blobsMade.Load() != made || ignoreAsked.Load() == asked || usedFast.Load() == fast {
+		t.Fatalf("blobs made here %d, check-ignore asked %d, fast %d: want 0, 1, 1", blobsMade.Load()-made, ignoreAsked.Load()-asked, usedFast.Load()-fast)
+	}
+	if got := gitOut(t, dir, "show", sha+":d/new.md"); got != "new" {
+		t.Fatalf("committed %q", got)
+	}
+}

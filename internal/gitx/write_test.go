@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +69,20 @@ func open(t *testing.T, dir string) *Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.SetReader(osReader(dir))
 	return r
+}
+
+// osReader reads the files of the folder dir as a vault's gatekeeper would
+// give them (the tests' vaults hold no symbolic links to judge).
+func osReader(dir string) FileReader {
+	return func(rel string) ([]byte, bool, error) {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return data, err == nil, err
+	}
 }
 
 // changedFiles lists "STATUS\tpath" of a commit, sorted.

@@ -201,6 +201,21 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	}
 	if repo, err := gitx.Open(ctx, fsys.Dir()); err == nil {
 		s.git = repo
+		// The commit reads what it commits (and the vault's .gitignore and
+		// .gitattributes) through the gatekeeper, as every read here is.
+		repo.SetReader(func(rel string) ([]byte, bool, error) {
+			var data []byte
+			var err error
+			if dir, name := path.Split(rel); strings.HasPrefix(name, ".") {
+				data, err = fsys.ReadDotFile(strings.TrimSuffix(dir, "/"), name, gitx.ReadLimit)
+			} else {
+				data, err = fsys.ReadFile(rel, gitx.ReadLimit)
+			}
+			if vaultfs.CodeOf(err) == vaultfs.CodeNotFound {
+				return nil, false, nil
+			}
+			return data, err == nil, err
+		})
 	} else {
 		s.log.Debug("vault is not in a git work tree", "err", err)
 	}

@@ -395,45 +395,118 @@ func (v *Vault) readNote(p string) ([]byte, FileInfo, error) {
 	if err != nil {
 		return nil, FileInfo{}, err
 	}
-	if t.info.Size() > MaxNoteSize {
-		return nil, FileInfo{}, tooLarge(t.rel, t.info.Size())
+	data, fi, err := v.readTarget(t, MaxNoteSize)
+	if err != nil {
+		return nil, FileInfo{}, err
+	}
+	return data, regularInfo(t.rel, fi, true), nil
+}
+
+// ReadFile reads any regular file of the vault — a note, an attachment —
+// with the checks of ReadNote (every component of the path judged,
+// symbolic links included; the opened file the very file checked) and at
+// most limit bytes (TOO_LARGE past it). It is how the git commit reads the
+// bytes it commits (and ReadDotFile the rule files it honours).
+func (v *Vault) ReadFile(p string, limit int64) ([]byte, error) {
+	rel, err := Clean(p)
+	if err != nil {
+		return nil, v.fail(err)
+	}
+	if err := checkPolicy(rel, Read, false); err != nil {
+		return nil, v.fail(err)
+	}
+	return v.readChecked(rel, limit)
+}
+
+// ReadDotFile reads the file called name, a dotfile such as .gitignore,
+// in the vault folder dir ("" the top) — a name ReadFile refuses, hidden
+// names being off limits to every other read. The folder is checked as any
+// path is, and the file read as ReadFile reads it.
+func (v *Vault) ReadDotFile(dir, name string, limit int64) ([]byte, error) {
+	if len(name) < 2 || name[0] != '.' || name[1] == '.' || strings.ContainsAny(name, "/\\:\x00") {
+		return nil, v.fail(newErr(CodeInvalidPath, name, "not a dotfile's name"))
+	}
+	rel := name
+	if dir != "" {
+		c, err := Clean(dir)
+		if err != nil {
+			return nil, v.fail(err)
+		}
+		if c != dir {
+			return nil, v.fail(newErr(CodeInvalidPath, dir, "not a clean vault path (expected %s)", QuotePath(c)))
+		}
+		if err := checkPolicy(c, Read, false); err != nil {
+			return nil, v.fail(err)
+		}
+		rel = c + "/" + name
+	}
+	return v.readChecked(rel, limit)
+}
+
+// readChecked walks rel (clean and policy-checked by the caller, as for
+// walkPath) and reads the file, at most limit bytes.
+func (v *Vault) readChecked(rel string, limit int64) ([]byte, error) {
+	t, err := v.walkPath(rel, walkOpts{acc: Read})
+	if err != nil {
+		return nil, v.fail(err)
+	}
+	data, _, err := v.readTarget(t, limit)
+	if err != nil {
+		return nil, v.fail(err)
+	}
+	return data, nil
+}
+
+// readTarget opens a checked target through the root and reads it, at
+// most limit bytes.
+func (v *Vault) readTarget(t *target, limit int64) ([]byte, fs.FileInfo, error) {
+	if t.info.Size() > limit {
+		return nil, nil, tooLargeFor(t.rel, t.info.Size(), limit)
 	}
 	if testHookBeforeOpen != nil {
 		testHookBeforeOpen(t.real)
 	}
 	f, err := v.root.OpenFile(t.real, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
-		return nil, FileInfo{}, fromOS(t.rel, err)
+		return nil, nil, fromOS(t.rel, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, FileInfo{}, fromOS(t.rel, err)
+		return nil, nil, fromOS(t.rel, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, FileInfo{}, newErr(CodeNotANote, t.rel, "is %s, not a regular file", describeMode(fi.Mode()))
+		return nil, nil, newErr(CodeNotANote, t.rel, "is %s, not a regular file", describeMode(fi.Mode()))
 	}
 	if !os.SameFile(fi, t.info) {
-		return nil, FileInfo{}, newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
+		return nil, nil, newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
 	}
 	if v.readOnly {
 		// Again on the opened file: a name may have been added since the check.
 		if err := v.checkSingleLink(t.rel, t.real, fi); err != nil {
-			return nil, FileInfo{}, err
+			return nil, nil, err
 		}
 	}
-	if fi.Size() > MaxNoteSize {
-		return nil, FileInfo{}, tooLarge(t.rel, fi.Size())
+	if fi.Size() > limit {
+		return nil, nil, tooLargeFor(t.rel, fi.Size(), limit)
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxNoteSize+1)); err != nil {
-		return nil, FileInfo{}, fromOS(t.rel, err)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, nil, fromOS(t.rel, err)
 	}
-	if buf.Len() > MaxNoteSize {
-		return nil, FileInfo{}, tooLarge(t.rel, int64(buf.Len()))
+	if int64(buf.Len()) > limit {
+		return nil, nil, tooLargeFor(t.rel, int64(buf.Len()), limit)
 	}
-	return buf.Bytes(), regularInfo(t.rel, fi, true), nil
+	return buf.Bytes(), fi, nil
+}
+
+// tooLargeFor is TOO_LARGE for a read limited to limit bytes.
+func tooLargeFor(rel string, size, limit int64) *Error {
+	if limit == MaxNoteSize {
+		return tooLarge(rel, size)
+	}
+	return newErr(CodeTooLarge, rel, "%d bytes is over the %d-byte limit of this read", size, limit)
 }
 
 func tooLarge(rel string, size int64) *Error {
