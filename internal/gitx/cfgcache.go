@@ -27,6 +27,9 @@ type commitSetup struct {
 	hooksDir  string // "" when it could not be told
 	indexLock string
 	objDir    string // the loose objects' folder, "" when it could not be told
+	// attrSystem is the system attributes file git reads, as git var
+	// tells it (git 2.42 and later), or the usual places of one.
+	attrSystem []string
 }
 
 // objects is where the fast commit writes its trees itself, nil when they
@@ -139,6 +142,10 @@ func (r *Repo) commitSetup(ctx context.Context) commitSetup {
 			}
 			s.indexLock, s.objDir = abs(lines[0]), abs(lines[1])
 		}
+	}
+	s.attrSystem = []string{"/etc/gitattributes", "/usr/local/etc/gitattributes", "/opt/homebrew/etc/gitattributes"}
+	if out, err := r.Run(ctx, "var", "GIT_ATTR_SYSTEM"); err == nil && strings.TrimSpace(string(out)) != "" {
+		s.attrSystem = []string{strings.TrimSpace(string(out))}
 	}
 	if sig != "" && !s.cfg.includes && s.indexLock != "" {
 		c.setup = &s

@@ -67,8 +67,7 @@ func (s commitSetup) attributeSources(commonDir string) ruleSources {
 		src.files = append(src.files, global)
 	}
 	if os.Getenv("GIT_ATTR_NOSYSTEM") == "" {
-		// The system file is under git's prefix: both usual ones.
-		src.files = append(src.files, "/etc/gitattributes", "/usr/local/etc/gitattributes")
+		src.files = append(src.files, s.attrSystem...)
 	}
 	return src
 }
