@@ -267,10 +267,10 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 		hashErr, ignoreErr error
 		ignored            map[string]bool
 	)
-	noRules := !r.rulesApply(st.ignoreSources(commonDir), presentPaths)
+	noRules := !r.rulesApply(st.ignoreSources(gitDir, commonDir), presentPaths)
 	early := len(present) <= ignoreAtOnce
 	if len(present) > 0 {
-		here := store != nil && r.read != nil && !r.rulesApply(st.attributeSources(commonDir), presentPaths)
+		here := store != nil && r.read != nil && !r.rulesApply(st.attributeSources(gitDir, commonDir), presentPaths)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

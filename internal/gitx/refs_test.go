@@ -208,3 +208,47 @@ func TestTreeCacheBudget(t *testing.T) {
 		t.Fatalf("%d commits kept, want the last %d", len(c.roots), treeCacheCommits)
 	}
 }
+
+// TestFastCommitLinkedWorktree: in a linked work tree (its own HEAD, index
+// and logs in .git/worktrees/<name>, the branches and objects shared) the
+// fast commit moves the work tree's branch alone, logs it where git does,
+// reads HEAD's trees from its cache on the second commit, and honours the
+// shared info/exclude.
+func TestFastCommitLinkedWorktree(t *testing.T) {
+	main := newRepo(t, map[string]string{"a.md": "a\n"})
+	linked := filepath.Join(t.TempDir(), "linked")
+	git(t, main, "worktree", "add", "-q", "-b", "side", linked)
+	writeFile(t, main, ".git/info/exclude", "*.tmp.md\n")
+	mainHead := gitOut(t, main, "rev-parse", "HEAD")
+	r := open(t, linked)
+	refs, cached := refsWritten.Load(), treesCached.Load()
+	for i := range 2 {
+		writeFile(t, linked, "a.md", fmt.Sprintf("side %d\n", i))
+		commitOne(t, r, "a.md")
+	}
+	if refsWritten.Load()-refs != 2 || treesCached.Load() == cached {
+		t.Fatalf("branch moves here %d (want 2), trees from the cache %d", refsWritten.Load()-refs, treesCached.Load()-cached)
+	}
+	if got := gitOut(t, main, "rev-parse", "HEAD"); got != mainHead {
+		t.Fatal("the main work tree's branch moved")
+	}
+	if got := gitOut(t, main, "show", "side:a.md"); got != "side 1" {
+		t.Fatalf("side:a.md = %q", got)
+	}
+	if got := gitOut(t, linked, "reflog", "show", "--format=%gs", "HEAD"); !strings.HasPrefix(got, "commit: vault: edit\ncommit: vault: edit\n") {
+		t.Fatalf("the linked work tree's HEAD log:\n%s", got)
+	}
+	if got := gitOut(t, linked, "reflog", "show", "--format=%gs", "side"); !strings.HasPrefix(got, "commit: vault: edit\ncommit: vault: edit\n") {
+		t.Fatalf("the branch's log:\n%s", got)
+	}
+	writeFile(t, linked, "x.tmp.md", "scratch\n")
+	if _, err := r.Commit(t.Context(), []string{"x.tmp.md"}, "scratch"); !errors.Is(err, ErrNothingToCommit) {
+		t.Fatalf("a file the shared info/exclude ignores: %v, want ErrNothingToCommit", err)
+	}
+	if st := gitOut(t, linked, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+	if err := gitCmd(main, "fsck", "--strict").Run(); err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+}

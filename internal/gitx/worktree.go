@@ -50,7 +50,7 @@ type ruleSources struct {
 
 // attributeSources are the attribute files that could apply to a work
 // tree file, or unknown when git must be asked.
-func (s commitSetup) attributeSources(commonDir string) ruleSources {
+func (s commitSetup) attributeSources(gitDir, commonDir string) ruleSources {
 	c := s.cfg
 	if c.attrTree || c.autocrlf || commonDir == "" {
 		return ruleSources{unknown: true}
@@ -58,7 +58,7 @@ func (s commitSetup) attributeSources(commonDir string) ruleSources {
 	if _, ok := os.LookupEnv("GIT_ATTR_SOURCE"); ok {
 		return ruleSources{unknown: true}
 	}
-	src := ruleSources{perDir: ".gitattributes", files: []string{filepath.Join(commonDir, "info", "attributes")}}
+	src := ruleSources{perDir: ".gitattributes", files: infoFiles(gitDir, commonDir, "attributes")}
 	global, ok := userConfigFile(c.attributesFile, "attributes")
 	if !ok {
 		return ruleSources{unknown: true}
@@ -74,11 +74,11 @@ func (s commitSetup) attributeSources(commonDir string) ruleSources {
 
 // ignoreSources are the ignore files that could exclude a new work tree
 // file, or unknown when git must be asked.
-func (s commitSetup) ignoreSources(commonDir string) ruleSources {
+func (s commitSetup) ignoreSources(gitDir, commonDir string) ruleSources {
 	if commonDir == "" {
 		return ruleSources{unknown: true}
 	}
-	src := ruleSources{perDir: ".gitignore", files: []string{filepath.Join(commonDir, "info", "exclude")}}
+	src := ruleSources{perDir: ".gitignore", files: infoFiles(gitDir, commonDir, "exclude")}
 	global, ok := userConfigFile(s.cfg.excludesFile, "ignore")
 	if !ok {
 		return ruleSources{unknown: true}
@@ -87,6 +87,17 @@ func (s commitSetup) ignoreSources(commonDir string) ruleSources {
 		src.files = append(src.files, global)
 	}
 	return src
+}
+
+// infoFiles are the files called name in the info folder of the common git
+// folder and, in a linked work tree, of its own git folder too (both are
+// read: which one git reads has changed between versions).
+func infoFiles(gitDir, commonDir, name string) []string {
+	files := []string{filepath.Join(commonDir, "info", name)}
+	if gitDir != "" && gitDir != commonDir {
+		files = append(files, filepath.Join(gitDir, "info", name))
+	}
+	return files
 }
 
 // userConfigFile is the global file git reads for name ("attributes",
