@@ -252,3 +252,50 @@ func TestFastCommitLinkedWorktree(t *testing.T) {
 		t.Fatalf("fsck: %v", err)
 	}
 }
+
+// TestFastCommitRacesUserCommits: the user commits (git commit, which
+// takes index.lock, HEAD.lock and the branch's lock as the fast commit
+// does) while the fast commit commits too, both again and again. Either
+// side may be refused a lock for a moment, as two gits would be, but no
+// commit that was made is ever lost: every one either side was told of is
+// in the history, and the repository is whole.
+func TestFastCommitRacesUserCommits(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	r := open(t, dir)
+	r.lockRetries, r.lockWait = 20, 5*time.Millisecond
+	var theirs []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 15 {
+			cmd := gitCmd(dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("user %d", i))
+			if cmd.Run() == nil {
+				if out, err := gitCmd(dir, "log", "-1", "--format=%H", "--grep", fmt.Sprintf("^user %d$", i)).Output(); err == nil {
+					theirs = append(theirs, strings.TrimSpace(string(out)))
+				}
+			}
+			time.Sleep(3 * time.Millisecond)
+		}
+	}()
+	var ours []string
+	for i := range 15 {
+		writeFile(t, dir, "a.md", fmt.Sprintf("ours %d\n", i))
+		if sha, err := r.Commit(t.Context(), []string{"a.md"}, fmt.Sprintf("ours %d", i)); err == nil {
+			ours = append(ours, sha)
+		}
+	}
+	<-done
+	t.Logf("%d commits of ours, %d of the user's", len(ours), len(theirs))
+	if len(ours) == 0 || len(theirs) == 0 {
+		t.Fatalf("%d commits of ours and %d of the user's were made: want some of each", len(ours), len(theirs))
+	}
+	history := gitOut(t, dir, "rev-list", "HEAD")
+	for _, sha := range append(ours, theirs...) {
+		if sha == "" || !strings.Contains(history, sha) {
+			t.Fatalf("commit %q was lost; history:\n%s", sha, history)
+		}
+	}
+	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+}
