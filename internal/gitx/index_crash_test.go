@@ -44,12 +44,7 @@ func TestIndexWriteKilled(t *testing.T) {
 	}
 	os.Remove(lock)
 	commitOne(t, r, "a.md", "b.md")
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status = %q", st)
-	}
-	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
-		t.Fatalf("fsck: %v", err)
-	}
+	cleanAndWhole(t, dir)
 }
 
 // TestIndexWriteKilledChild is the child of TestIndexWriteKilled.
@@ -113,12 +108,7 @@ func TestRefUpdateKilled(t *testing.T) {
 	if got := gitOut(t, dir, "show", "HEAD:a.md"); got != "ours" {
 		t.Fatalf("HEAD:a.md = %q", got)
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status = %q", st)
-	}
-	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
-		t.Fatalf("fsck: %v", err)
-	}
+	cleanAndWhole(t, dir)
 }
 
 // TestRefUpdateKilledChild is the child of TestRefUpdateKilled.

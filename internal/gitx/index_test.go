@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -397,4 +398,27 @@ func TestIndexReuseChecksChecksum(t *testing.T) {
 	if got := r.index.take(path); got != nil {
 		t.Fatal("an index with other bytes was taken for the one kept")
 	}
+}
+
+// TestPostIndexChangeHook: with a post-index-change hook installed, the
+// fast commit leaves the index to git update-index, which runs the hook.
+func TestPostIndexChangeHook(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hook")
+	}
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	hook := filepath.Join(dir, ".git", "hooks", "post-index-change")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/index-hook\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	written, toGit, fast := indexWritten.Load(), indexToGit.Load(), usedFast.Load()
+	writeFile(t, dir, "a.md", "b\n")
+	commitOne(t, open(t, dir), "a.md")
+	if usedFast.Load() == fast || indexWritten.Load() != written || indexToGit.Load() == toGit {
+		t.Fatalf("fast %d, index written here %d, by git %d: want 1, 0, 1", usedFast.Load()-fast, indexWritten.Load()-written, indexToGit.Load()-toGit)
+	}
+	if got := readOr(filepath.Join(dir, ".git", "index-hook")); got != "ran\n" {
+		t.Fatalf("the hook did not run once: %q", got)
+	}
+	cleanAndWhole(t, dir)
 }

@@ -264,12 +264,7 @@ func TestFastCommitTreesWithoutMktree(t *testing.T) {
 		if n := commitsWritten.Load() - written; shared != (n == 0) || !shared && n != 4 {
 			t.Fatalf("shared %v: %d of 4 commit objects written without commit-tree", shared, n)
 		}
-		if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-			t.Fatalf("status = %q", st)
-		}
-		if out, err := gitCmd(dir, "fsck", "--strict").CombinedOutput(); err != nil {
-			t.Fatalf("fsck: %v\n%s", err, out)
-		}
+		cleanAndWhole(t, dir)
 		if got := gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); got != "d/a.md\nd/a/b.md\nd/a/n0.md\nd/a/n1.md\nd/a/n2.md\nd/a/n3.md\ntop.md" {
 			t.Fatalf("shared %v: tree %q", shared, got)
 		}
@@ -292,6 +287,15 @@ func TestFsyncLooseObjects(t *testing.T) {
 	} {
 		if got := fsyncIndex(v); got != want {
 			t.Errorf("core.fsync=%q: index %v, want %v", v, got, want)
+		}
+	}
+	// Refs and their logs: named alone, or by "committed", "added" or "all".
+	for v, want := range map[string]bool{
+		"": false, "objects": false, "index": false, "reference": true, "committed": true, "added": true, "all": true,
+		"all,-reference": false, "committed,none": false,
+	} {
+		if got := fsyncReferences(v); got != want {
+			t.Errorf("core.fsync=%q: references %v, want %v", v, got, want)
 		}
 	}
 }

@@ -293,7 +293,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	// HEAD is read with its trees. Should the branch move between the two
 	// (a commit of the user's), update-ref below, which names the HEAD read
 	// here as the old value, refuses, and the commit is built again.
-	head, trees, err := r.headTrees(ctx, gitDir, commonDir, dirs, idLen)
+	head, branch, trees, err := r.headTrees(ctx, gitDir, commonDir, dirs, idLen)
 	if err == nil && !early && !noRules {
 		var fresh []*pathState
 		for _, st := range present {
@@ -432,14 +432,14 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	}
 	reflogMsg := "commit: " + firstLine(message)
 	err = errRefFallback
-	if idsKnown && !st.hasHook("reference-transaction") {
-		if h, ok := readHead(gitDir, commonDir, idLen); ok {
-			err = updateHeadRef(refUpdate{gitDir: gitDir, commonDir: commonDir, branch: h.branch, old: head, new: commit,
-				committer: ids.committerName + " <" + ids.committerEmail + ">", when: now, message: reflogMsg,
-				logAll: c.logAllRefs, bare: c.bare, fsync: c.fsyncReferences})
-			if err == nil {
-				refsWritten.Add(1)
-			}
+	// The branch HEAD named when it was read (checked again under the
+	// locks: it must still be HEAD's, at the commit read then).
+	if idsKnown && branch != "" && !st.hasHook("reference-transaction") {
+		err = updateHeadRef(refUpdate{gitDir: gitDir, commonDir: commonDir, branch: branch, old: head, new: commit,
+			committer: ids.committerName + " <" + ids.committerEmail + ">", when: now, message: reflogMsg,
+			logAll: c.logAllRefs, bare: c.bare, fsync: c.fsyncReferences})
+		if err == nil {
+			refsWritten.Add(1)
 		}
 	}
 	if errors.Is(err, errRefFallback) {
@@ -527,23 +527,26 @@ func treeDir(full string) string {
 
 // headTrees is HEAD's commit id and its trees at the given folders: from
 // the tree cache when HEAD, read from the files, is a commit it knows,
-// else from git (readTrees).
-func (r *Repo) headTrees(ctx context.Context, gitDir, commonDir string, dirs map[string]bool, idLen int) (string, map[string]*tree, error) {
-	if h, ok := readHead(gitDir, commonDir, idLen); ok {
+// else from git (readTrees). branch is the branch HEAD named in the files,
+// "" when they could not be read (refs.go: the branch is then moved by git).
+func (r *Repo) headTrees(ctx context.Context, gitDir, commonDir string, dirs map[string]bool, idLen int) (head, branch string, trees map[string]*tree, err error) {
+	h, read := readHead(gitDir, commonDir, idLen)
+	if read {
 		list := make([]string, 0, len(dirs))
 		for d := range dirs {
 			list = append(list, d)
 		}
 		trees, ok, err := r.trees.trees(h.id, list, idLen)
 		if err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		if ok {
 			treesCached.Add(1)
-			return h.id, trees, nil
+			return h.id, h.branch, trees, nil
 		}
 	}
-	return r.readTrees(ctx, dirs)
+	head, trees, err = r.readTrees(ctx, dirs)
+	return head, h.branch, trees, err
 }
 
 // readTrees reads HEAD's commit id and its trees at the given folders (""
@@ -760,12 +763,12 @@ type pathState struct {
 // makeBlobs writes the blobs of the present files into store, as
 // hash-object -w does where no attribute applies (worktree.go), reading
 // them through r.read, on every core for a commit of many files (a move);
-// a file bigger than blobsAtOnceMax, or one the reader does not give
+// a file bigger than ReadLimit, or one the reader does not give
 // (an attachment the gatekeeper will not read), goes to hash-object.
 func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pathState) error {
 	var small, toGit []*pathState
 	for _, st := range present {
-		if st.size > blobsAtOnceMax {
+		if st.size > ReadLimit {
 			toGit = append(toGit, st)
 		} else {
 			small = append(small, st)
@@ -782,7 +785,7 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 			for i := w; i < len(small); i += workers {
 				st := small[i]
 				data, found, err := r.read(st.rel)
-				if err != nil || !found || int64(len(data)) > blobsAtOnceMax {
+				if err != nil || !found || int64(len(data)) > ReadLimit {
 					left[w] = append(left[w], st)
 					continue
 				}

@@ -228,12 +228,7 @@ func TestFastCommitSHA256(t *testing.T) {
 	if got := gitOut(t, dir, "write-tree"); got != gitOut(t, dir, "rev-parse", sha+"^{tree}") {
 		t.Fatalf("write-tree %s, committed tree %s", got, gitOut(t, dir, "rev-parse", sha+"^{tree}"))
 	}
-	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
-		t.Fatalf("status = %q", st)
-	}
-	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
-		t.Fatalf("fsck: %v", err)
-	}
+	cleanAndWhole(t, dir)
 }
 
 // TestCommitSetupCached: the configuration, hooks folder and index lock

@@ -245,12 +245,7 @@ func TestFastCommitLinkedWorktree(t *testing.T) {
 	if _, err := r.Commit(t.Context(), []string{"x.tmp.md"}, "scratch"); !errors.Is(err, ErrNothingToCommit) {
 		t.Fatalf("a file the shared info/exclude ignores: %v, want ErrNothingToCommit", err)
 	}
-	if st := gitOut(t, linked, "status", "--porcelain"); st != "" {
-		t.Fatalf("status = %q", st)
-	}
-	if err := gitCmd(main, "fsck", "--strict").Run(); err != nil {
-		t.Fatalf("fsck: %v", err)
-	}
+	cleanAndWhole(t, linked)
 }
 
 // TestFastCommitRacesUserCommits: the user commits (git commit, which
@@ -295,7 +290,5 @@ func TestFastCommitRacesUserCommits(t *testing.T) {
 			t.Fatalf("commit %q was lost; history:\n%s", sha, history)
 		}
 	}
-	if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
-		t.Fatalf("fsck: %v", err)
-	}
+	whole(t, dir)
 }

@@ -32,13 +32,10 @@ import (
 // committed, the rule files in its folders) are read through the vault's
 // gatekeeper (Repo.SetReader); without it git reads them.
 
-// blobsAtOnceMax is the largest file whose blob is made here; a bigger one
-// (an attachment a move carries) goes to hash-object, which streams it.
-// ReadLimit is what a FileReader need read of a file: more is not used.
-const (
-	blobsAtOnceMax = 8 << 20
-	ReadLimit      = blobsAtOnceMax
-)
+// ReadLimit is the largest file whose blob is made here, and so what a
+// FileReader need read of a file; a bigger one (an attachment a move
+// carries) goes to hash-object, which streams it.
+const ReadLimit = 8 << 20
 
 // ruleSources are the files of one kind of rules: the repository-wide ones
 // and the per-folder file name.

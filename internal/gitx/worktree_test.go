@@ -70,9 +70,7 @@ func TestFastCommitBlobsAndAttributes(t *testing.T) {
 			if here := blobsMade.Load() > made; here != tc.here {
 				t.Fatalf("blob made here: %v, want %v", here, tc.here)
 			}
-			if err := gitCmd(dir, "fsck", "--strict").Run(); err != nil {
-				t.Fatalf("fsck: %v", err)
-			}
+			whole(t, dir)
 		})
 	}
 }

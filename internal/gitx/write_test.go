@@ -73,6 +73,24 @@ func open(t *testing.T, dir string) *Repo {
 	return r
 }
 
+// cleanAndWhole checks that git status shows nothing in dir and that
+// fsck finds the repository whole.
+func cleanAndWhole(t *testing.T, dir string) {
+	t.Helper()
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status = %q", st)
+	}
+	whole(t, dir)
+}
+
+// whole checks that fsck finds the repository of dir whole.
+func whole(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := gitCmd(dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Fatalf("fsck: %v\n%s", err, out)
+	}
+}
+
 // osReader reads the files of the folder dir as a vault's gatekeeper would
 // give them (the tests' vaults hold no symbolic links to judge).
 func osReader(dir string) FileReader {
