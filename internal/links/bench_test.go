@@ -158,3 +158,17 @@ func BenchmarkGraphBacklinks(b *testing.B) {
 	}
 	b.ReportMetric(float64(most), "sources")
 }
+
+// BenchmarkEachLinkTexts gathers the link texts of every note of the corpus
+// in one pass, as the first build does once the graph is filled (a step no
+// other work overlaps).
+func BenchmarkEachLinkTexts(b *testing.B) {
+	files, notes := loadCorpus(b)
+	g := buildGraph(files, notes)
+	n := 0
+	for b.Loop() {
+		n = 0
+		g.EachLinkTexts(func(string, []Text) { n++ })
+	}
+	b.ReportMetric(float64(n), "notes")
+}

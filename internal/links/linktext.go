@@ -1,8 +1,11 @@
 package links
 
 import (
+	"hash/maphash"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -106,9 +109,13 @@ func (fc foldCache) fold(s string) string {
 type textCount struct {
 	fold, text string
 	notes      int
+	src        int32 // the last source note counted (see add)
 }
 
-func (a *textAcc) add(text, f string) {
+// add counts the text (folded f) of a link from the source note numbered
+// src (numbered from 1 in a pass, one note after the other): a source
+// counts once per folded text, with the first spelling it uses.
+func (a *textAcc) add(text, f string, src int32) {
 	k := -1
 	if a.byFold != nil {
 		if i, ok := a.byFold[f]; ok {
@@ -119,13 +126,17 @@ func (a *textAcc) add(text, f string) {
 	}
 	if k >= 0 {
 		c := &a.list[k]
+		if c.src == src {
+			return
+		}
+		c.src = src
 		c.notes++
 		if text < c.text {
 			c.text = text
 		}
 		return
 	}
-	a.list = append(a.list, textCount{fold: f, text: text, notes: 1})
+	a.list = append(a.list, textCount{fold: f, text: text, notes: 1, src: src})
 	switch {
 	case a.byFold != nil:
 		a.byFold[f] = len(a.list) - 1
@@ -155,20 +166,16 @@ func (g *Graph) LinkTexts(p string) []Text {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var acc textAcc
-	var seen []string // the folded texts of one source note
+	src := int32(0)
 	g.eachSource(p, func(n *noteRec) {
-		seen = seen[:0]
+		src++
 		for i := range n.links {
 			l := &n.links[i]
 			if l.to != p {
 				continue
 			}
 			if t := linkText(l); t != "" {
-				// A source's texts are few: a list is enough to count it once.
-				if f := FoldText(t); !slices.Contains(seen, f) {
-					seen = append(seen, f)
-					acc.add(t, f)
-				}
+				acc.add(t, FoldText(t), src)
 			}
 		}
 	})
@@ -178,57 +185,103 @@ func (g *Graph) LinkTexts(p string) []Text {
 // EachLinkTexts calls fn with every note that has link texts and its texts
 // (as LinkTexts returns them), in path order, computed in one pass over
 // every link: for a whole vault at once. fn runs without the graph's lock.
+//
+// A large graph is shared out on every CPU by target (each worker passes
+// over every link and keeps the targets whose hash is its own): at the
+// end of the first build this pass is the one step left on one core (about
+// 10 ms of the Obsidian hub's 6,570 notes).
 func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
+	workers := 1
+	if len(g.notes) >= eachTextsParallelMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	seed := maphash.MakeSeed()
+	out := make([][]targetTexts, workers)
 	g.mu.RLock()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[w] = g.linkTextsShard(seed, uint64(w), uint64(workers))
+		}()
+	}
+	wg.Wait()
+	g.mu.RUnlock()
+	// The shards' lists are each sorted: merged in path order.
+	at := make([]int, workers)
+	for {
+		best := -1
+		for w, l := range out {
+			if at[w] < len(l) && (best < 0 || l[at[w]].path < out[best][at[best]].path) {
+				best = w
+			}
+		}
+		if best < 0 {
+			return
+		}
+		t := out[best][at[best]]
+		at[best]++
+		fn(t.path, t.texts)
+	}
+}
+
+// eachTextsParallelMin is the number of notes from which EachLinkTexts
+// runs on every CPU (a variable for the tests).
+var eachTextsParallelMin = 1024
+
+type targetTexts struct {
+	path  string
+	texts []Text
+}
+
+// linkTextsShard returns, sorted by path, the texts of the targets whose
+// hash (with seed) is w modulo n. Caller holds g.mu for reading.
+func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
+	// accs holds each target met, notOne a target that is not a note (it
+	// is looked up once); the accumulators come from one slab.
 	accs := make(map[string]*textAcc)
-	type pair struct{ to, fold string }
-	var seen []pair
-	seenMap := make(map[pair]bool)
+	var notOne textAcc
+	var slab []textAcc
 	fc := make(foldCache)
-	for _, n := range g.notes {
-		// A note counts once per (target, text): a list for the usual few
-		// links, a map for a map of content with thousands.
-		seen = seen[:0]
-		clear(seenMap)
-		many := len(n.links) > 32
-		for i := range n.links {
-			l := &n.links[i]
-			if l.to == "" || l.to == n.path || g.notes[l.to] == nil {
+	src := int32(0)
+	for _, nr := range g.notes {
+		src++
+		for i := range nr.links {
+			l := &nr.links[i]
+			if !l.hasAlias || l.to == "" || l.to == nr.path || n > 1 && maphash.String(seed, l.to)%n != w {
 				continue
 			}
 			t := linkText(l)
 			if t == "" {
 				continue
 			}
-			k := pair{l.to, fc.fold(t)}
-			if many {
-				if seenMap[k] {
-					continue
-				}
-				seenMap[k] = true
-			} else {
-				if slices.Contains(seen, k) {
-					continue
-				}
-				seen = append(seen, k)
-			}
 			a := accs[l.to]
 			if a == nil {
-				a = &textAcc{}
+				if g.notes[l.to] == nil {
+					accs[l.to] = &notOne
+					continue
+				}
+				if len(slab) == cap(slab) {
+					slab = make([]textAcc, 0, 256)
+				}
+				slab = append(slab, textAcc{})
+				a = &slab[len(slab)-1]
 				accs[l.to] = a
+			} else if a == &notOne {
+				continue
 			}
-			a.add(t, k.fold)
+			a.add(t, fc.fold(t), src)
 		}
 	}
-	g.mu.RUnlock()
-	paths := make([]string, 0, len(accs))
-	for p := range accs {
-		paths = append(paths, p)
+	out := make([]targetTexts, 0, len(accs))
+	for p, a := range accs {
+		if a != &notOne {
+			out = append(out, targetTexts{path: p, texts: a.texts()})
+		}
 	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		fn(p, accs[p].texts())
-	}
+	slices.SortFunc(out, func(x, y targetTexts) int { return strings.Compare(x.path, y.path) })
+	return out
 }
 
 // TakeTextChanges returns, sorted, the notes whose link texts may have

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -55,6 +56,7 @@ func TestLinkTexts(t *testing.T) {
 // addition; a new file can steal the resolution of links elsewhere), and
 // EachLinkTexts always agrees with LinkTexts.
 func TestTextChangesAreComplete(t *testing.T) {
+	defer func(n, procs int) { eachTextsParallelMin = n; runtime.GOMAXPROCS(procs) }(eachTextsParallelMin, runtime.GOMAXPROCS(3))
 	paths := []string{"note.md", "a/note.md", "b/note.md", "x.md", "a/x.md", "topic.md", "c/topic.md", "img.png"}
 	targets := []string{"note", "a/note", "x", "topic", "c/topic", "img.png", "missing"}
 	texts := []string{"alpha", "Alpha", "beta", "gamma delta", "42", ""}
@@ -117,10 +119,15 @@ func TestTextChangesAreComplete(t *testing.T) {
 					t.Fatalf("seed %d step %d (%s): texts of %s vanished, not reported", seed, step, op, n)
 				}
 			}
-			each := map[string][]Text{}
-			g.EachLinkTexts(func(p string, tx []Text) { each[p] = tx })
-			if !reflect.DeepEqual(each, now) {
-				t.Fatalf("seed %d step %d (%s): EachLinkTexts %v, LinkTexts %v", seed, step, op, each, now)
+			// On one worker and shared out on three (by target): the same
+			// texts, in path order.
+			for _, min := range []int{1 << 30, 0} {
+				eachTextsParallelMin = min
+				each, order := map[string][]Text{}, []string{}
+				g.EachLinkTexts(func(p string, tx []Text) { each[p], order = tx, append(order, p) })
+				if !reflect.DeepEqual(each, now) || !slices.IsSorted(order) || len(order) != len(each) {
+					t.Fatalf("seed %d step %d (%s), parallel from %d: EachLinkTexts %v in order %v, LinkTexts %v", seed, step, op, min, each, order, now)
+				}
 			}
 			prev = now
 		}

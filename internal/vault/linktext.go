@@ -2,7 +2,10 @@ package vault
 
 import (
 	"path"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/links"
@@ -56,14 +59,31 @@ func (s *Service) syncLinkTexts(also ...string) {
 
 // linkTextItems returns the link texts of every note that has some, from
 // the whole graph, in one pass. Caller holds s.mu (it reads no index).
+// The texts of many notes are sifted (linkTextsOf) on every CPU: at the end
+// of the first build nothing else is left to run.
 func (s *Service) linkTextItems() []index.LinkItem {
 	var items []index.LinkItem
+	var all [][]links.Text
 	s.graph.EachLinkTexts(func(p string, texts []links.Text) {
-		if lt := s.linkTextsOf(p, texts); len(lt) > 0 {
-			items = append(items, index.LinkItem{Path: p, Texts: lt})
-		}
+		items = append(items, index.LinkItem{Path: p})
+		all = append(all, texts)
 	})
-	return items
+	workers := 1
+	if len(items) >= 1024 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(items); i += workers {
+				items[i].Texts = s.linkTextsOf(items[i].Path, all[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return slices.DeleteFunc(items, func(it index.LinkItem) bool { return len(it.Texts) == 0 })
 }
 
 // setLinkTexts gives the index the link texts of every note (items, from
