@@ -477,6 +477,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		readyAt = hugeheap.MinReady / buildHeapPerByte
 	}
 	err := s.fs.WalkWith(ctx, func(fi vaultfs.FileInfo) error {
+		// Doubled when full: append grows a long slice by a quarter,
+		// and each growth is fresh memory (the hub's 6,570 files took 15
+		// growths and 2.4 MB, about 600 page faults before the heap is
+		// readied).
+		if len(files) == cap(files) {
+			files = slices.Grow(files, max(len(files), 1024))
+		}
 		files = append(files, fi)
 		if fi.IsNote && readied == nil && readyAt >= 0 {
 			size := fi.Size
@@ -507,7 +514,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		return
 	}
 	ph.done("walk")
-	var notes []vaultfs.FileInfo
+	notes := make([]vaultfs.FileInfo, 0, len(files))
 	for _, fi := range files {
 		if fi.IsNote {
 			notes = append(notes, fi)

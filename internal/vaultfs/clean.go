@@ -89,27 +89,34 @@ func Clean(p string) (string, error) {
 		}
 		return "", newErr(CodePathEscape, p, "':' is not allowed in a path (drive letters, alternate data streams)")
 	}
+	// A path already in clean form (the usual case: every path a walk
+	// makes, most a client sends) is checked segment by segment and given
+	// back as it is; any other is rebuilt from its segments.
+	if out, ok, err := cleanAsIs(p); ok || err != nil {
+		return out, err
+	}
+	return cleanRebuild(p)
+}
+
+// cleanRebuild is the end of Clean for a path that passed its first checks:
+// the path rebuilt from its segments ('\' read as '/', empty and "."
+// segments dropped, ".." climbing), each segment checked in order.
+func cleanRebuild(p string) (string, error) {
 	p = strings.ReplaceAll(p, `\`, "/")
 	segs := make([]string, 0, min(strings.Count(p, "/")+1, MaxPathSegments))
 	for seg := range strings.SplitSeq(p, "/") {
-		switch {
-		case seg == "" || seg == ".":
+		switch seg {
+		case "", ".":
 			continue
-		case seg == "..":
+		case "..":
 			if len(segs) == 0 {
 				return "", newErr(CodePathEscape, p, "'..' climbs out of the vault")
 			}
 			segs = segs[:len(segs)-1]
 			continue
-		case seg[0] == '.':
-			return "", newErr(CodeHiddenSegment, p, "%s starts with '.': hidden files and folders are off limits", QuotePath(seg))
-		case len(seg) > MaxSegmentBytes:
-			return "", newErr(CodeInvalidPath, p, "a file or folder name is %d bytes long; a name may be at most %d bytes", len(seg), MaxSegmentBytes)
-		case onlyDotLike(seg):
-			return "", newErr(CodeInvalidPath, p, "%s is made of characters that look like '.' and would read as . or ..", QuotePath(seg))
 		}
-		if len(segs) == MaxPathSegments {
-			return "", newErr(CodeInvalidPath, p, "nested too deep; a path may have at most %d segments (folders and the file name)", MaxPathSegments)
+		if err := checkSegment(p, seg, len(segs)); err != nil {
+			return "", err
 		}
 		segs = append(segs, seg)
 	}
@@ -117,8 +124,54 @@ func Clean(p string) (string, error) {
 		return "", newErr(CodeInvalidPath, p, "names the vault folder itself, not a note")
 	}
 	out := strings.Join(segs, "/")
-	// Last guard, for the platform: on Windows this refuses reserved device
-	// names (NUL, CON.md, COM1, ...); elsewhere it cannot fail here.
+	return isLocal(p, out)
+}
+
+// cleanAsIs checks p when it is already in clean form: no '\', and no
+// segment empty, "." or "..". ok is false, with no error, when it is not
+// (Clean then rebuilds it); err is a segment's refusal.
+func cleanAsIs(p string) (out string, ok bool, err error) {
+	if strings.IndexByte(p, '\\') >= 0 {
+		return "", false, nil
+	}
+	// Segments are checked in order, as Clean's loop checks them: a
+	// refusal met before any segment that makes the path not clean is the
+	// one Clean would give.
+	k := 0
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", false, nil
+		}
+		if err := checkSegment(p, seg, k); err != nil {
+			return "", false, err
+		}
+		k++
+	}
+	out, err = isLocal(p, p)
+	return out, true, err
+}
+
+// checkSegment refuses the segment seg of p (neither empty, "." nor "..")
+// when it may not be a name in a path, kept is how many segments come
+// before it.
+func checkSegment(p, seg string, kept int) error {
+	switch {
+	case seg[0] == '.':
+		return newErr(CodeHiddenSegment, p, "%s starts with '.': hidden files and folders are off limits", QuotePath(seg))
+	case len(seg) > MaxSegmentBytes:
+		return newErr(CodeInvalidPath, p, "a file or folder name is %d bytes long; a name may be at most %d bytes", len(seg), MaxSegmentBytes)
+	case onlyDotLike(seg):
+		return newErr(CodeInvalidPath, p, "%s is made of characters that look like '.' and would read as . or ..", QuotePath(seg))
+	case kept == MaxPathSegments:
+		return newErr(CodeInvalidPath, p, "nested too deep; a path may have at most %d segments (folders and the file name)", MaxPathSegments)
+	}
+	return nil
+}
+
+// isLocal is Clean's last guard, for the platform: on Windows it refuses
+// reserved device names (NUL, CON.md, COM1, ...); elsewhere it cannot fail
+// on a path built from checked segments.
+func isLocal(p, out string) (string, error) {
 	if !filepath.IsLocal(filepath.FromSlash(out)) {
 		return "", newErr(CodePathEscape, p, "not a path inside the vault on this system (reserved device name?)")
 	}

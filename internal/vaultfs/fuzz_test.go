@@ -1,6 +1,7 @@
 package vaultfs
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,6 +34,7 @@ func FuzzClean(f *testing.F) {
 		CodeInvalidPath: true, CodePathEscape: true, CodeHiddenSegment: true,
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		sameAsRebuilt(t, in)
 		got, err := Clean(in)
 		if err != nil {
 			if !codes[CodeOf(err)] {
@@ -73,4 +75,58 @@ func FuzzClean(f *testing.F) {
 			t.Fatalf("Clean(%q) = %q escapes %q: %q", in, got, vault, joined)
 		}
 	})
+}
+
+// sameAsRebuilt fails when Clean's way for a path already in clean form
+// (cleanAsIs) answers in differently from rebuilding it (cleanRebuild):
+// another result, or another refusal.
+func sameAsRebuilt(t *testing.T, in string) {
+	t.Helper()
+	out, ok, err := cleanAsIs(in)
+	if !ok && err == nil {
+		return // not in clean form: rebuilt
+	}
+	rout, rerr := cleanRebuild(in)
+	if out != rout || (err == nil) != (rerr == nil) || err != nil && err.Error() != rerr.Error() {
+		t.Fatalf("%q: as it is %q, %v; rebuilt %q, %v", in, out, err, rout, rerr)
+	}
+}
+
+// Paths made of every kind of segment (plain, hidden, too long, made of
+// dot-like characters, empty, ".", "..", with '\\'), up to past the segment
+// limit: checking a path in clean form as it is answers as rebuilding it.
+func TestCleanAsIsMatchesRebuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	kinds := []string{"a", "note.md", "Ünïcode", ".hidden", strings.Repeat("x", MaxSegmentBytes), strings.Repeat("y", MaxSegmentBytes+1),
+		"\u2024\u2024", "", ".", "..", `b\c`, "..a", "a..", "CON"}
+	asIs := 0
+	for range 20000 {
+		n := 1 + r.IntN(MaxPathSegments+3)
+		if r.IntN(4) > 0 {
+			n = 1 + r.IntN(6)
+		}
+		deep := r.IntN(4) == 0 // around the segment limit, mostly plain
+		if deep {
+			n = MaxPathSegments - 2 + r.IntN(5)
+		}
+		segs := make([]string, n)
+		for i := range segs {
+			switch {
+			case deep && r.IntN(40) > 0:
+				segs[i] = "a"
+			case r.IntN(3) == 0:
+				segs[i] = kinds[r.IntN(len(kinds))]
+			default:
+				segs[i] = kinds[r.IntN(3)]
+			}
+		}
+		in := strings.Join(segs, "/")
+		sameAsRebuilt(t, in)
+		if _, ok, _ := cleanAsIs(in); ok {
+			asIs++
+		}
+	}
+	if asIs < 1000 {
+		t.Fatalf("only %d paths taken as they are", asIs)
+	}
 }

@@ -3,6 +3,8 @@ package vaultfs
 import (
 	"io/fs"
 	"os"
+	"slices"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -22,7 +24,10 @@ func listDir(f *os.File, r *os.Root) (entries []fs.DirEntry, dev uint64, ok bool
 		return nil, 0, false, nil
 	}
 	var st syscall.Stat_t
-	buf := make([]byte, 16<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	var slab []rawEntry
 	var serr error
 	cerr = c.Read(func(fd uintptr) bool {
 		if serr = ignoringEINTR(func() error { return syscall.Fstat(int(fd), &st) }); serr != nil {
@@ -37,7 +42,7 @@ func listDir(f *os.File, r *os.Root) (entries []fs.DirEntry, dev uint64, ok bool
 			if serr != nil || n <= 0 {
 				return true
 			}
-			entries = appendDirents(entries, buf[:n], r)
+			entries = appendDirents(entries, buf[:n], r, &slab)
 		}
 	})
 	if cerr != nil {
@@ -79,10 +84,20 @@ func listedFile(e fs.DirEntry, dev uint64) (fileID, bool) {
 	return fileID{dev: dev, ino: re.ino}, true
 }
 
+// direntBufs holds the buffers listDir reads entries into: one a walk
+// would otherwise take fresh for every folder, while the collector is
+// paused (the first build).
+var direntBufs = sync.Pool{New: func() any {
+	b := make([]byte, 16<<10)
+	return &b
+}}
+
 // appendDirents appends the entries of one getdents64 buffer (records of
 // d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name NUL-terminated),
-// leaving out "." and "..".
-func appendDirents(out []fs.DirEntry, b []byte, r *os.Root) []fs.DirEntry {
+// leaving out "." and "..". The entries are taken from slab, a new one
+// made when it is full (one allocation for many entries), and out is
+// doubled when full (append grows a long slice by a quarter at a time).
+func appendDirents(out []fs.DirEntry, b []byte, r *os.Root, slab *[]rawEntry) []fs.DirEntry {
 	const nameOff = 19
 	for len(b) >= nameOff {
 		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -102,7 +117,11 @@ func appendDirents(out []fs.DirEntry, b []byte, r *os.Root) []fs.DirEntry {
 		if string(name) == "." || string(name) == ".." {
 			continue
 		}
-		e := &rawEntry{name: string(name), ino: ino, r: r}
+		if len(*slab) == cap(*slab) {
+			*slab = make([]rawEntry, 0, min(max(2*cap(*slab), 32), 1024))
+		}
+		*slab = append(*slab, rawEntry{name: string(name), ino: ino, r: r})
+		e := &(*slab)[len(*slab)-1]
 		switch dt {
 		case syscall.DT_REG:
 			e.typ = 0
@@ -124,6 +143,9 @@ func appendDirents(out []fs.DirEntry, b []byte, r *os.Root) []fs.DirEntry {
 				continue // gone since listed, or unreadable: as ReadDir skips it
 			}
 			e.info, e.typ = fi, fi.Mode().Type()
+		}
+		if len(out) == cap(out) {
+			out = slices.Grow(out, max(len(out), 32))
 		}
 		out = append(out, e)
 	}

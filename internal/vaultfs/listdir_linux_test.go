@@ -64,7 +64,8 @@ func TestAppendDirents(t *testing.T) {
 		ent{16, syscall.DT_UNKNOWN, "gone.md"},
 		ent{17, syscall.DT_REG, "a name of exactly twenty-one"},
 	)
-	got := appendDirents(nil, append(buf, 1, 2, 3), r) // and a record cut short
+	var slab []rawEntry
+	got := appendDirents(nil, append(buf, 1, 2, 3), r, &slab) // and a record cut short
 	want := []struct {
 		name   string
 		typ    fs.FileMode
