@@ -477,10 +477,10 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		readyAt = hugeheap.MinReady / buildHeapPerByte
 	}
 	err := s.fs.WalkWith(ctx, func(fi vaultfs.FileInfo) error {
-		// Doubled when full: append grows a long slice by a quarter,
-		// and each growth is fresh memory (the hub's 6,570 files took 15
-		// growths and 2.4 MB, about 600 page faults before the heap is
-		// readied).
+		// Doubled when full: append grows a long slice by a quarter
+		// (the hub's 6,570 files: 16 growths, 1.9 MB allocated and 1.4 MB
+		// copied; doubled, 4, 1.7 MB and 0.7 MB), and before the heap is
+		// readied each new 4 KiB of it is a page fault.
 		if len(files) == cap(files) {
 			files = slices.Grow(files, max(len(files), 1024))
 		}
