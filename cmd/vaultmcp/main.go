@@ -11,6 +11,9 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	// Readies the heap of `vaultmcp serve` while the packages initialise.
+	_ "github.com/vaultmcp/vaultmcp/internal/earlyheap"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -101,3 +101,52 @@ func Ready(n int64) *Burst {
 	readied.Add(r)
 	return &Burst{bytes: r}
 }
+
+// Early is a burst begun before its caller knew it would need one (see
+// StartEarly): Ready running on a goroutine of its own.
+type Early struct {
+	n     int64 // asked for
+	done  chan struct{}
+	burst *Burst
+}
+
+// Asked is how many bytes StartEarly asked for (Ready may give fewer, or
+// none).
+func (e *Early) Asked() int64 { return e.n }
+
+// Done is closed once the burst is ready.
+func (e *Early) Done() <-chan struct{} { return e.done }
+
+// Wait waits until the burst is ready and returns it (nil when Ready did
+// nothing).
+func (e *Early) Wait() *Burst {
+	<-e.done
+	return e.burst
+}
+
+var early atomic.Pointer[Early]
+
+// StartEarly begins Ready(n) on a goroutine of its own, for a process that
+// knows from its start that a burst is coming before the code that will
+// run it does: vaultmcp serve readies the first index build's heap while
+// its packages are still being initialised, on a core that is otherwise
+// idle then, so that the walk of the vault already allocates in huge
+// pages. The burst is for whoever takes it (TakeEarly), who ends it. A
+// StartEarly while one is begun and not yet taken does nothing.
+func StartEarly(n int64) {
+	e := &Early{n: n, done: make(chan struct{})}
+	if !early.CompareAndSwap(nil, e) {
+		return
+	}
+	go func() {
+		defer close(e.done)
+		e.burst = Ready(n)
+	}()
+}
+
+// TakeEarly returns the burst StartEarly began, once (nil when none was
+// begun, or it was taken already). The taker ends it (Wait().End()).
+func TakeEarly() *Early { return early.Swap(nil) }
+
+// On is how many bursts are on in the process (for tests).
+func On() int { return on() }

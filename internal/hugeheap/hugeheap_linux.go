@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 var (
@@ -163,7 +162,7 @@ func ready(n int64) int64 {
 	if lo >= hi {
 		return 0
 	}
-	if err := unix.Madvise(block[lo-p:hi-p], unix.MADV_HUGEPAGE); err != nil {
+	if err := syscall.Madvise(block[lo-p:hi-p], syscall.MADV_HUGEPAGE); err != nil {
 		return 0
 	}
 	runtime.KeepAlive(block)
@@ -186,7 +185,13 @@ func end() {
 		return
 	}
 	for _, s := range spans {
-		unix.Syscall(unix.SYS_MADVISE, s[0], s[1]-s[0], unix.MADV_NOHUGEPAGE)
+		syscall.Syscall(syscall.SYS_MADVISE, s[0], s[1]-s[0], syscall.MADV_NOHUGEPAGE)
 	}
 	spans = nil
+}
+
+func on() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return bursts
 }

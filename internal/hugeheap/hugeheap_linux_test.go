@@ -262,3 +262,40 @@ func mapping(t *testing.T, addr uintptr) (flags string, huge int64) {
 	t.Fatalf("no mapping of /proc/self/smaps holds %#x", addr)
 	return "", 0
 }
+
+// TestStartEarly: a burst begun early is had once, by whoever takes it,
+// and is a burst like any other (advised, then ended); one begun while
+// another waits to be taken is not.
+func TestStartEarly(t *testing.T) {
+	if TakeEarly() != nil {
+		t.Fatal("an early burst was pending before the test")
+	}
+	StartEarly(32 << 20)
+	StartEarly(64 << 20) // one is pending: nothing
+	e := TakeEarly()
+	if e == nil || TakeEarly() != nil {
+		t.Fatalf("TakeEarly gave %v, then another", e)
+	}
+	if e.Asked() != 32<<20 {
+		t.Errorf("Asked = %d, want the first StartEarly's", e.Asked())
+	}
+	b := e.Wait()
+	select {
+	case <-e.Done():
+	default:
+		t.Fatal("Done is open after Wait")
+	}
+	if !Usable() {
+		if b != nil {
+			t.Fatalf("no huge pages here, yet a burst of %d bytes", b.Bytes())
+		}
+		return
+	}
+	if b.Bytes() < 32<<20 || On() != 1 {
+		t.Fatalf("burst of %d bytes, %d on; want 32 MiB or more, one", b.Bytes(), On())
+	}
+	b.End()
+	if On() != 0 {
+		t.Errorf("%d bursts on after End", On())
+	}
+}

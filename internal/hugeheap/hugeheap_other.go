@@ -7,3 +7,5 @@ func ready(int64) int64 { return 0 }
 func usable() bool { return false }
 
 func end() {}
+
+func on() int { return 0 }

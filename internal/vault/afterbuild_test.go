@@ -98,7 +98,7 @@ func TestSnapshotReservesHeap(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	const pauseLimit = 4 << 10 // far below the snapshot's heap
 	pause := gcpause.Start(pauseLimit)
-	l := s.readSnapshot(pause, s.peekSnapshot())
+	l := s.readSnapshot(pause, s.peekSnapshot(), nil)
 	limit := debug.SetMemoryLimit(-1)
 	pause.End()
 	if l == nil {

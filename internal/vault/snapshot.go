@@ -125,7 +125,14 @@ const snapshotHeap = 3
 // that can be used. The collector's pause of the first build (pause) is
 // told the heap the decoding takes, so that it does not collect at every
 // step while a large snapshot is decoded (see gcpause.Reserve).
-func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek) *loaded {
+// early, if not nil, is the heap readied while the process started (see
+// package earlyheap): used instead of readying one when large enough, and
+// ended once the snapshot is decoded.
+func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek, early *hugeheap.Early) *loaded {
+	if early != nil {
+		// Ended once it is ready, not waited for here when too small.
+		defer func() { go func() { early.Wait().End() }() }()
+	}
 	if s.opts.CacheDir == "" {
 		return nil
 	}
@@ -139,8 +146,8 @@ func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek) *loaded 
 	err := peek.err
 	var d *snapshot.Dec
 	if err == nil {
-		if s.opts.PauseGC > 0 {
-			defer hugeheap.Ready((snapshotHeap + 1) * peek.size).End()
+		if need := (snapshotHeap + 1) * peek.size; s.opts.PauseGC > 0 && (early == nil || early.Asked() < need || early.Wait().Bytes() < need) {
+			defer hugeheap.Ready(need).End()
 		}
 		d, err = snapshot.Read(s.snapshotPath(), s.snapshotKey())
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/earlyheap"
 	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
@@ -610,5 +611,70 @@ func TestFirstBuildReadiesHeap(t *testing.T) {
 	}
 	if _, log := openCachedPausing(t, big, t.TempDir(), "en", 0); strings.Contains(log, readied) {
 		t.Errorf("a service that does not pause the collector readied the heap; log:\n%s", log)
+	}
+}
+
+// TestBuildTakesEarlyHeap: a heap readied while the process started
+// (hugeheap.StartEarly, as package earlyheap does for `vaultmcp serve`) is
+// taken by the service that opens next, which readies no other: the first
+// build of a large vault waits for it where it would have readied its own,
+// a small one does not use it, a start from the snapshot decodes into it;
+// each ends it.
+func TestBuildTakesEarlyHeap(t *testing.T) {
+	if !hugeheap.Usable() {
+		t.Skip("this kernel gives no transparent huge pages on request")
+	}
+	if earlyheap.Bytes != buildHeapMax {
+		t.Fatalf("earlyheap readies %d bytes, the build %d", earlyheap.Bytes, buildHeapMax)
+	}
+	write := func(dir string, notes, size int) {
+		para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
+		for i := range notes {
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Note %d\n\n", i)
+			for b.Len() < size {
+				b.WriteString(para)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ended := func(what string) {
+		t.Helper()
+		for range 200 { // ended on a goroutine of its own once ready
+			if hugeheap.On() == 0 {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Errorf("%s: %d bursts still on", what, hugeheap.On())
+	}
+	open := func(what, dir, cache string) string {
+		t.Helper()
+		hugeheap.StartEarly(earlyheap.Bytes)
+		before := hugeheap.Readied()
+		_, log := openCachedPausing(t, dir, cache, "en", gcpause.DefaultLimit)
+		if hugeheap.TakeEarly() != nil {
+			t.Errorf("%s: the early heap was not taken", what)
+		}
+		if got := hugeheap.Readied() - before; got > earlyheap.Bytes+8<<20 {
+			t.Errorf("%s: %d bytes readied, more than the early heap", what, got)
+		}
+		ended(what)
+		return log
+	}
+	big, cache := t.TempDir(), t.TempDir()
+	write(big, 1000, 2<<10)
+	if log := open("first build", big, cache); !strings.Contains(log, "heap readied in huge pages") || !strings.Contains(log, "while_starting=true") {
+		t.Errorf("the first build of 2 MB of notes did not use the early heap; log:\n%s", log)
+	}
+	if log := open("start from the snapshot", big, cache); strings.Contains(log, "heap readied in huge pages") || !strings.Contains(log, "index snapshot loaded") {
+		t.Errorf("a start from the snapshot: log:\n%s", log)
+	}
+	small := t.TempDir()
+	write(small, 10, 16<<10)
+	if log := open("small vault", small, t.TempDir()); strings.Contains(log, "heap readied in huge pages") {
+		t.Errorf("the first build of 160 kB of notes waited for the early heap; log:\n%s", log)
 	}
 }

@@ -256,8 +256,19 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		// median on the hub, for 6 ms less to the first answer.)
 		pause := gcpause.Start(opts.PauseGC)
 		peek := s.peekSnapshot()
-		go func() { s.snapc <- s.readSnapshot(pause, peek) }()
-		s.build(bg, pause, peek.usable(), onFolder)
+		// The heap readied while the process started (see package
+		// earlyheap), if any, is the snapshot's for a start from one, the
+		// build's otherwise; whichever takes it ends it.
+		var snapEarly, buildEarly *hugeheap.Early
+		if opts.PauseGC > 0 {
+			if early := hugeheap.TakeEarly(); peek.usable() {
+				snapEarly = early
+			} else {
+				buildEarly = early
+			}
+		}
+		go func() { s.snapc <- s.readSnapshot(pause, peek, snapEarly) }()
+		s.build(bg, pause, peek.usable(), onFolder, buildEarly)
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
 				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
@@ -436,8 +447,9 @@ var testHookBuildStart func()
 // index. pause is the collector's pause started with it: build ends it, or
 // hands it to the work that waits for the first answer. onFolder, if not
 // nil, is called with each folder the walk enters, before it is listed
-// (the file watcher's AddFolder).
-func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool, onFolder func(rel string)) {
+// (the file watcher's AddFolder). early, if not nil, is the heap readied
+// while the process started: the build's, which it ends.
+func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool, onFolder func(rel string), early *hugeheap.Early) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
 		testHookBuildStart()
@@ -461,9 +473,11 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	// The heap the notes will take is readied in huge pages (see
 	// hugeheap: one fault for 2 MiB instead of 512) beside the walk, once
 	// it has seen enough notes to make that worth a collection, unless
-	// the notes will come from a snapshot (which readies its own).
+	// the notes will come from a snapshot (which readies its own), or it
+	// was readied while the process started (early: then it is waited for
+	// from that point on).
 	// The burst is over when the build is.
-	var readied chan struct{}
+	var readied <-chan struct{}
 	var burst *hugeheap.Burst
 	defer func() {
 		if readied != nil {
@@ -475,6 +489,12 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	readyAt := int64(-1)
 	if s.opts.PauseGC > 0 && !fromSnapshot {
 		readyAt = hugeheap.MinReady / buildHeapPerByte
+	}
+	// A heap readied early stands for the one the walk would ready: it is
+	// waited for where that one is (not after a walk that found too few
+	// notes for it to be worth the wait), and ended with the build.
+	if early != nil {
+		defer func() { go func() { early.Wait().End() }() }()
 	}
 	err := s.fs.WalkWith(ctx, func(fi vaultfs.FileInfo) error {
 		// Doubled when full: append grows a long slice by a quarter
@@ -490,10 +510,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 			if size == 0 && fi.ModTime.IsZero() {
 				size = unstattedNoteBytes // the walk did not stat it
 			}
-			if walked += size; walked >= readyAt {
-				readied = make(chan struct{})
+			if walked += size; walked >= readyAt && early != nil {
+				readied = early.Done()
+			} else if walked >= readyAt {
+				done := make(chan struct{})
+				readied = done
 				go func() {
-					defer close(readied)
+					defer close(done)
 					if burst = hugeheap.Ready(buildHeapMax); burst != nil {
 						s.log.Debug("heap readied in huge pages", "bytes", burst.Bytes())
 					}
@@ -578,6 +601,11 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	if readied != nil {
 		<-readied
 		ph.done("heap")
+		if early != nil && readied == early.Done() {
+			if b := early.Wait(); b != nil {
+				s.log.Debug("heap readied in huge pages", "bytes", b.Bytes(), "while_starting", true)
+			}
+		}
 	}
 	// Notes are read, parsed and indexed in batches, so that only one batch
 	// of parsed notes (which hold their file's bytes) is alive at a time.
