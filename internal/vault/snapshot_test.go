@@ -564,19 +564,7 @@ func TestFirstBuildReadiesHeap(t *testing.T) {
 	openCached := func(t *testing.T, dir, cache, lang string) (string, string) {
 		return openCachedPausing(t, dir, cache, lang, gcpause.DefaultLimit)
 	}
-	write := func(dir string, notes, size int) {
-		para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
-		for i := range notes {
-			var b strings.Builder
-			fmt.Fprintf(&b, "# Note %d\n\n", i)
-			for b.Len() < size {
-				b.WriteString(para)
-			}
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	write := func(dir string, notes, size int) { writeSizedNotes(t, dir, notes, size) }
 	// The first build's walk does not stat the notes: it takes each for
 	// unstattedNoteBytes.
 	big := t.TempDir()
@@ -627,19 +615,7 @@ func TestBuildTakesEarlyHeap(t *testing.T) {
 	if earlyheap.Bytes != buildHeapMax {
 		t.Fatalf("earlyheap readies %d bytes, the build %d", earlyheap.Bytes, buildHeapMax)
 	}
-	write := func(dir string, notes, size int) {
-		para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
-		for i := range notes {
-			var b strings.Builder
-			fmt.Fprintf(&b, "# Note %d\n\n", i)
-			for b.Len() < size {
-				b.WriteString(para)
-			}
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	write := func(dir string, notes, size int) { writeSizedNotes(t, dir, notes, size) }
 	ended := func(what string) {
 		t.Helper()
 		for range 200 { // ended on a goroutine of its own once ready
@@ -676,5 +652,21 @@ func TestBuildTakesEarlyHeap(t *testing.T) {
 	write(small, 10, 16<<10)
 	if log := open("small vault", small, t.TempDir()); strings.Contains(log, "heap readied in huge pages") {
 		t.Errorf("the first build of 160 kB of notes waited for the early heap; log:\n%s", log)
+	}
+}
+
+// writeSizedNotes writes notes notes of about size bytes each into dir.
+func writeSizedNotes(t *testing.T, dir string, notes, size int) {
+	t.Helper()
+	para := strings.Repeat("retry backoff jitter deadline context cancel goroutine pool ", 16) + "\n\n"
+	for i := range notes {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Note %d\n\n", i)
+		for b.Len() < size {
+			b.WriteString(para)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
