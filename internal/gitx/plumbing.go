@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/par"
 )
 
 // The fast commit: exactly the given paths, without `git commit` reading and
@@ -777,27 +779,21 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 	workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
 	errs := make([]error, workers)
 	left := make([][]*pathState, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(small); i += workers {
-				st := small[i]
-				data, found, err := r.read(st.rel)
-				if err != nil || !found || int64(len(data)) > ReadLimit {
-					left[w] = append(left[w], st)
-					continue
-				}
-				if st.blob, err = store.write("blob", data); err != nil {
-					errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
-					return
-				}
-				blobsMade.Add(1)
+	par.Run(workers, func(w int) {
+		for i := w; i < len(small); i += workers {
+			st := small[i]
+			data, found, err := r.read(st.rel)
+			if err != nil || !found || int64(len(data)) > ReadLimit {
+				left[w] = append(left[w], st)
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			if st.blob, err = store.write("blob", data); err != nil {
+				errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
+				return
+			}
+			blobsMade.Add(1)
+		}
+	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

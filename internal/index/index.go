@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/par"
 )
 
 // BM25F parameters: saturation, and the length normalisation of the body
@@ -1001,19 +1002,8 @@ var parallelMergeMin = 1 << 16
 // shards runs fn(w, n) for w in [0, n) on n goroutines (inline when n is 1)
 // and returns the sum of the results.
 func shards(n int, fn func(w, n uint32) int) int {
-	if n <= 1 {
-		return fn(0, 1)
-	}
-	res := make([]int, n)
-	var wg sync.WaitGroup
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[w] = fn(uint32(w), uint32(n))
-		}()
-	}
-	wg.Wait()
+	res := make([]int, max(n, 1))
+	par.Run(n, func(w int) { res[w] = fn(uint32(w), uint32(max(n, 1))) })
 	sum := 0
 	for _, r := range res {
 		sum += r

@@ -3,12 +3,12 @@ package links
 import (
 	"cmp"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/par"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -265,37 +265,28 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 	}
 	stored := make([][]storedLink, len(items))
 	keys := make([][]keyCount, len(items)) // per note, the keys its links depend on
-	workers := 1
-	if len(items) >= 256 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			g.r.mu.RLock()
-			defer g.r.mu.RUnlock()
-			for i := w; i < len(items); i += workers {
-				n, links := recs[i], items[i].Links
-				if n == nil || len(links) == 0 {
-					continue
-				}
-				st := make([]storedLink, len(links))
-				for k, l := range links {
-					if keep {
-						st[k] = keptStoredLink(l)
-					} else {
-						st[k] = newStoredLink(l)
-					}
-					st[k].to = g.resolveStored(n, &st[k])
-				}
-				stored[i] = st
-				keys[i] = linkKeyCounts(st)
+	workers := par.Workers(len(items), 256)
+	par.Run(workers, func(w int) {
+		g.r.mu.RLock()
+		defer g.r.mu.RUnlock()
+		for i := w; i < len(items); i += workers {
+			n, links := recs[i], items[i].Links
+			if n == nil || len(links) == 0 {
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			st := make([]storedLink, len(links))
+			for k, l := range links {
+				if keep {
+					st[k] = keptStoredLink(l)
+				} else {
+					st[k] = newStoredLink(l)
+				}
+				st[k].to = g.resolveStored(n, &st[k])
+			}
+			stored[i] = st
+			keys[i] = linkKeyCounts(st)
+		}
+	})
 	// The keys were found on every CPU; recording them takes the lock.
 	for i, n := range recs {
 		if n == nil || len(stored[i]) == 0 {

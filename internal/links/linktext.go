@@ -2,12 +2,12 @@ package links
 
 import (
 	"hash/maphash"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/vaultmcp/vaultmcp/internal/par"
 )
 
 // Link texts: the display text of a link ([[Properties|front matter]],
@@ -191,22 +191,11 @@ func (g *Graph) LinkTexts(p string) []Text {
 // end of the first build this pass is the one step left on one core (about
 // 10 ms of the Obsidian hub's 6,570 notes).
 func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
-	workers := 1
-	if len(g.notes) >= eachTextsParallelMin {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := par.Workers(len(g.notes), eachTextsParallelMin)
 	seed := maphash.MakeSeed()
 	out := make([][]targetTexts, workers)
 	g.mu.RLock()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[w] = g.linkTextsShard(seed, uint64(w), uint64(workers))
-		}()
-	}
-	wg.Wait()
+	par.Run(workers, func(w int) { out[w] = g.linkTextsShard(seed, uint64(w), uint64(workers)) })
 	g.mu.RUnlock()
 	// The shards' lists are each sorted: merged in path order.
 	at := make([]int, workers)

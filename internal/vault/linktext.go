@@ -2,13 +2,12 @@ package vault
 
 import (
 	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/par"
 )
 
 // Link text: the index counts the display texts of the links to a note as a
@@ -68,21 +67,12 @@ func (s *Service) linkTextItems() []index.LinkItem {
 		items = append(items, index.LinkItem{Path: p})
 		all = append(all, texts)
 	})
-	workers := 1
-	if len(items) >= 1024 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(items); i += workers {
-				items[i].Texts = s.linkTextsOf(items[i].Path, all[i])
-			}
-		}()
-	}
-	wg.Wait()
+	workers := par.Workers(len(items), 1024)
+	par.Run(workers, func(w int) {
+		for i := w; i < len(items); i += workers {
+			items[i].Texts = s.linkTextsOf(items[i].Path, all[i])
+		}
+	})
 	return slices.DeleteFunc(items, func(it index.LinkItem) bool { return len(it.Texts) == 0 })
 }
 
