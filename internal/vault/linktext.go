@@ -67,7 +67,7 @@ func (s *Service) linkTextItems() []index.LinkItem {
 		items = append(items, index.LinkItem{Path: p})
 		all = append(all, texts)
 	})
-	workers := par.Workers(len(items), 1024)
+	workers := par.Workers(len(items), linkTextsParallelMin)
 	par.Run(workers, func(w int) {
 		for i := w; i < len(items); i += workers {
 			items[i].Texts = s.linkTextsOf(items[i].Path, all[i])
@@ -75,6 +75,10 @@ func (s *Service) linkTextItems() []index.LinkItem {
 	})
 	return slices.DeleteFunc(items, func(it index.LinkItem) bool { return len(it.Texts) == 0 })
 }
+
+// linkTextsParallelMin is the number of notes with link texts from which
+// linkTextItems sifts them on every CPU (a variable for the tests).
+var linkTextsParallelMin = 1024
 
 // setLinkTexts gives the index the link texts of every note (items, from
 // linkTextItems), clearing those of the paths not in items (notes the index

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -197,5 +199,28 @@ func TestLinkTextsIncrementalMatchesFresh(t *testing.T) {
 	}
 	if checked == 0 || !sawLinkText {
 		t.Fatalf("checked %d states, link text in them: %v", checked, sawLinkText)
+	}
+}
+
+// linkTextItems gives the same items, in the same order, sifted on one
+// worker and shared out on three.
+func TestLinkTextItemsShared(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		body := fmt.Sprintf("# Note %d\n\nSee [[n%d|the %d way]] and [[n%d|Note %d]] and [x](n%d.md).\n", i, (i+1)%40, i, (i+2)%40, (i+2)%40, (i+3)%40)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openTest(t, dir, false)
+	defer func(n, procs int) { linkTextsParallelMin = n; runtime.GOMAXPROCS(procs) }(linkTextsParallelMin, runtime.GOMAXPROCS(3))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	linkTextsParallelMin = 1 << 30
+	one := s.linkTextItems()
+	linkTextsParallelMin = 0
+	shared := s.linkTextItems()
+	if len(one) < 30 || !reflect.DeepEqual(one, shared) {
+		t.Fatalf("on one worker %d items %v\nshared out %v", len(one), one, shared)
 	}
 }
