@@ -126,13 +126,9 @@ const snapshotHeap = 3
 // told the heap the decoding takes, so that it does not collect at every
 // step while a large snapshot is decoded (see gcpause.Reserve).
 // early, if not nil, is the heap readied while the process started (see
-// package earlyheap): used instead of readying one when large enough, and
-// ended once the snapshot is decoded.
+// package earlyheap): used instead of readying one when large enough (not
+// waited for otherwise; its caller ends it).
 func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek, early *hugeheap.Early) *loaded {
-	if early != nil {
-		// Ended once it is ready, not waited for here when too small.
-		defer func() { go func() { early.Wait().End() }() }()
-	}
 	if s.opts.CacheDir == "" {
 		return nil
 	}

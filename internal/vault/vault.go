@@ -258,7 +258,8 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		peek := s.peekSnapshot()
 		// The heap readied while the process started (see package
 		// earlyheap), if any, is the snapshot's for a start from one, the
-		// build's otherwise; whichever takes it ends it.
+		// build's otherwise; it is over with the build (which waits for
+		// the snapshot), ended once ready.
 		var snapEarly, buildEarly *hugeheap.Early
 		if opts.PauseGC > 0 {
 			if early := hugeheap.TakeEarly(); peek.usable() {
@@ -269,6 +270,11 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		}
 		go func() { s.snapc <- s.readSnapshot(pause, peek, snapEarly) }()
 		s.build(bg, pause, peek.usable(), onFolder, buildEarly)
+		for _, e := range []*hugeheap.Early{snapEarly, buildEarly} {
+			if e != nil {
+				go func() { e.Wait().End() }()
+			}
+		}
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
 				s.log.Warn("file watcher stopped", "err", fsys.Redact(err.Error()))
@@ -448,7 +454,7 @@ var testHookBuildStart func()
 // hands it to the work that waits for the first answer. onFolder, if not
 // nil, is called with each folder the walk enters, before it is listed
 // (the file watcher's AddFolder). early, if not nil, is the heap readied
-// while the process started: the build's, which it ends.
+// while the process started, for the build (its caller ends it).
 func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot bool, onFolder func(rel string), early *hugeheap.Early) {
 	defer close(s.ready)
 	if testHookBuildStart != nil {
@@ -492,10 +498,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}
 	// A heap readied early stands for the one the walk would ready: it is
 	// waited for where that one is (not after a walk that found too few
-	// notes for it to be worth the wait), and ended with the build.
-	if early != nil {
-		defer func() { go func() { early.Wait().End() }() }()
-	}
+	// notes for it to be worth the wait).
 	err := s.fs.WalkWith(ctx, func(fi vaultfs.FileInfo) error {
 		// Doubled when full: append grows a long slice by a quarter
 		// (the hub's 6,570 files: 16 growths, 1.9 MB allocated and 1.4 MB
