@@ -49,6 +49,17 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestVersion: version and --version print the version and succeed
+// (--version, a flag, was taken for serve's and refused).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 0 || !strings.HasPrefix(out, "vaultmcp ") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
 // TestReadOnlyOnlyWhereItMeansSomething: --read-only is a flag of serve
 // only; search, eval and bench refuse it as an unknown flag.
 func TestReadOnlyOnlyWhereItMeansSomething(t *testing.T) {

@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && (len(args[0]) > 0 && args[0][0] != '-' || isHelpFlag(args[0])) {
+	if len(args) > 0 && (len(args[0]) > 0 && args[0][0] != '-' || isHelpFlag(args[0]) || args[0] == "--version") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
