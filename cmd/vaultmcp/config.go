@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
@@ -99,14 +100,11 @@ func (c *Config) checkEnv() error {
 		}
 		c.LogLevelSet = true
 	}
-	switch v := os.Getenv("VAULTMCP_HUGEPAGES"); strings.ToLower(strings.TrimSpace(v)) {
-	case "", "on":
-		hugeheap.SetEnabled(true)
-	case "off":
-		hugeheap.SetEnabled(false)
-	default:
-		return fmt.Errorf("VAULTMCP_HUGEPAGES: %q is not on or off", v)
+	on, err := cmdline.HugePages(os.Getenv)
+	if err != nil {
+		return err
 	}
+	hugeheap.SetEnabled(on)
 	return nil
 }
 
@@ -210,7 +208,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		if a == "--" {
 			break
 		}
-		if isHelpFlag(a) {
+		if cmdline.IsHelp(a) {
 			out := fs.Output()
 			fs.SetOutput(os.Stdout)
 			fs.Usage()
@@ -230,14 +228,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-}
-
-func isHelpFlag(a string) bool {
-	switch a {
-	case "-h", "-help", "--help":
-		return true
-	}
-	return false
 }
 
 // synopses are the first line of each command's help.

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	// Readies the heap of `vaultmcp serve` while the packages initialise.
 	_ "github.com/vaultmcp/vaultmcp/internal/earlyheap"
 )
@@ -100,10 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cmd := "serve"
-	if len(args) > 0 && (len(args[0]) > 0 && args[0][0] != '-' || isHelpFlag(args[0]) || args[0] == "--version") {
-		cmd, args = args[0], args[1:]
-	}
+	cmd, args := cmdline.Command(args)
 	switch cmd {
 	case "serve":
 		return runServe(ctx, args, stdin, stdout, stderr)

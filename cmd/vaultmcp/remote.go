@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 	"github.com/vaultmcp/vaultmcp/internal/teamclient"
@@ -42,7 +43,7 @@ func remoteFromEnv() (remoteConfig, bool) {
 		Project:  strings.TrimSpace(os.Getenv("TEAM_VAULT_PROJECT_ID")),
 		ReadOnly: truthy(os.Getenv("TEAM_VAULT_READ_ONLY")),
 	}
-	return r, r.URL != "" || r.Key != ""
+	return r, cmdline.Remote(os.Getenv)
 }
 
 func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey string, hc httpConfig, stdin io.Reader, stdout, stderr io.Writer) error {

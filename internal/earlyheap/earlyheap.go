@@ -13,7 +13,7 @@
 // series of 31).
 //
 // When: only for `serve` (named, or the default command: no argument, or a
-// flag first), not in remote mode (TEAM_VAULT_URL
+// flag first), not in remote mode (TEAM_VAULT_URL or TEAM_VAULT_API_KEY
 // set: no index is built), and not when VAULTMCP_HUGEPAGES is set to
 // anything but on (off turns huge pages off; anything else is an error the
 // command reports). The vault takes the burst when it opens (it ends it,
@@ -31,6 +31,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
 )
 
@@ -45,32 +46,18 @@ func init() {
 }
 
 // wanted says whether a process run with args and an environment read by
-// getenv readies its heap early.
+// getenv readies its heap early: it runs serve (as the main package reads
+// its command line: package cmdline), not in remote mode, with huge pages
+// on, and is not a Go test binary (-test. flags: the main package's
+// tests).
 func wanted(args []string, getenv func(string) string) bool {
-	if !serves(args) || strings.TrimSpace(getenv("TEAM_VAULT_URL")) != "" {
+	if len(args) > 0 {
+		args = args[1:] // the program's name
+	}
+	if len(args) > 0 && strings.HasPrefix(args[0], "-test.") {
 		return false
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv("VAULTMCP_HUGEPAGES"))) {
-	case "", "on":
-		return true
-	}
-	return false
-}
-
-// serves says whether the command line runs serve, as the main package's
-// dispatch reads it: serve named, or no command named (no argument, or a
-// flag first that is not a request for help or the version, nor a test
-// binary's).
-func serves(args []string) bool {
-	if len(args) < 2 {
-		return true
-	}
-	switch a := args[1]; {
-	case a == "serve":
-		return true
-	case a == "-h", a == "-help", a == "--help", a == "--version", strings.HasPrefix(a, "-test."):
-		return false // (-test.: a Go test binary, the main package's tests)
-	default:
-		return strings.HasPrefix(a, "-")
-	}
+	cmd, _ := cmdline.Command(args)
+	on, err := cmdline.HugePages(getenv)
+	return cmd == "serve" && !cmdline.Remote(getenv) && on && err == nil
 }

@@ -13,6 +13,8 @@ func TestWanted(t *testing.T) {
 		{[]string{"vaultmcp", "serve"}, map[string]string{"VAULTMCP_HUGEPAGES": "off"}, false},
 		{[]string{"vaultmcp", "serve"}, map[string]string{"VAULTMCP_HUGEPAGES": "maybe"}, false},
 		{[]string{"vaultmcp", "serve"}, map[string]string{"TEAM_VAULT_URL": "http://127.0.0.1:8080"}, false},
+		{[]string{"vaultmcp"}, map[string]string{"TEAM_VAULT_API_KEY": "k"}, false}, // remote mode too
+		{nil, nil, true},
 		{[]string{"vaultmcp", "search", "--vault", "v", "q"}, nil, false},
 		{[]string{"vaultmcp", "--vault", "v"}, nil, true}, // serve is the default command
 		{[]string{"vaultmcp"}, nil, true},

@@ -1002,8 +1002,9 @@ var parallelMergeMin = 1 << 16
 // shards runs fn(w, n) for w in [0, n) on n goroutines (inline when n is 1)
 // and returns the sum of the results.
 func shards(n int, fn func(w, n uint32) int) int {
-	res := make([]int, max(n, 1))
-	par.Run(n, func(w int) { res[w] = fn(uint32(w), uint32(max(n, 1))) })
+	n = max(n, 1)
+	res := make([]int, n)
+	par.Run(n, func(w int) { res[w] = fn(uint32(w), uint32(n)) })
 	sum := 0
 	for _, r := range res {
 		sum += r

@@ -260,20 +260,19 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		// earlyheap), if any, is the snapshot's for a start from one, the
 		// build's otherwise; it is over with the build (which waits for
 		// the snapshot), ended once ready.
-		var snapEarly, buildEarly *hugeheap.Early
+		var early, snapEarly, buildEarly *hugeheap.Early
 		if opts.PauseGC > 0 {
-			if early := hugeheap.TakeEarly(); peek.usable() {
-				snapEarly = early
-			} else {
-				buildEarly = early
-			}
+			early = hugeheap.TakeEarly()
+		}
+		if peek.usable() {
+			snapEarly = early
+		} else {
+			buildEarly = early
 		}
 		go func() { s.snapc <- s.readSnapshot(pause, peek, snapEarly) }()
 		s.build(bg, pause, peek.usable(), onFolder, buildEarly)
-		for _, e := range []*hugeheap.Early{snapEarly, buildEarly} {
-			if e != nil {
-				go func() { e.Wait().End() }()
-			}
+		if early != nil {
+			go func() { early.Wait().End() }()
 		}
 		if w != nil {
 			if err := w.Run(bg, func(ev watch.Event) { s.apply(bg, ev) }); err != nil && bg.Err() == nil {
@@ -513,9 +512,11 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 			if size == 0 && fi.ModTime.IsZero() {
 				size = unstattedNoteBytes // the walk did not stat it
 			}
-			if walked += size; walked >= readyAt && early != nil {
+			switch walked += size; {
+			case walked < readyAt:
+			case early != nil:
 				readied = early.Done()
-			} else if walked >= readyAt {
+			default:
 				done := make(chan struct{})
 				readied = done
 				go func() {
