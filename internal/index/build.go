@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
@@ -247,6 +248,13 @@ type builder struct {
 	fld    int     // the field being analyzed (fHeading...)
 	length float32 // weighted length of the chunk being analyzed
 
+	// queue holds the tokens of the field being analyzed, looked up
+	// together once it ends (see drain); qtext, the bytes of those the
+	// tokenizer gave in its scratch buffer.
+	queue []queued
+	qtext []byte
+	sink  uint32
+
 	touched  []uint32
 	vacc     []tfCounts // per variant: tf in the current chunk
 	vtouched []uint32
@@ -317,18 +325,122 @@ func (b *builder) size() builderSize {
 	return builderSize{terms: len(b.dict.terms), stems: len(b.p.stems)}
 }
 
-// add is the tokenizer callback: one occurrence of tok in the current field.
+// queued is a token of the field being analyzed: the token, as the
+// tokenizer's orig (see tokenizer), its hash in the term table and its id.
+type queued struct {
+	tok, orig string
+	h         uint64
+	id        uint32
+}
+
+// add is the tokenizer callback: one occurrence of tok in the current field,
+// counted at once while the builder's terms fit the CPU caches, else queued
+// until the field ends (see drain).
 func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
-	id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
-	if !ok {
-		b.terms = append(grow2(b.terms), termState{})
+	if len(b.dict.terms) < drainFrom {
+		id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
+		if !ok {
+			b.terms = append(grow2(b.terms), termState{})
+		}
+		// count, written out: this is the hot path of a small builder,
+		// and count is too large to be inlined (the call was 2-3% of
+		// the Obsidian hub's build).
+		ts := &b.terms[id]
+		if ts.acc.zero() {
+			b.touched = append(b.touched, id)
+		}
+		ts.acc[b.fld]++
+		if b.fld == fTitle || b.tok.orig != "" {
+			b.countMore(id, tok, b.tok.orig)
+			return
+		}
+		ts.pacc[b.fld]++
+		return
 	}
+	if scratch {
+		tok = b.keep(tok)
+	}
+	orig := b.tok.orig
+	if orig != "" {
+		orig = b.keep(orig)
+	}
+	b.queue = append(b.queue, queued{tok: tok, orig: orig})
+}
+
+// keep copies s into qtext, until the queue is drained.
+func (b *builder) keep(s string) string {
+	if cap(b.qtext)-len(b.qtext) < len(s) {
+		// Strings already kept point into the old buffer, which stays theirs.
+		b.qtext = make([]byte, 0, max(2*cap(b.qtext), len(s), 4096))
+	}
+	n := len(b.qtext)
+	b.qtext = append(b.qtext, s...)
+	return unsafe.String(&b.qtext[n], len(s))
+}
+
+// drainFrom is how many terms a builder holds when it starts to queue
+// tokens (see drain): its table and their state no longer fit the CPU
+// caches (the Obsidian hub's builders hold 22k terms, those of a batch of
+// the generated 100k-note vault 88k). With fewer, the queue cost more than
+// it saved: the hub's first start took 10-19 ms more. (A variable for the
+// tests.)
+var drainFrom = frontFrom
+
+// drain counts the queued tokens, in order. The lookups of a large
+// builder's terms miss the CPU caches: its table, terms and their state
+// are read for all the queue at once, pass after pass, so that the misses
+// of many tokens are waited for together instead of one after the other,
+// before each token is counted.
+func (b *builder) drain() {
+	q := b.queue
+	if len(q) == 0 {
+		return
+	}
+	t := b.dict
+	sink := b.sink
+	for i := range q {
+		q[i].h = t.hash(q[i].tok)
+		sink += t.touchSlot(q[i].h)
+	}
+	for i := range q {
+		sink += t.touchTerm(q[i].h)
+	}
+	for i := range q {
+		id, ok := t.idHash(q[i].tok, q[i].h) // a new term is copied: never retain the note's text or qtext
+		if !ok {
+			b.terms = append(grow2(b.terms), termState{})
+		}
+		q[i].id = id
+	}
+	for i := range q {
+		sink += b.terms[q[i].id].acc[0]
+	}
+	for i := range q {
+		b.count(q[i].id, q[i].tok, q[i].orig)
+	}
+	b.sink = sink
+	b.queue = q[:0]
+	b.qtext = b.qtext[:0]
+}
+
+// count counts one occurrence of the term id (tok, as written orig) in
+// the current field.
+func (b *builder) count(id uint32, tok, orig string) {
 	ts := &b.terms[id]
 	if ts.acc.zero() {
 		b.touched = append(b.touched, id)
 	}
 	ts.acc[b.fld]++
+	if b.fld == fTitle || orig != "" {
+		b.countMore(id, tok, orig)
+		return
+	}
+	ts.pacc[b.fld]++
+}
+
+// countMore is count's part for a title word or a variant.
+func (b *builder) countMore(id uint32, tok, orig string) {
 	if b.fld == fTitle {
 		// CJK bigrams overlap: two of them following each other say no more
 		// than the three characters they share, so they break a phrase.
@@ -338,11 +450,11 @@ func (b *builder) add(tok string, scratch bool) {
 			b.seq = append(b.seq, id)
 		}
 	}
-	if b.tok.orig == "" {
-		ts.pacc[b.fld]++
+	if orig == "" {
+		b.terms[id].pacc[b.fld]++
 		return
 	}
-	v, ok := b.vdict.id(b.tok.orig)
+	v, ok := b.vdict.id(orig)
 	if !ok {
 		b.vterm = append(b.vterm, id)
 		b.vacc = append(b.vacc, tfCounts{})
@@ -366,6 +478,7 @@ func (b *builder) field(text string, w float64, fld int, detect bool) {
 		b.tok.stats = nil
 	}
 	b.tok.run(text)
+	b.drain()
 }
 
 // addNote analyzes one note into the partial.
@@ -489,6 +602,16 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 		p.clen = append(p.clen, b.lens[ci])
 		p.cnote = append(p.cnote, cnote)
 		sum += float64(b.lens[ci])
+		if stemmed && lang == b.fallback {
+			// The chunk's stems' state, read at once (see drain).
+			sink := b.sink
+			for _, e := range b.ctf[start:end] {
+				if sp := b.terms[e.term].stem; sp.done && sp.a >= 0 {
+					sink += b.stems[sp.a].acc[0]
+				}
+			}
+			b.sink = sink
+		}
 		for _, e := range b.ctf[start:end] {
 			p.post.add(rawPosting{e.term, cid, pack(&e.tf, &p.big)})
 			ts := &b.terms[e.term]

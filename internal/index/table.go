@@ -67,7 +67,30 @@ func newTermTable(n int) *termTable {
 
 // id returns the id of tok, adding a copy of it when new.
 func (t *termTable) id(tok string) (uint32, bool) {
-	h := maphash.String(t.seed, tok)
+	return t.idHash(tok, t.hash(tok))
+}
+
+// hash is the hash of tok that idHash takes.
+func (t *termTable) hash(tok string) uint64 { return maphash.String(t.seed, tok) }
+
+// touchSlot reads the slot a lookup of a term of hash h reads first, and
+// touchTerm the term it may then compare with, so that a lookup right
+// after finds them in cache (see builder.drain); each returns a byte of
+// what it read.
+func (t *termTable) touchSlot(h uint64) uint32 { return t.slots[h&t.mask].tag }
+
+func (t *termTable) touchTerm(h uint64) uint32 {
+	s := t.slots[h&t.mask]
+	if s.id != 0 && s.tag == uint32(h>>32) {
+		if term := t.terms[s.id-1]; term != "" {
+			return uint32(term[0])
+		}
+	}
+	return 0
+}
+
+// idHash is id for a token whose hash is h.
+func (t *termTable) idHash(tok string, h uint64) (uint32, bool) {
 	var f *ttFront
 	if t.front != nil {
 		f = &t.front[h>>52] // the top bits: the slots use the low ones

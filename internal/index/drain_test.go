@@ -1,0 +1,59 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+)
+
+// TestQueuedLookupsSameIndex: a builder that queues its tokens (see drain)
+// makes the index, byte for byte, of one that counts each at once, with
+// words the tokenizer folds in its scratch buffer (capitals, accents,
+// decomposed accents), their accented variants, hyphens, CJK titles and
+// notes of another language.
+func TestQueuedLookupsSameIndex(t *testing.T) {
+	// One CPU: the notes reach the builder, and so the terms their ids, in
+	// the same order in both builds.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	items := syntheticSized(300, 80)
+	hand := []string{
+		"As Configurações do SISTEMA e a configuração das Notas: configurações, Configuração, CONFIGURAÇÕES",
+		"Re-Indexing the Vault-Wide index; re-indexing RE-INDEXING well-known Well-Known",
+		"Cafe\u0301 and CAFÉ and café: résumé Résumé RÉSUMÉ naïve Naïve",
+		"Über große Straßen fährt der Müller; ÜBER GROSSE",
+	}
+	for i, text := range hand {
+		n := prose(text)
+		n.Title = []string{"Configurações Gerais", "知识库 搜索 Vault", "Résumé Notes", "Große Übersicht"}[i]
+		n.Aliases = []string{"ALIAS " + n.Title}
+		items = append(items, Item{Path: fmt.Sprintf("hand/n%d.md", i), Note: n})
+	}
+	items = append(items, Item{Path: "hand/empty.md", Note: &markdown.Note{Title: "Empty"}})
+	build := func(from int) *Index {
+		defer func(old int) { drainFrom = old }(drainFrom)
+		drainFrom = from
+		ix := New(Options{})
+		ix.AddBatch(items[:150])
+		ix.AddBatch(items[150:])
+		ix.Add(items[3].Path, items[300].Note)
+		return ix
+	}
+	queued, direct := build(0), build(1<<30)
+	var qs []string
+	for _, it := range items[:20] {
+		qs = append(qs, it.Note.Title)
+	}
+	qs = append(qs, "configuração", "CONFIGURACOES", "re-indexing", "cafe", "résumé", "知识", "grosse strasse")
+	sameRanking(t, "queued vs direct", queued, direct, qs)
+	if !bytes.Equal(payload(t, queued), payload(t, direct)) {
+		t.Fatal("the index built with queued lookups differs from the one built without")
+	}
+	for _, q := range []string{"configuração", "résumé", "知识"} {
+		if len(queued.Search(q, Filter{}, 5)) == 0 {
+			t.Fatalf("%q finds nothing", q)
+		}
+	}
+}
