@@ -168,6 +168,13 @@ func (p *Pause) End() {
 	debug.SetMemoryLimit(p.memory)
 }
 
+// Lean reports whether p is on in its lean pacing (see Check).
+func (p *Pause) Lean() bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return active == p && p.lean
+}
+
 // On reports whether a pause is on with the pacing paused (for tests and
 // logs).
 func On() bool {

@@ -71,8 +71,11 @@ func TestCheckEndsEarly(t *testing.T) {
 	runtime.GC()
 	const pause = 4 << 20
 	p = Start(pause)
+	if p.Lean() {
+		t.Fatal("a pause is lean before any Check")
+	}
 	p.Check()
-	if On() || !Lean() {
+	if On() || !Lean() || !p.Lean() {
 		p.End()
 		t.Fatalf("after Check with the live heap above half the limit: paused %v, lean %v; want false, true", On(), Lean())
 	}
@@ -89,7 +92,7 @@ func TestCheckEndsEarly(t *testing.T) {
 		t.Fatalf("a second Check with 40 MiB more live: GOGC %d, limit %d", pc, l2)
 	}
 	p.End()
-	if pc, l := settings(); pc != 50 || l != limit || Lean() {
+	if pc, l := settings(); pc != 50 || l != limit || Lean() || p.Lean() {
 		t.Fatalf("after End: GOGC %d, limit %d, lean %v; want 50, %d, false", pc, l, Lean(), limit)
 	}
 }

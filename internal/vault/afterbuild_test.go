@@ -53,6 +53,61 @@ func TestWorkAfterFirstAnswer(t *testing.T) {
 	}
 }
 
+// TestLeanPauseKeptForSnapshot: a build that ended in the collector's
+// lean pacing keeps it while the snapshot is written, and ends it after;
+// one that did not ends its pause before writing.
+func TestLeanPauseKeptForSnapshot(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("the collector's settings come from the environment")
+	}
+	for _, c := range []struct {
+		name  string
+		limit int64
+		lean  bool
+	}{{"lean", 64 << 10, true}, {"paused", 1 << 30, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			type state struct{ lean, on bool }
+			seen := make(chan state, 1)
+			testHookSnapshotWrite = func() {
+				select {
+				case seen <- state{gcpause.Lean(), gcpause.On()}:
+				default: // a later write (on Close) is not this test's
+				}
+			}
+			defer func() { testHookSnapshotWrite = nil }()
+			ctx := context.Background()
+			cache := t.TempDir()
+			s, err := Open(ctx, Options{Dir: exampleCopy(t), Lang: "en", CacheDir: cache, PauseGC: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Ready(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+				t.Fatal(err)
+			}
+			var st state
+			select {
+			case st = <-seen:
+			case <-time.After(30 * time.Second):
+				t.Fatal("no snapshot written 30 s after the first answer")
+			}
+			if st.lean != c.lean || st.on {
+				t.Fatalf("while the snapshot was written: lean %v, paused %v; want lean %v, not paused", st.lean, st.on, c.lean)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for gcpause.Lean() || gcpause.On() {
+				if time.Now().After(deadline) {
+					t.Fatal("the pause still on 30 s after the snapshot began")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
 // TestSnapshotReservesHeap: reading the snapshot tells the collector's
 // pause the heap the decoding takes (snapshotHeap times the file), so that
 // a pause limit below it does not collect at every step.

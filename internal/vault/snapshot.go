@@ -367,7 +367,13 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 }
 
 // writeSnapshot writes the snapshot of the current state; ctx cancels it.
+// testHookSnapshotWrite, when set, runs as a snapshot write starts.
+var testHookSnapshotWrite func()
+
 func (s *Service) writeSnapshot(ctx context.Context) {
+	if testHookSnapshotWrite != nil {
+		testHookSnapshotWrite()
+	}
 	start := time.Now()
 	path := s.snapshotPath()
 	snapshot.CleanTemps(filepath.Dir(path), time.Hour)
