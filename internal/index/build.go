@@ -250,7 +250,8 @@ type builder struct {
 
 	// queue holds the tokens of the field being analyzed, looked up
 	// together once it ends (see drain); qtext, the bytes of those the
-	// tokenizer gave in its scratch buffer.
+	// tokenizer gave in its scratch buffer. sink sums what the reads ahead
+	// read, so that the compiler keeps them.
 	queue []queued
 	qtext []byte
 	sink  uint32
@@ -325,8 +326,9 @@ func (b *builder) size() builderSize {
 	return builderSize{terms: len(b.dict.terms), stems: len(b.p.stems)}
 }
 
-// queued is a token of the field being analyzed: the token, as the
-// tokenizer's orig (see tokenizer), its hash in the term table and its id.
+// queued is a token of the field being analyzed: the token, the word as
+// written when it had accents (the tokenizer's orig, "" otherwise), its
+// hash in the term table and its id.
 type queued struct {
 	tok, orig string
 	h         uint64
