@@ -756,7 +756,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		// gcpause.Check) keeps it while the snapshot is written: ended
 		// before, GOGC alone let the heap grow by half what is live (the
 		// generated 100k-note vault's peak, 900 MiB during the build,
-		// reached 990-1,010 MiB while its snapshot was written). A smaller
+		// reached 974-1,003 MiB while its snapshot was written). A smaller
 		// one ends the pause now, which would otherwise let the writing
 		// allocate up to the pause's limit without a collection.
 		if writeSnap && pause.Lean() {
