@@ -893,6 +893,9 @@ func mergePostings(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uin
 				sp.post[id].add(rp.chunk+base, tf)
 			}
 		}
+		for b := range rl.blocks {
+			rl.release(b)
+		}
 		rl.blocks, rl.n = nil, 0
 	}
 	return total
@@ -957,7 +960,7 @@ func sortedMerge(sp *space, parts []*partial, gmap [][]uint32, chunkBase []uint3
 				flat[c[id]] = sortedPosting{rp.chunk + base, tf}
 				c[id]++
 			}
-			rl.blocks[b] = nil // sorted: let the collector have it
+			rl.release(b) // sorted
 		}
 		rl.blocks, rl.n = nil, 0
 	})
