@@ -350,6 +350,44 @@ func newBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
 	return b
 }
 
+// builderPool holds the builders of large batches once merged (see
+// Index.addFunc), for the next: a builder of a batch of the generated
+// 100k-note vault holds about 15 MB of tables and arrays, which each batch
+// allocated again (fresh memory is dear on a small virtual machine).
+var builderPool sync.Pool // of *builder
+
+// takeBuilder returns a builder from builderPool, emptied, or a new one.
+func takeBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
+	if b, ok := builderPool.Get().(*builder); ok && b.fw == fw && b.fallback == fallback {
+		b.reset()
+		buildersReused.Add(1)
+		return b
+	}
+	return newBuilder(fw, fallback, size)
+}
+
+// buildersReused counts the builders taken from builderPool (tests).
+var buildersReused atomic.Int64
+
+// reset empties a merged builder for another batch, keeping the room its
+// tables and arrays have.
+func (b *builder) reset() {
+	b.dict.reset()
+	b.vdict.reset()
+	b.vterm, b.vacc = b.vterm[:0], b.vacc[:0]
+	clear(b.sdict)
+	b.terms, b.stems = b.terms[:0], b.stems[:0]
+	for l := range b.stemOf {
+		clear(b.stemOf[l])
+		clear(b.vstemOf[l])
+	}
+	// The merge copied what it kept of the partial's vocabulary (the
+	// strings, not these arrays).
+	old := b.p
+	b.p = &partial{stems: old.stems[:0], sdf: old.sdf[:0], sself: old.sself[:0]}
+	b.langs = [numLangs]int{}
+}
+
 // size returns what the builder grew to.
 func (b *builder) size() builderSize {
 	return builderSize{terms: len(b.dict.terms), stems: len(b.p.stems)}
@@ -416,7 +454,7 @@ func (b *builder) keep(s string) string {
 // the generated 100k-note vault 88k). With fewer, the queue cost more than
 // it saved: the hub's first start took 10-19 ms more. (A variable for the
 // tests.)
-var drainFrom = frontFrom
+var drainFrom = 1 << 15 // frontFrom's
 
 // drain counts the queued tokens, in order. The lookups of a large
 // builder's terms miss the CPU caches: its table, terms and their state

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -82,4 +83,60 @@ func TestRawBlocksReused(t *testing.T) {
 	if !bytes.Equal(payload(t, first), payload(t, second)) {
 		t.Fatal("an index built with blocks taken again differs")
 	}
+}
+
+// TestBuildersReused: the builders of large batches are taken again by the
+// next large batch, emptied, and an index built with them is, byte for
+// byte, the one built with new builders; an index of another language
+// does not take them.
+func TestBuildersReused(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // the pool is kept
+	// Small tables with a front and a queue, as large ones have.
+	defer func(f, d int) { frontFrom, drainFrom = f, d }(frontFrom, drainFrom)
+	frontFrom, drainFrom = 256, 256
+	items := syntheticSized(2*hintMin+100, 50)
+	// Notes of another language than the index's (their stems cached
+	// apart), first in every batch, each with its own words (the same
+	// local ids for other words in the next batch).
+	for k, text := range []string{
+		"the writers of the notes and the readers of them are running to the libraries, which they were building for the stories",
+		"they were singing with the dancers in the gardens, and the players of the games are waiting for their teachers",
+		"the engineers of the bridges and the drivers of the trains were talking about the storms that are coming to them",
+	} {
+		items[k*hintMin].Note = prose(text)
+	}
+	build := func(opts Options) *Index {
+		ix := New(opts)
+		ix.AddBatch(items[:hintMin])
+		ix.AddBatch(items[hintMin : 2*hintMin])
+		ix.AddBatch(items[2*hintMin:]) // a small batch: new builders
+		ix.Add(items[5].Path, items[2*hintMin+3].Note)
+		return ix
+	}
+	builderPool = sync.Pool{}
+	before := buildersReused.Load()
+	first := build(Options{})
+	if buildersReused.Load() == before {
+		t.Fatal("the second large batch took no builder of the first")
+	}
+	second := build(Options{})
+	if !bytes.Equal(payload(t, first), payload(t, second)) {
+		t.Fatal("an index built with builders taken again differs")
+	}
+	builderPool = sync.Pool{}
+	ptFresh := build(Options{Lang: "pt"})
+	builderPool = sync.Pool{}
+	build(Options{}) // leaves English builders in the pool
+	pt := build(Options{Lang: "pt"})
+	if !bytes.Equal(payload(t, pt), payload(t, ptFresh)) {
+		t.Fatal("a Portuguese index built after an English one differs")
+	}
+	var qs []string
+	for _, it := range items[:10] {
+		qs = append(qs, it.Note.Title)
+	}
+	qs = append(qs, "writer libraries", "running stories", "singers dancing", "engineer bridge", "storm driving")
+	sameRanking(t, "builders taken again", second, first, qs)
+	sameRanking(t, "Portuguese builders taken again", pt, ptFresh, qs)
 }

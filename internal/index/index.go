@@ -419,7 +419,11 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 	ix.mu.RUnlock()
 	builders := make([]*builder, workers)
 	for w := range builders {
-		builders[w] = newBuilder(ix.fw, ix.an.lang, size)
+		if n >= hintMin {
+			builders[w] = takeBuilder(ix.fw, ix.an.lang, size)
+		} else {
+			builders[w] = newBuilder(ix.fw, ix.an.lang, size)
+		}
 		builders[w].langs = langs
 	}
 	parts := make([]*partial, workers)
@@ -487,6 +491,7 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 			sz := bd.size()
 			ix.hint.terms = max(ix.hint.terms, sz.terms)
 			ix.hint.stems = max(ix.hint.stems, sz.stems)
+			builderPool.Put(bd)
 		}
 	}
 }

@@ -25,10 +25,11 @@ type termTable struct {
 	front *[frontSize]ttFront
 }
 
-const (
-	frontSize = 1 << 12
-	frontFrom = 1 << 15
-)
+const frontSize = 1 << 12
+
+// frontFrom is the size from which a table has a front (a variable for the
+// tests).
+var frontFrom = 1 << 15
 
 type ttFront struct {
 	h  uint64
@@ -120,6 +121,16 @@ func (t *termTable) idHash(tok string, h uint64) (uint32, bool) {
 			}
 			return s.id - 1, true
 		}
+	}
+}
+
+// reset empties the table, keeping its room.
+func (t *termTable) reset() {
+	clear(t.slots)
+	t.terms = t.terms[:0]
+	t.hashes = t.hashes[:0]
+	if t.front != nil {
+		*t.front = [frontSize]ttFront{}
 	}
 }
 
