@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
@@ -125,17 +124,16 @@ func (a *byteArena) add(b []byte) []byte {
 type rawList struct {
 	blocks [][]rawPosting
 	n      int
+	// spare, when set, holds full-size blocks to fill before allocating
+	// new ones (the builder's, see Build); freed gets the full-size blocks
+	// a merge has read (see release).
+	spare *[][]rawPosting
+	freed [][]rawPosting
 }
 
 const maxRawBlock = 1 << 13
 
-// rawBlocks holds full-size blocks a merge has read (see release), for the
-// next builders: a large build's batches each filled and dropped about 40
-// MB of them, a tenth of what the generated 100k-note vault's first build
-// allocated.
-var rawBlocks sync.Pool // of *[maxRawBlock]rawPosting
-
-// rawBlocksReused counts the blocks taken from rawBlocks (tests).
+// rawBlocksReused counts the blocks taken again (tests).
 var rawBlocksReused atomic.Int64
 
 func (l *rawList) add(p rawPosting) {
@@ -146,11 +144,10 @@ func (l *rawList) add(p rawPosting) {
 			size = min(2*cap(l.blocks[k]), maxRawBlock)
 		}
 		var blk []rawPosting
-		if size == maxRawBlock {
-			if pooled, ok := rawBlocks.Get().(*[maxRawBlock]rawPosting); ok {
-				blk = pooled[:0]
-				rawBlocksReused.Add(1)
-			}
+		if sp := l.spare; size == maxRawBlock && sp != nil && len(*sp) > 0 {
+			blk = (*sp)[len(*sp)-1][:0]
+			*sp = (*sp)[:len(*sp)-1]
+			rawBlocksReused.Add(1)
 		}
 		if blk == nil {
 			blk = make([]rawPosting, 0, size)
@@ -162,10 +159,11 @@ func (l *rawList) add(p rawPosting) {
 	l.n++
 }
 
-// release gives block b, read, to the next builders when it is full-size.
+// release drops block b, read, keeping it in freed when it is full-size
+// and the list is a Build's (it has spare).
 func (l *rawList) release(b int) {
-	if blk := l.blocks[b]; cap(blk) == maxRawBlock {
-		rawBlocks.Put((*[maxRawBlock]rawPosting)(blk[:maxRawBlock]))
+	if blk := l.blocks[b]; cap(blk) == maxRawBlock && l.spare != nil {
+		l.freed = append(l.freed, blk)
 	}
 	l.blocks[b] = nil
 }
@@ -284,6 +282,8 @@ type builder struct {
 	queue []queued
 	qtext []byte
 	sink  uint32
+	// spare holds full-size blocks of raw postings a Build gave it.
+	spare [][]rawPosting
 
 	touched  []uint32
 	vacc     []tfCounts // per variant: tf in the current chunk
@@ -350,23 +350,7 @@ func newBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
 	return b
 }
 
-// builderPool holds the builders of large batches once merged (see
-// Index.addFunc), for the next: a builder of a batch of the generated
-// 100k-note vault holds about 15 MB of tables and arrays, which each batch
-// allocated again (fresh memory is dear on a small virtual machine).
-var builderPool sync.Pool // of *builder
-
-// takeBuilder returns a builder from builderPool, emptied, or a new one.
-func takeBuilder(fw FieldWeights, fallback langID, size builderSize) *builder {
-	if b, ok := builderPool.Get().(*builder); ok && b.fw == fw && b.fallback == fallback {
-		b.reset()
-		buildersReused.Add(1)
-		return b
-	}
-	return newBuilder(fw, fallback, size)
-}
-
-// buildersReused counts the builders taken from builderPool (tests).
+// buildersReused counts the builders taken again (tests).
 var buildersReused atomic.Int64
 
 // reset empties a merged builder for another batch, keeping the room its
@@ -386,6 +370,13 @@ func (b *builder) reset() {
 	old := b.p
 	b.p = &partial{stems: old.stems[:0], sdf: old.sdf[:0], sself: old.sself[:0]}
 	b.langs = [numLangs]int{}
+	buildersReused.Add(1)
+}
+
+// useSpare has the builder's raw postings fill the blocks of spare first.
+func (b *builder) useSpare(spare [][]rawPosting) {
+	b.spare = spare
+	b.p.post.spare, b.p.spost.spare = &b.spare, &b.spare
 }
 
 // size returns what the builder grew to.

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
-	"runtime/debug"
-	"sync"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -60,83 +58,59 @@ func TestQueuedLookupsSameIndex(t *testing.T) {
 	}
 }
 
-// TestRawBlocksReused: the blocks of raw postings a merge has read are
-// taken again by the next builders (see rawBlocks), and an index built
-// with them is, byte for byte, the one built before.
-func TestRawBlocksReused(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	// No collection, which empties the pool, between the builds.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	items := syntheticSized(600, 80)
-	build := func() *Index {
-		ix := New(Options{})
-		ix.AddBatch(items[:300])
-		ix.AddBatch(items[300:])
-		return ix
+// buildInBatches builds an index of items in batches of size through a
+// Build, as the first build of a vault does.
+func buildInBatches(opts Options, items []Item, size int) *Index {
+	ix := New(opts)
+	bd := ix.NewBuild()
+	for lo := 0; lo < len(items); lo += size {
+		batch := items[lo:min(lo+size, len(items))]
+		bd.AddFunc(len(batch), func(i int) (Item, bool) { return batch[i], true }, nil)
 	}
-	first := build()
-	before := rawBlocksReused.Load()
-	second := build()
-	if rawBlocksReused.Load() == before {
-		t.Fatal("no block of raw postings was taken again")
-	}
-	if !bytes.Equal(payload(t, first), payload(t, second)) {
-		t.Fatal("an index built with blocks taken again differs")
-	}
+	bd.Done()
+	return ix
 }
 
-// TestBuildersReused: the builders of large batches are taken again by the
-// next large batch, emptied, and an index built with them is, byte for
-// byte, the one built with new builders; an index of another language
-// does not take them.
-func TestBuildersReused(t *testing.T) {
+// TestBuildReusesMemory: a Build's batches take again the builders of the
+// batch before (emptied) and the blocks of raw postings its merge read,
+// and the index is, byte for byte, the one the same batches make through
+// AddBatch, for an index of the profile's language or another, with
+// notes of another language than the index's first in each batch, and
+// small tables given a front and a queue, as large ones have.
+func TestBuildReusesMemory(t *testing.T) {
+	// One CPU: the notes reach the builder, and so the terms their ids, in
+	// the same order in both builds.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // the pool is kept
-	// Small tables with a front and a queue, as large ones have.
 	defer func(f, d int) { frontFrom, drainFrom = f, d }(frontFrom, drainFrom)
 	frontFrom, drainFrom = 256, 256
-	items := syntheticSized(2*hintMin+100, 50)
-	// Notes of another language than the index's (their stems cached
-	// apart), first in every batch, each with its own words (the same
-	// local ids for other words in the next batch).
+	const size = 700
+	items := syntheticSized(3*size+100, 50)
 	for k, text := range []string{
 		"the writers of the notes and the readers of them are running to the libraries, which they were building for the stories",
 		"they were singing with the dancers in the gardens, and the players of the games are waiting for their teachers",
 		"the engineers of the bridges and the drivers of the trains were talking about the storms that are coming to them",
+		"the painters of the houses were walking with their brothers, and the singers of the songs are looking for them",
 	} {
-		items[k*hintMin].Note = prose(text)
-	}
-	build := func(opts Options) *Index {
-		ix := New(opts)
-		ix.AddBatch(items[:hintMin])
-		ix.AddBatch(items[hintMin : 2*hintMin])
-		ix.AddBatch(items[2*hintMin:]) // a small batch: new builders
-		ix.Add(items[5].Path, items[2*hintMin+3].Note)
-		return ix
-	}
-	builderPool = sync.Pool{}
-	before := buildersReused.Load()
-	first := build(Options{})
-	if buildersReused.Load() == before {
-		t.Fatal("the second large batch took no builder of the first")
-	}
-	second := build(Options{})
-	if !bytes.Equal(payload(t, first), payload(t, second)) {
-		t.Fatal("an index built with builders taken again differs")
-	}
-	builderPool = sync.Pool{}
-	ptFresh := build(Options{Lang: "pt"})
-	builderPool = sync.Pool{}
-	build(Options{}) // leaves English builders in the pool
-	pt := build(Options{Lang: "pt"})
-	if !bytes.Equal(payload(t, pt), payload(t, ptFresh)) {
-		t.Fatal("a Portuguese index built after an English one differs")
+		items[k*size].Note = prose(text)
 	}
 	var qs []string
 	for _, it := range items[:10] {
 		qs = append(qs, it.Note.Title)
 	}
-	qs = append(qs, "writer libraries", "running stories", "singers dancing", "engineer bridge", "storm driving")
-	sameRanking(t, "builders taken again", second, first, qs)
-	sameRanking(t, "Portuguese builders taken again", pt, ptFresh, qs)
+	qs = append(qs, "writer libraries", "running stories", "singers dancing", "engineer bridge", "storm driving", "painted house")
+	for _, lang := range []string{"en", "pt"} {
+		want := New(Options{Lang: lang})
+		for lo := 0; lo < len(items); lo += size {
+			want.AddBatch(items[lo:min(lo+size, len(items))])
+		}
+		builders, blocks := buildersReused.Load(), rawBlocksReused.Load()
+		got := buildInBatches(Options{Lang: lang}, items, size)
+		if buildersReused.Load() == builders || rawBlocksReused.Load() == blocks {
+			t.Fatalf("%s: builders taken again %d, blocks %d", lang, buildersReused.Load()-builders, rawBlocksReused.Load()-blocks)
+		}
+		if !bytes.Equal(payload(t, got), payload(t, want)) {
+			t.Fatalf("%s: the index built with memory taken again differs", lang)
+		}
+		sameRanking(t, lang, got, want, qs)
+	}
 }

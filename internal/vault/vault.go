@@ -623,6 +623,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	var done atomic.Int64
 	rd := s.fs.DirReader()
 	defer rd.Close()
+	bld := s.ix.NewBuild() // its batches take the memory of the one before
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
 		batch := notes[lo:min(lo+buildBatch, len(notes))]
 		last := lo+buildBatch >= len(notes)
@@ -658,7 +659,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 			s.ix.DeferTermLists()
 		}
 		s.mu.Lock()
-		s.ix.AddFunc(len(batch), func(i int) (index.Item, bool) {
+		bld.AddFunc(len(batch), func(i int) (index.Item, bool) {
 			if ctx.Err() != nil {
 				return index.Item{}, false
 			}
@@ -687,6 +688,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		s.mu.Unlock()
 		pause.Check()
 	}
+	bld.Done()
 	s.setProgress(len(notes), len(notes))
 	<-graphFilled // with no note to read, no batch waited for it
 	s.mu.Lock()
