@@ -445,7 +445,7 @@ func (b *builder) keep(s string) string {
 // the generated 100k-note vault 88k). With fewer, the queue cost more than
 // it saved: the hub's first start took 10-19 ms more. (A variable for the
 // tests.)
-var drainFrom = 1 << 15 // frontFrom's
+var drainFrom = frontFrom
 
 // drain counts the queued tokens, in order. The lookups of a large
 // builder's terms miss the CPU caches: its table, terms and their state

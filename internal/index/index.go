@@ -445,7 +445,7 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 	ix.mu.RUnlock()
 	builders := make([]*builder, workers)
 	for w := range builders {
-		if bd != nil && w < len(bd.builders) && bd.builders[w].fw == ix.fw && bd.builders[w].fallback == ix.an.lang {
+		if bd != nil && w < len(bd.builders) { // made by this index: its weights and language
 			builders[w] = bd.builders[w]
 			builders[w].reset()
 		} else {

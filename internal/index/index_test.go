@@ -937,11 +937,42 @@ func TestSortedMergeSameLists(t *testing.T) {
 		ix.AddBatch(items[150:])
 		return ix
 	}
-	sorted, inOrder := build(1), build(1<<30)
+	sameLists(t, build(1), build(1<<30))
+
+	// Several partials (the builders of a batch on several CPUs), each
+	// counted and placed on its own CPU: given the same notes in the same
+	// order, each to the same builder, a merge into an empty index and
+	// into a populated one.
+	merged := func(minSorted int) *Index {
+		defer func(old int) { parallelMergeMin = old }(parallelMergeMin)
+		parallelMergeMin = minSorted
+		ix := New(Options{})
+		for _, batch := range [][]Item{items[:150], items[150:]} {
+			var parts []*partial
+			for k := range 3 {
+				b := newBuilder(ix.fw, ix.an.lang, builderSize{})
+				for i := k; i < len(batch); i += 3 {
+					b.addNote(batch[i].Path, batch[i].Note)
+				}
+				parts = append(parts, b.finish())
+			}
+			ix.mu.Lock()
+			ix.merge(parts...)
+			ix.mu.Unlock()
+		}
+		return ix
+	}
+	sameLists(t, merged(1), merged(1<<30))
+}
+
+// sameLists fails unless a and b hold the same terms, document
+// frequencies, overflow counts and posting lists, byte for byte.
+func sameLists(t *testing.T, a, b *Index) {
+	t.Helper()
 	for _, sp := range [...]struct {
 		name string
 		a, b *space
-	}{{"exact", &sorted.exact, &inOrder.exact}, {"stems", &sorted.stems, &inOrder.stems}} {
+	}{{"exact", &a.exact, &b.exact}, {"stems", &a.stems, &b.stems}} {
 		if !slices.Equal(sp.a.terms, sp.b.terms) || !slices.Equal(sp.a.df, sp.b.df) || sp.a.empty != sp.b.empty || !slices.Equal(sp.a.big, sp.b.big) {
 			t.Fatalf("%s: terms, df, empty or overflow differ", sp.name)
 		}
@@ -952,8 +983,8 @@ func TestSortedMergeSameLists(t *testing.T) {
 			}
 		}
 	}
-	if sorted.postings != inOrder.postings {
-		t.Fatalf("postings %d, %d", sorted.postings, inOrder.postings)
+	if a.postings != b.postings {
+		t.Fatalf("postings %d, %d", a.postings, b.postings)
 	}
 }
 

@@ -366,10 +366,10 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 	return stale, changed, textsKept, fill
 }
 
-// writeSnapshot writes the snapshot of the current state; ctx cancels it.
 // testHookSnapshotWrite, when set, runs as a snapshot write starts.
 var testHookSnapshotWrite func()
 
+// writeSnapshot writes the snapshot of the current state; ctx cancels it.
 func (s *Service) writeSnapshot(ctx context.Context) {
 	if testHookSnapshotWrite != nil {
 		testHookSnapshotWrite()
