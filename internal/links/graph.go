@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/par"
+	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -36,19 +37,44 @@ type storedLink struct {
 	hasAlias               bool
 }
 
-func newStoredLink(l markdown.Link) storedLink {
-	target := l.Target
-	l.Target = strings.Clone(target)
-	l.Anchor = strings.Clone(l.Anchor)
-	if l.Alias == target {
-		l.Alias = l.Target // usually the same text: share it
-	} else {
-		l.Alias = strings.Clone(l.Alias)
+// storeLinks returns the stored form of a note's links, resolved by the
+// caller. With keep, their strings are kept as given (see SetNotes);
+// otherwise they are copied into one string for the note: its links are
+// replaced all together, so none outlives the others, and a copy of each
+// (a million links in the generated 100k-note vault, up to three strings
+// each) was a quarter of the objects the collector marked again at every
+// cycle of the first build.
+func storeLinks(links []markdown.Link, keep bool) []storedLink {
+	st := make([]storedLink, len(links))
+	if keep {
+		for k, l := range links {
+			st[k] = keptStoredLink(l)
+		}
+		return st
 	}
-	return keptStoredLink(l)
+	size := 0
+	for _, l := range links {
+		size += len(l.Target) + len(l.Anchor)
+		if l.Alias != l.Target {
+			size += len(l.Alias)
+		}
+	}
+	a := strarena.New(size)
+	for k, l := range links {
+		target := l.Target
+		l.Target = a.Copy(target)
+		l.Anchor = a.Copy(l.Anchor)
+		if l.Alias == target {
+			l.Alias = l.Target // usually the same text: share it
+		} else {
+			l.Alias = a.Copy(l.Alias)
+		}
+		st[k] = keptStoredLink(l)
+	}
+	return st
 }
 
-// keptStoredLink is newStoredLink without copying the strings.
+// keptStoredLink is a link stored without copying its strings.
 func keptStoredLink(l markdown.Link) storedLink {
 	s := unfoldedLink(l)
 	// The folded form is usually the target itself (no upper case, no spaces
@@ -210,20 +236,16 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 		g.markTextDiff(old, nil)
 		return
 	}
-	stored := make([]storedLink, len(links))
+	stored := storeLinks(links, false)
 	g.r.mu.RLock()
-	for i, l := range links {
-		s := newStoredLink(l)
-		s.to = g.resolveStored(n, &s)
-		stored[i] = s
+	for i := range stored {
+		stored[i].to = g.resolveStored(n, &stored[i])
 	}
 	g.r.mu.RUnlock()
 	n.links = stored
 	g.markTextDiff(old, stored)
-	for i := range stored {
-		k1, k2 := foldedKeys(stored[i].folded)
-		g.count(k1, n, 1)
-		g.count(k2, n, 1)
+	for _, kc := range linkKeyCounts(stored) {
+		g.count(kc.key, n, kc.c)
 	}
 }
 
@@ -274,13 +296,8 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 			if n == nil || len(links) == 0 {
 				continue
 			}
-			st := make([]storedLink, len(links))
-			for k, l := range links {
-				if keep {
-					st[k] = keptStoredLink(l)
-				} else {
-					st[k] = newStoredLink(l)
-				}
+			st := storeLinks(links, keep)
+			for k := range st {
 				st[k].to = g.resolveStored(n, &st[k])
 			}
 			stored[i] = st
@@ -308,37 +325,92 @@ type keyCount struct {
 
 // linkKeyCounts returns the keys the links depend on (see foldedKeys),
 // each once with its count: what count does for each link, in one call a
-// key (a note links the same target again and again).
+// key (a note links the same target again and again). The keys are told
+// apart by their base name and suffix before any is made, and those with
+// the suffix are made in one string (a string a link was a million objects
+// allocated while the generated 100k-note vault was first indexed); count
+// copies a key it keeps.
 func linkKeyCounts(links []storedLink) []keyCount {
-	out := make([]keyCount, 0, len(links))
-	var at map[string]int // for a note with many links
-	if len(links) > 32 {
-		at = make(map[string]int, len(links))
+	type part struct {
+		name string
+		md   bool // the key is name + ".md"
 	}
-	add := func(key string) {
-		if key == "" {
-			return
-		}
+	parts := make([]part, 0, len(links))
+	counts := make([]int32, 0, len(links))
+	var at map[part]int // for a note with many links
+	if len(links) > 32 {
+		at = make(map[part]int, len(links))
+	}
+	size, dotted := 0, false
+	add := func(k part) {
 		if at != nil {
-			if i, ok := at[key]; ok {
-				out[i].c++
+			if i, ok := at[k]; ok {
+				counts[i]++
 				return
 			}
-			at[key] = len(out)
+			at[k] = len(parts)
 		} else {
-			for i := range out {
-				if out[i].key == key {
-					out[i].c++
+			for i := range parts {
+				if parts[i] == k {
+					counts[i]++
 					return
 				}
 			}
 		}
-		out = append(out, keyCount{key, 1})
+		parts = append(parts, k)
+		counts = append(counts, 1)
+		if k.md {
+			size += len(k.name) + len(".md")
+		}
 	}
 	for k := range links {
-		k1, k2 := foldedKeys(links[k].folded)
-		add(k1)
-		add(k2)
+		// What foldedKeys gives, as parts.
+		t := links[k].folded
+		if t == "" {
+			continue
+		}
+		name := baseName(t)
+		if strings.Contains(name, ".") {
+			add(part{name, false})
+			dotted = true
+		}
+		add(part{name, true})
+	}
+	a := strarena.New(size)
+	out := make([]keyCount, len(parts))
+	for i, k := range parts {
+		key := k.name
+		if k.md {
+			key = a.Join(k.name, ".md")
+		}
+		out[i] = keyCount{key, counts[i]}
+	}
+	if dotted {
+		// A name with a dot and one that is the same name without ".md"
+		// ("v1.2.md" and "v1.2") give the same key: one count of the two.
+		merged := out[:0]
+		var seen map[string]int // for a note with many links
+		if len(out) > 32 {
+			seen = make(map[string]int, len(out))
+		}
+		for _, kc := range out {
+			i := -1
+			if seen != nil {
+				if j, ok := seen[kc.key]; ok {
+					i = j
+				} else {
+					seen[kc.key] = len(merged)
+				}
+			} else {
+				i = slices.IndexFunc(merged, func(m keyCount) bool { return m.key == kc.key })
+			}
+			if i >= 0 {
+				merged[i].c += kc.c
+			} else {
+				merged = append(merged, kc)
+			}
+		}
+		out = merged
 	}
 	return out
 }
@@ -584,10 +656,8 @@ func (g *Graph) addFile(p string) {
 
 // dropLinks removes the note's out-links (the note stays).
 func (g *Graph) dropLinks(n *noteRec) {
-	for i := range n.links {
-		k1, k2 := foldedKeys(n.links[i].folded)
-		g.count(k1, n, -1)
-		g.count(k2, n, -1)
+	for _, kc := range linkKeyCounts(n.links) {
+		g.count(kc.key, n, -kc.c)
 	}
 	n.links = nil
 }
@@ -603,7 +673,9 @@ func (g *Graph) count(key string, n *noteRec, d int32) {
 			return
 		}
 		set = &srcSet{}
-		g.byKey[key] = set
+		// A copy: key is often a slice of a longer string (see
+		// linkKeyCounts) that it would keep alive.
+		g.byKey[strings.Clone(key)] = set
 	}
 	if set.add(n, d) {
 		delete(g.byKey, key)

@@ -241,15 +241,22 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 	if strings.Contains(name, ".") {
 		cands = r.byName[name]
 	}
+	suffixed := false
 	if len(cands) == 0 {
-		t += ".md"
-		cands = r.byName[name+".md"]
+		cands = r.byName[name+".md"] // a lookup: the key is not kept
+		suffixed = true
 	}
 	if len(cands) == 0 {
 		return "", false
 	}
 	if len(cands) == 1 && !strings.Contains(t, "/") {
 		return cands[0].path, true
+	}
+	if suffixed {
+		// Only now: the one candidate of most links needs no suffixed
+		// target (made for every link, it was a million strings allocated
+		// while the generated 100k-note vault was first indexed).
+		t += ".md"
 	}
 	rooted := strings.HasPrefix(t, "/")
 	if !rooted {

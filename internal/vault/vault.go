@@ -30,6 +30,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/journal"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 	"github.com/vaultmcp/vaultmcp/internal/watch"
 	"github.com/vaultmcp/vaultmcp/internal/writelock"
@@ -899,29 +900,46 @@ func (s *Service) readParseWith(read func(vaultfs.FileInfo) ([]byte, vaultfs.Fil
 // cloned: the parser's strings are slices of the file's bytes, and keeping one
 // would keep the whole file in memory.
 func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
+	// The strings are copied into one string for the note, and the chunks'
+	// headings share one array: a note's are replaced all together, and a
+	// copy of each string and an array for each chunk were a third of the
+	// objects the collector marked again at every cycle of the generated
+	// 100k-note vault's first build.
+	size := len(n.Title) + len(n.Type) + len(n.Status)
+	nstr := len(n.Tags)
+	for _, t := range n.Tags {
+		size += len(t)
+	}
+	for i := range n.Chunks {
+		nstr += len(n.Chunks[i].Headings)
+		for _, h := range n.Chunks[i].Headings {
+			size += len(h)
+		}
+	}
+	a := strarena.New(size)
+	strs := make([]string, 0, nstr)
+	copyAll := func(in []string) []string {
+		if len(in) == 0 {
+			return nil
+		}
+		lo := len(strs)
+		for _, s := range in {
+			strs = append(strs, a.Copy(s))
+		}
+		return strs[lo:len(strs):len(strs)]
+	}
 	ni := &noteInfo{
-		title:  strings.Clone(n.Title),
-		typ:    strings.Clone(n.Type),
-		status: strings.Clone(n.Status),
-		tags:   cloneAll(n.Tags),
+		title:  a.Copy(n.Title),
+		typ:    a.Copy(n.Type),
+		status: a.Copy(n.Status),
+		tags:   copyAll(n.Tags),
 		file:   fi,
 	}
 	ni.chunks = make([]chunkSpan, len(n.Chunks))
 	for i, c := range n.Chunks {
-		ni.chunks[i] = chunkSpan{headings: cloneAll(c.Headings), start: c.StartLine, end: c.EndLine}
+		ni.chunks[i] = chunkSpan{headings: copyAll(c.Headings), start: c.StartLine, end: c.EndLine}
 	}
 	return ni
-}
-
-func cloneAll(in []string) []string {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = strings.Clone(s)
-	}
-	return out
 }
 
 // put replaces the indexed state of one note. Caller holds s.mu.
