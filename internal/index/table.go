@@ -2,7 +2,6 @@ package index
 
 import (
 	"hash/maphash"
-	"strings"
 )
 
 // termTable interns the terms of one builder: string -> dense id. It is an
@@ -17,6 +16,11 @@ type termTable struct {
 	mask   uint64
 	terms  []string
 	hashes []uint64 // for growing
+	// arena holds the terms (and the builder's stem keys): the index
+	// copies those it keeps (see Index.addTerm), so that a batch's blocks
+	// go with the batch. Reset drops them rather than writing over a
+	// string something may still hold.
+	arena byteArena
 	// front caches the last term met at each of frontSize places, by hash:
 	// allocated once the table outgrows frontFrom terms (a builder of a
 	// large batch, whose table no longer fits the CPU caches). Word
@@ -104,7 +108,7 @@ func (t *termTable) idHash(tok string, h uint64) (uint32, bool) {
 		s := t.slots[i]
 		if s.id == 0 {
 			id := uint32(len(t.terms))
-			t.terms = append(grow2(t.terms), strings.Clone(tok))
+			t.terms = append(grow2(t.terms), t.arena.str(tok))
 			t.hashes = append(grow2(t.hashes), h)
 			t.slots[i] = ttSlot{id + 1, tag}
 			if uint64(len(t.terms))*2 > uint64(len(t.slots)) {
@@ -129,6 +133,7 @@ func (t *termTable) reset() {
 	clear(t.slots)
 	t.terms = t.terms[:0]
 	t.hashes = t.hashes[:0]
+	t.arena = byteArena{}
 	if t.front != nil {
 		*t.front = [frontSize]ttFront{}
 	}
