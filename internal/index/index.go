@@ -552,21 +552,33 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 const hintMin = 1024
 
 // Trim releases the slack of the posting lists (their growth by appending):
-// call it when a build in batches is over.
+// call it when a build in batches is over. It takes the write lock for
+// trimStep lists at a time, so that searches go on meanwhile: the vault
+// trims once its first search after the build is answered (at 100k notes,
+// trimming was 0.18-0.25 s of the first start).
 //
 // (Keeping each batch's builders for the next, so that their dictionaries
 // and stem caches carry over, was tried: no faster at 10k or 100k notes,
 // and 80 MB more peak memory at 100k, the builders' dictionaries growing to
 // the whole vocabulary.)
 func (ix *Index) Trim() {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	for _, sp := range [...]*space{&ix.exact, &ix.stems} {
-		for i := range sp.post {
-			sp.post[i].trim()
+		for lo := 0; ; lo += trimStep {
+			ix.mu.Lock()
+			n := len(sp.post) // a compaction between two steps may change it
+			for i := lo; i < min(lo+trimStep, n); i++ {
+				sp.post[i].trim()
+			}
+			ix.mu.Unlock()
+			if lo+trimStep >= n {
+				break
+			}
 		}
 	}
 }
+
+// trimStep is how many lists Trim trims under one hold of the write lock.
+const trimStep = 1 << 13
 
 // Remove removes the note at path (no-op when absent).
 func (ix *Index) Remove(path string) {

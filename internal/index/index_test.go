@@ -1122,3 +1122,40 @@ func TestDeferTermLists(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimInSteps: Trim leaves no list with more slack than an eighth of
+// its length, in both spaces, over more lists than one step trims, and
+// changes no answer; searches run while it trims (see -race).
+func TestTrimInSteps(t *testing.T) {
+	items := syntheticSized(3000, 60)
+	ix, want := New(Options{}), New(Options{})
+	for lo := 0; lo < len(items); lo += 500 { // batches: their lists grow by appending
+		ix.AddBatch(items[lo : lo+500])
+	}
+	want.AddBatch(items)
+	ix.mu.RLock()
+	n := len(ix.exact.post)
+	ix.mu.RUnlock()
+	if n <= trimStep {
+		t.Fatalf("setup: %d lists, not more than one step", n)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			ix.Search(items[i].Note.Title, Filter{}, 5)
+		}
+	}()
+	ix.Trim()
+	<-done
+	ix.mu.RLock()
+	for _, sp := range []*space{&ix.exact, &ix.stems} {
+		for i := range sp.post {
+			if d := sp.post[i].data; cap(d)-len(d) > len(d)/8 {
+				t.Fatalf("list %d of %d: %d bytes, %d of slack", i, len(sp.post), len(d), cap(d)-len(d))
+			}
+		}
+	}
+	ix.mu.RUnlock()
+	sameRanking(t, "after trim", ix, want, []string{items[3].Note.Title, items[1500].Note.Title, items[2999].Note.Title})
+}

@@ -15,7 +15,8 @@ import (
 
 // TestWorkAfterFirstAnswer: the snapshot and the end of the collector's
 // pause wait for the first search's answer: after the build neither has
-// happened, after the answer both do.
+// happened (nor has Settled returned), after the answer both do, the
+// snapshot before Settled returns.
 func TestWorkAfterFirstAnswer(t *testing.T) {
 	defer func(w time.Duration) { afterBuildWait = w }(afterBuildWait)
 	afterBuildWait = time.Hour // only the answer ends the wait
@@ -41,8 +42,21 @@ func TestWorkAfterFirstAnswer(t *testing.T) {
 	if !userGC && !gcpause.On() {
 		t.Fatal("the collector's pause ended before any answer")
 	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := s.Settled(short); err != context.DeadlineExceeded {
+		t.Fatalf("Settled before any answer: %v", err)
+	}
 	if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
 		t.Fatal(err)
+	}
+	long, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Settled(long); err != nil {
+		t.Fatalf("Settled after the first answer: %v", err)
+	}
+	if got := snaps(); len(got) != 1 {
+		t.Fatalf("settled, snapshots %v", got)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(snaps()) == 0 || gcpause.On() {
