@@ -94,7 +94,7 @@ func (g *Graph) EachOutTarget(p string, fn func(to, target string)) {
 	defer g.mu.RUnlock()
 	if n := g.notes[p]; n != nil {
 		for i := range n.links {
-			fn(n.links[i].to, n.links[i].target)
+			fn(n.links[i].to, n.links[i].target.of(n.text))
 		}
 	}
 }

@@ -24,87 +24,91 @@ type Edge struct {
 func (e Edge) Broken() bool { return e.To == "" }
 
 // storedLink is the compact in-memory form of one out-link: offsets are int32
-// (notes over 10 MiB are never parsed) and strings are copied, so the graph
-// never keeps a note's source text alive.
+// (notes over 10 MiB are never parsed) and its strings are spans of its
+// note's link text (noteRec.text), into which they are copied, so the graph
+// never keeps a note's source text alive. A span each instead of a string
+// each: the generated 100k-note vault's million links held five million
+// pointers, which the collector read at every cycle of the first build.
 type storedLink struct {
-	target, anchor, alias  string
-	folded                 string // foldTarget(target): what resolution and the index use
-	to                     string // resolved path ("" when broken), shared with the resolver's copy
-	start, end             int32
-	targetStart, targetEnd int32
-	line                   int32
-	kind                   markdown.LinkKind
-	hasAlias               bool
+	to                            string // resolved path ("" when broken), shared with the resolver's copy
+	target, anchor, alias, folded span   // folded: foldTarget(target), what resolution and the index use
+	start, end                    int32
+	targetStart, targetEnd        int32
+	line                          int32
+	kind                          markdown.LinkKind
+	hasAlias                      bool
 }
 
-// storeLinks returns the stored form of a note's links, resolved by the
-// caller. With keep, their strings are kept as given (see SetNotes);
-// otherwise they are copied into one string for the note: its links are
-// replaced all together, so none outlives the others, and a copy of each
-// (a million links in the generated 100k-note vault, up to three strings
-// each) was a quarter of the objects the collector marked again at every
-// cycle of the first build.
-func storeLinks(links []markdown.Link, keep bool) []storedLink {
-	st := make([]storedLink, len(links))
-	if keep {
-		for k, l := range links {
-			st[k] = keptStoredLink(l)
-		}
-		return st
+// span is a string of a note's link text.
+type span struct{ off, n uint32 }
+
+// of returns the string of text that s spans.
+func (s span) of(text string) string { return text[s.off : s.off+s.n] }
+
+// storeLinks returns the stored form of a note's links and their text,
+// their folded targets found (see foldTarget); the caller resolves them.
+func storeLinks(links []markdown.Link) (string, []storedLink) {
+	folds := make([]string, len(links))
+	for i := range links {
+		folds[i] = foldTarget(links[i].Target)
 	}
+	st := make([]storedLink, len(links))
+	return packLinks(st, links, folds), st
+}
+
+// packLinks stores links in dst (as long), folds[i] being the folded
+// target of links[i], and returns their text: their strings copied into one
+// string, each written once (an alias or a folded target equal to the
+// target shares its span).
+func packLinks(dst []storedLink, links []markdown.Link, folds []string) string {
 	size := 0
-	for _, l := range links {
+	for i, l := range links {
 		size += len(l.Target) + len(l.Anchor)
 		if l.Alias != l.Target {
 			size += len(l.Alias)
 		}
-	}
-	a := strarena.New(size)
-	for k, l := range links {
-		target := l.Target
-		l.Target = a.Copy(target)
-		l.Anchor = a.Copy(l.Anchor)
-		if l.Alias == target {
-			l.Alias = l.Target // usually the same text: share it
-		} else {
-			l.Alias = a.Copy(l.Alias)
+		if folds[i] != l.Target {
+			size += len(folds[i])
 		}
-		st[k] = keptStoredLink(l)
 	}
-	return st
-}
-
-// keptStoredLink is a link stored without copying its strings.
-func keptStoredLink(l markdown.Link) storedLink {
-	s := unfoldedLink(l)
-	// The folded form is usually the target itself (no upper case, no spaces
-	// around): share its bytes then.
-	s.folded = foldTarget(s.target)
-	return s
-}
-
-// unfoldedLink is l as stored, its folded target not set.
-func unfoldedLink(l markdown.Link) storedLink {
-	return storedLink{
-		target:      l.Target,
-		anchor:      l.Anchor,
-		alias:       l.Alias,
-		start:       clamp32(l.Start),
-		end:         clamp32(l.End),
-		targetStart: clamp32(l.TargetStart),
-		targetEnd:   clamp32(l.TargetEnd),
-		line:        clamp32(l.Line),
-		kind:        l.Kind,
-		hasAlias:    l.HasAlias,
+	var sb strings.Builder
+	sb.Grow(size)
+	put := func(s string) span {
+		sp := span{uint32(sb.Len()), uint32(len(s))}
+		sb.WriteString(s)
+		return sp
 	}
+	for i, l := range links {
+		s := &dst[i]
+		*s = storedLink{
+			start:       clamp32(l.Start),
+			end:         clamp32(l.End),
+			targetStart: clamp32(l.TargetStart),
+			targetEnd:   clamp32(l.TargetEnd),
+			line:        clamp32(l.Line),
+			kind:        l.Kind,
+			hasAlias:    l.HasAlias,
+		}
+		s.target = put(l.Target)
+		s.anchor = put(l.Anchor)
+		s.alias, s.folded = s.target, s.target
+		if l.Alias != l.Target {
+			s.alias = put(l.Alias)
+		}
+		if folds[i] != l.Target {
+			s.folded = put(folds[i])
+		}
+	}
+	return sb.String()
 }
 
-func (s *storedLink) link() markdown.Link {
+// link returns the link, text being its note's link text.
+func (s *storedLink) link(text string) markdown.Link {
 	return markdown.Link{
 		Kind:        s.kind,
-		Target:      s.target,
-		Anchor:      s.anchor,
-		Alias:       s.alias,
+		Target:      s.target.of(text),
+		Anchor:      s.anchor.of(text),
+		Alias:       s.alias.of(text),
 		HasAlias:    s.hasAlias,
 		Start:       int(s.start),
 		End:         int(s.end),
@@ -151,6 +155,7 @@ type Graph struct {
 type noteRec struct {
 	path  string
 	dir   string       // folded parent folder, for resolution
+	text  string       // the strings of its links (see storedLink)
 	links []storedLink // in document order
 }
 
@@ -224,27 +229,28 @@ func (g *Graph) SetNote(p string, links []markdown.Link) {
 	defer g.mu.Unlock()
 	n := g.notes[p]
 	var old []storedLink
+	var oldText string
 	if n == nil {
 		n = newNoteRec(p)
 		g.notes[p] = n
 	} else {
-		old = n.links
+		old, oldText = n.links, n.text
 		g.dropLinks(n)
 	}
 	g.addFile(p)
 	if len(links) == 0 {
-		g.markTextDiff(old, nil)
+		g.markTextDiff(oldText, old, "", nil)
 		return
 	}
-	stored := storeLinks(links, false)
+	text, stored := storeLinks(links)
 	g.r.mu.RLock()
 	for i := range stored {
-		stored[i].to = g.resolveStored(n, &stored[i])
+		stored[i].to = g.resolveStored(n, text, &stored[i])
 	}
 	g.r.mu.RUnlock()
-	n.links = stored
-	g.markTextDiff(old, stored)
-	for _, kc := range linkKeyCounts(stored) {
+	n.text, n.links = text, stored
+	g.markTextDiff(oldText, old, text, stored)
+	for _, kc := range linkKeyCounts(text, stored) {
 		g.count(kc.key, n, kc.c)
 	}
 }
@@ -257,12 +263,10 @@ type NoteLinks struct {
 
 // SetNotes is SetNote for many notes at once, under one lock: every note's
 // file is added first, then the links of all are prepared and resolved on
-// every CPU, then recorded. With keep, the link strings are stored as given
-// instead of copied: only for strings that are immutable and that the
-// caller keeps alive anyway (a snapshot's), never slices of a note's text.
-// Measured on the generated 100k-note vault (a million links), starting
-// from the index snapshot: 1.36 s with SetNote one note at a time.
-func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
+// every CPU, then recorded. Measured on the generated 100k-note vault (a
+// million links), starting from the index snapshot: 1.36 s with SetNote one
+// note at a time.
+func (g *Graph) SetNotes(items []NoteLinks) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	recs := make([]*noteRec, len(items))
@@ -279,12 +283,13 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 			n = newNoteRec(it.Path)
 			g.notes[it.Path] = n
 		} else {
-			g.markTextDiff(n.links, nil)
+			g.markTextDiff(n.text, n.links, "", nil)
 			g.dropLinks(n)
 		}
 		g.addFile(it.Path)
 		recs[i] = n
 	}
+	texts := make([]string, len(items))
 	stored := make([][]storedLink, len(items))
 	keys := make([][]keyCount, len(items)) // per note, the keys its links depend on
 	workers := par.Workers(len(items), 256)
@@ -296,12 +301,12 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 			if n == nil || len(links) == 0 {
 				continue
 			}
-			st := storeLinks(links, keep)
+			text, st := storeLinks(links)
 			for k := range st {
-				st[k].to = g.resolveStored(n, &st[k])
+				st[k].to = g.resolveStored(n, text, &st[k])
 			}
-			stored[i] = st
-			keys[i] = linkKeyCounts(st)
+			texts[i], stored[i] = text, st
+			keys[i] = linkKeyCounts(text, st)
 		}
 	})
 	// The keys were found on every CPU; recording them takes the lock.
@@ -309,8 +314,8 @@ func (g *Graph) SetNotes(items []NoteLinks, keep bool) {
 		if n == nil || len(stored[i]) == 0 {
 			continue
 		}
-		n.links = stored[i]
-		g.markTextDiff(nil, n.links)
+		n.text, n.links = texts[i], stored[i]
+		g.markTextDiff("", nil, n.text, n.links)
 		for _, kc := range keys[i] {
 			g.count(kc.key, n, kc.c)
 		}
@@ -330,7 +335,7 @@ type keyCount struct {
 // the suffix are made in one string (a string a link was a million objects
 // allocated while the generated 100k-note vault was first indexed); count
 // copies a key it keeps.
-func linkKeyCounts(links []storedLink) []keyCount {
+func linkKeyCounts(text string, links []storedLink) []keyCount {
 	type part struct {
 		name string
 		md   bool // the key is name + ".md"
@@ -365,7 +370,7 @@ func linkKeyCounts(links []storedLink) []keyCount {
 	}
 	for k := range links {
 		// What foldedKeys gives, as parts.
-		t := links[k].folded
+		t := links[k].folded.of(text)
 		if t == "" {
 			continue
 		}
@@ -459,7 +464,7 @@ func (g *Graph) Out(p string) []Edge {
 	}
 	out := make([]Edge, len(n.links))
 	for i := range n.links {
-		out[i] = Edge{From: p, To: n.links[i].to, Link: n.links[i].link()}
+		out[i] = Edge{From: p, To: n.links[i].to, Link: n.links[i].link(n.text)}
 	}
 	return out
 }
@@ -473,7 +478,7 @@ func (g *Graph) EachOut(p string, fn func(l markdown.Link)) {
 	defer g.mu.RUnlock()
 	if n := g.notes[p]; n != nil {
 		for i := range n.links {
-			fn(n.links[i].link())
+			fn(n.links[i].link(n.text))
 		}
 	}
 }
@@ -487,7 +492,7 @@ func (g *Graph) Backlinks(p string) []Edge {
 	g.eachSource(p, func(n *noteRec) {
 		for i := range n.links {
 			if n.links[i].to == p {
-				out = append(out, Edge{From: n.path, To: p, Link: n.links[i].link()})
+				out = append(out, Edge{From: n.path, To: p, Link: n.links[i].link(n.text)})
 			}
 		}
 	})
@@ -633,7 +638,7 @@ func (g *Graph) eachSource(p string, fn func(*noteRec)) {
 
 func (g *Graph) removeLocked(p string) {
 	if n := g.notes[p]; n != nil {
-		g.markTextDiff(n.links, nil)
+		g.markTextDiff(n.text, n.links, "", nil)
 		g.dropLinks(n)
 		delete(g.notes, p)
 	}
@@ -656,10 +661,10 @@ func (g *Graph) addFile(p string) {
 
 // dropLinks removes the note's out-links (the note stays).
 func (g *Graph) dropLinks(n *noteRec) {
-	for _, kc := range linkKeyCounts(n.links) {
+	for _, kc := range linkKeyCounts(n.text, n.links) {
 		g.count(kc.key, n, -kc.c)
 	}
-	n.links = nil
+	n.text, n.links = "", nil
 }
 
 // count adds d to the number of n's links depending on key; "" is ignored.
@@ -682,15 +687,16 @@ func (g *Graph) count(key string, n *noteRec, d int32) {
 	}
 }
 
-// resolveStored resolves a stored link of note n; the caller holds g.r.mu.
-func (g *Graph) resolveStored(n *noteRec, l *storedLink) string {
-	if l.folded == "" {
+// resolveStored resolves a stored link of note n, whose link text is text;
+// the caller holds g.r.mu.
+func (g *Graph) resolveStored(n *noteRec, text string, l *storedLink) string {
+	if l.folded.n == 0 {
 		if g.r.has(n.path) {
 			return n.path
 		}
 		return ""
 	}
-	to, _ := g.r.resolveFolded(n.dir, l.folded, l.kind == markdown.MarkdownLink)
+	to, _ := g.r.resolveFolded(n.dir, l.folded.of(text), l.kind == markdown.MarkdownLink)
 	return to
 }
 
@@ -705,10 +711,10 @@ func (g *Graph) reresolve(key string) {
 	set.each(func(n *noteRec) {
 		for i := range n.links {
 			l := &n.links[i]
-			if dependsOn(l.folded, key) {
+			if dependsOn(l.folded.of(n.text), key) {
 				old := l.to
-				if l.to = g.resolveStored(n, l); l.to != old {
-					g.markText(l, old)
+				if l.to = g.resolveStored(n, n.text, l); l.to != old {
+					g.markText(n.text, l, old)
 				}
 			}
 		}

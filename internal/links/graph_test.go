@@ -299,9 +299,8 @@ func TestGraphIncrementalEqualsRebuild(t *testing.T) {
 				for i := range batch {
 					batch[i] = NoteLinks{Path: notePaths[rng.Intn(len(notePaths))], Links: randomLinks()}
 				}
-				keep := rng.Intn(2) == 0
-				op = fmt.Sprintf("SetNotes %d notes keep=%v", len(batch), keep)
-				g.SetNotes(batch, keep)
+				op = fmt.Sprintf("SetNotes %d notes", len(batch))
+				g.SetNotes(batch)
 				for _, it := range batch {
 					files[it.Path] = true
 					notes[it.Path] = it.Links

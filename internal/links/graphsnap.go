@@ -101,11 +101,11 @@ func (g *Graph) EncodeResolved(e *snap.Enc, files, notes []string) {
 		e.Int(len(n.links))
 		for i := range n.links {
 			l := &n.links[i]
-			if l.folded == l.target {
+			if l.folded == l.target { // the same span: the same string
 				e.Int(0)
 			} else {
 				e.Int(1)
-				e.String(l.folded)
+				e.String(l.folded.of(n.text))
 			}
 			if l.to == "" {
 				e.Int(0)
@@ -113,7 +113,7 @@ func (g *Graph) EncodeResolved(e *snap.Enc, files, notes []string) {
 				e.Int(at[l.to] + 1)
 			}
 		}
-		for _, kc := range linkKeyCounts(n.links) {
+		for _, kc := range linkKeyCounts(n.text, n.links) {
 			byKey[kc.key] = append(byKey[kc.key], entry{k, int(kc.c)})
 		}
 	}
@@ -208,6 +208,8 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 	}
 	at := make(map[string]int, len(notes))
 	var linkSlab snap.Slab[storedLink]
+	var folds []string
+	var tos []int
 	for k, it := range notes {
 		var n *noteRec
 		if i, ok := slices.BinarySearch(files, it.Path); ok {
@@ -228,18 +230,20 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if c == 0 {
 			continue
 		}
-		st := linkSlab.Take(c)
-		for j, l := range it.Links {
-			s := &st[j]
-			*s = unfoldedLink(l)
-			switch d.Int(1) {
-			case 0:
-				s.folded = s.target
-			case 1:
-				s.folded = d.String()
+		folds, tos = folds[:0], tos[:0]
+		for _, l := range it.Links {
+			fold := l.Target
+			if d.Int(1) == 1 {
+				fold = d.String()
 			}
-			if to := d.Int(nf); to > 0 {
-				s.to = files[to-1]
+			folds = append(folds, fold)
+			tos = append(tos, d.Int(nf))
+		}
+		st := linkSlab.Take(c)
+		n.text = packLinks(st, it.Links, folds)
+		for j, to := range tos {
+			if to > 0 {
+				st[j].to = files[to-1]
 			}
 		}
 		n.links = st

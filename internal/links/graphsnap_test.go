@@ -96,7 +96,7 @@ func fillGraph(files []string, notes []NoteLinks) *Graph {
 	g := NewGraph()
 	g.TrackTextChanges(false)
 	g.AddFiles(files)
-	g.SetNotes(notes, true)
+	g.SetNotes(notes)
 	return g
 }
 
@@ -266,7 +266,7 @@ func TestRestoreGraphEqualsFilled(t *testing.T) {
 		{"plan added", func(g *Graph) { g.AddFile("a/plan.md") }},
 		{"tree removed", func(g *Graph) { g.RemoveTree("a") }},
 		{"notes set", func(g *Graph) {
-			g.SetNotes([]NoteLinks{{Path: "x.md"}, {Path: "new/topic.md", Links: []markdown.Link{wl("topic", 1), wl("c", 2)}}}, false)
+			g.SetNotes([]NoteLinks{{Path: "x.md"}, {Path: "new/topic.md", Links: []markdown.Link{wl("topic", 1), wl("c", 2)}}})
 		}},
 	}
 	for _, st := range steps {

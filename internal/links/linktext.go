@@ -78,12 +78,16 @@ func folded(s string) bool {
 	return true
 }
 
-// linkText returns the display text of a stored link, "" when it has none.
-func linkText(l *storedLink) string {
-	if !l.hasAlias || !strings.ContainsFunc(l.alias, unicode.IsLetter) {
+// linkText returns the display text of a stored link of a note whose link
+// text is text, "" when it has none.
+func linkText(text string, l *storedLink) string {
+	if !l.hasAlias {
 		return ""
 	}
-	return l.alias
+	if alias := l.alias.of(text); strings.ContainsFunc(alias, unicode.IsLetter) {
+		return alias
+	}
+	return ""
 }
 
 // textAcc accumulates the texts of one target: a list (a note has a few
@@ -174,7 +178,7 @@ func (g *Graph) LinkTexts(p string) []Text {
 			if l.to != p {
 				continue
 			}
-			if t := linkText(l); t != "" {
+			if t := linkText(n.text, l); t != "" {
 				acc.add(t, FoldText(t), src)
 			}
 		}
@@ -241,7 +245,7 @@ func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
 			if !l.hasAlias || l.to == "" || l.to == nr.path || n > 1 && maphash.String(seed, l.to)%n != w {
 				continue
 			}
-			t := linkText(l)
+			t := linkText(nr.text, l)
 			if t == "" {
 				continue
 			}
@@ -304,12 +308,13 @@ func (g *Graph) TrackTextChanges(on bool) {
 	}
 }
 
-// markText records that the texts of the links to the targets of l (before
-// and after a change of l.to) may have changed. Caller holds g.mu for
+// markText records that the texts of the links to the targets of l (of a
+// note whose link text is text; before and after a change of l.to) may have
+// changed. Caller holds g.mu for
 // writing (reresolve: also when only the resolver is read-locked, the graph
 // itself being write-locked).
-func (g *Graph) markText(l *storedLink, oldTo string) {
-	if g.untracked || linkText(l) == "" {
+func (g *Graph) markText(text string, l *storedLink, oldTo string) {
+	if g.untracked || linkText(text, l) == "" {
 		return
 	}
 	if g.textDirty == nil {
@@ -324,24 +329,26 @@ func (g *Graph) markText(l *storedLink, oldTo string) {
 }
 
 // markTextDiff marks the targets whose texts from one note differ between
-// its old and new links (in place of marking every target of both).
-func (g *Graph) markTextDiff(old, new []storedLink) {
+// its old and new links (in place of marking every target of both), each
+// with its link text.
+func (g *Graph) markTextDiff(oldText string, old []storedLink, newText string, new []storedLink) {
 	if g.untracked {
 		return
 	}
 	if len(old) == 0 || len(new) == 0 { // every target of the side there is
-		for _, ls := range [2][]storedLink{old, new} {
-			for i := range ls {
-				g.markText(&ls[i], "")
-			}
+		for i := range old {
+			g.markText(oldText, &old[i], "")
+		}
+		for i := range new {
+			g.markText(newText, &new[i], "")
 		}
 		return
 	}
 	type pair struct{ to, text string }
-	collect := func(ls []storedLink) []pair {
+	collect := func(text string, ls []storedLink) []pair {
 		var out []pair
 		for i := range ls {
-			if t := linkText(&ls[i]); t != "" && ls[i].to != "" {
+			if t := linkText(text, &ls[i]); t != "" && ls[i].to != "" {
 				out = append(out, pair{ls[i].to, t})
 			}
 		}
@@ -353,7 +360,7 @@ func (g *Graph) markTextDiff(old, new []storedLink) {
 		})
 		return out
 	}
-	a, b := collect(old), collect(new)
+	a, b := collect(oldText, old), collect(newText, new)
 	if slices.Equal(a, b) {
 		return
 	}

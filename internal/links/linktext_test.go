@@ -94,7 +94,7 @@ func TestTextChangesAreComplete(t *testing.T) {
 					}
 				}
 				op = fmt.Sprintf("SetNotes %d", len(batch))
-				g.SetNotes(batch, false)
+				g.SetNotes(batch)
 			case k < 9:
 				op = "Remove " + p
 				g.Remove(p)
@@ -153,7 +153,7 @@ func TestTrackTextChanges(t *testing.T) {
 	g.SetNote("a.md", []markdown.Link{alias("props", "front matter", 1)})
 	g.TrackTextChanges(false)
 	g.SetNote("b.md", []markdown.Link{alias("props", "metadata", 1)})
-	g.SetNotes([]NoteLinks{{Path: "c.md", Links: []markdown.Link{alias("props", "fields", 1)}}}, false)
+	g.SetNotes([]NoteLinks{{Path: "c.md", Links: []markdown.Link{alias("props", "fields", 1)}}})
 	g.AddFile("other/props.md")
 	g.Remove("a.md")
 	if got := g.TakeTextChanges(); got != nil {

@@ -17,7 +17,7 @@ import (
 // one ("v1.2.md" and "v1.2"), empty targets, folders, few links and many.
 func TestLinkKeyCountsPerLink(t *testing.T) {
 	names := []string{"", "v1.2", "v1.2.md", "a/v1.2", "img.png", "img.png.md", "topic", "Topic", "topic.md",
-		"b/c", "c", "dir/", "x.y.z", "x.y", "notes.markdown", "Café", "café.md"}
+		"b/c", "c", "dir/", "x.y.z", "x.y", "notes.markdown", "Café", "café.md", " Spaced "}
 	r := rand.New(rand.NewSource(1))
 	for _, n := range []int{0, 1, 5, 32, 33, 200} {
 		for round := range 20 {
@@ -25,10 +25,10 @@ func TestLinkKeyCountsPerLink(t *testing.T) {
 			for range n {
 				links = append(links, wl(names[r.Intn(len(names))], 1))
 			}
-			st := storeLinks(links, false)
+			text, st := storeLinks(links)
 			want := map[string]int32{}
-			for i := range st {
-				k1, k2 := foldedKeys(st[i].folded)
+			for i := range links {
+				k1, k2 := LinkKeys(links[i].Target)
 				for _, k := range []string{k1, k2} {
 					if k != "" {
 						want[k]++
@@ -36,7 +36,7 @@ func TestLinkKeyCountsPerLink(t *testing.T) {
 				}
 			}
 			got := map[string]int32{}
-			for _, kc := range linkKeyCounts(st) {
+			for _, kc := range linkKeyCounts(text, st) {
 				if _, dup := got[kc.key]; dup {
 					t.Fatalf("%d links, round %d: key %q given twice", n, round, kc.key)
 				}
@@ -49,49 +49,44 @@ func TestLinkKeyCountsPerLink(t *testing.T) {
 	}
 }
 
-// TestStoreLinksOneString: links stored with their strings copied read as
-// the links given (an alias equal to its target shares it), their strings
-// are one allocation for the note, and none is a slice of the note's text.
-func TestStoreLinksOneString(t *testing.T) {
-	text := "see [[Topic#Intro|the topic]] and [[a/x]] and [[Topic]] and [[b|b]] and [[#Local]]"
+// TestStoreLinksOneText: links stored read as the links given, with their
+// folded targets; their strings are copied, each once, into the note's one
+// link text (an alias or a folded target equal to the target shares its
+// span), none a slice of the note's source.
+func TestStoreLinksOneText(t *testing.T) {
+	src := "see [[Topic#Intro|the topic]] and [[a/x]] and [[Topic]] and [[b|b]] and [[#Local]] and [[ Café ]] and [[c|C]]"
 	var links []markdown.Link
 	for i, l := range []struct{ target, anchor, alias string }{
 		{"Topic", "Intro", "the topic"}, {"a/x", "", ""}, {"Topic", "", ""}, {"b", "", "b"}, {"", "Local", ""},
+		{" Café ", "", ""}, {"c", "", "C"},
 	} {
-		// The link's strings are slices of the text, as the parser gives them.
-		ml := wl(in(text, l.target), i+1)
-		ml.Anchor, ml.Alias, ml.HasAlias = in(text, l.anchor), in(text, l.alias), l.alias != ""
+		// The link's strings are slices of the source, as the parser gives them.
+		ml := wl(in(src, l.target), i+1)
+		ml.Anchor, ml.Alias, ml.HasAlias = in(src, l.anchor), in(src, l.alias), l.alias != ""
 		links = append(links, ml)
 	}
-	for _, keep := range []bool{false, true} {
-		st := storeLinks(links, keep)
-		for i := range st {
-			if got, want := fmt.Sprint(st[i].link()), fmt.Sprint(links[i]); got != want {
-				t.Errorf("keep %v, link %d: stored %s, given %s", keep, i, got, want)
-			}
-		}
-	}
-	st := storeLinks(links, false)
-	if st[3].alias != st[3].target || unsafeData(st[3].alias) != unsafeData(st[3].target) {
-		t.Errorf("alias equal to its target not shared")
-	}
-	base := unsafeData(st[0].target)
+	text, st := storeLinks(links)
 	for i := range st {
-		for _, s := range []string{st[i].target, st[i].anchor, st[i].alias} {
-			if s == "" {
-				continue
-			}
-			if d := unsafeData(s) - base; d < 0 || d > 64 {
-				t.Errorf("link %d: %q not in the note's one string", i, s)
-			}
-			if d := unsafeData(s) - unsafeData(text); d >= 0 && d < len(text) {
-				t.Errorf("link %d: %q is a slice of the note's text", i, s)
-			}
+		if got, want := fmt.Sprint(st[i].link(text)), fmt.Sprint(links[i]); got != want {
+			t.Errorf("link %d: stored %s, given %s", i, got, want)
 		}
+		if got, want := st[i].folded.of(text), foldTarget(links[i].Target); got != want {
+			t.Errorf("link %d: folded %q, want %q", i, got, want)
+		}
+	}
+	if st[3].alias != st[3].target || st[0].folded == st[0].target || st[1].folded != st[1].target {
+		t.Errorf("spans not shared where the strings are equal (or shared where not): %+v", st)
+	}
+	// Each string once, in link order: a target, its anchor, its alias and
+	// its folded form where they differ from the target.
+	if want := "Topic" + "Intro" + "the topic" + "topic" + "a/x" + "Topic" + "topic" + "b" + "Local" + " Café " + "café" + "c" + "C"; text != want {
+		t.Errorf("link text %q, want %q", text, want)
+	}
+	if d := unsafe.StringData(text); uintptr(unsafe.Pointer(d)) >= uintptr(unsafe.Pointer(unsafe.StringData(src))) &&
+		uintptr(unsafe.Pointer(d)) < uintptr(unsafe.Pointer(unsafe.StringData(src)))+uintptr(len(src)) {
+		t.Errorf("the link text is a slice of the note's source")
 	}
 }
-
-func unsafeData(s string) int { return int(uintptr(unsafe.Pointer(unsafe.StringData(s)))) }
 
 // in returns the slice of text that reads s ("" for "").
 func in(text, s string) string {

@@ -278,14 +278,14 @@ func (s *Service) decodeSnapshot(d *snapshot.Dec) (*loaded, error) {
 
 // fillGraph gives g, at the start of a build, every file (all known before
 // any link is resolved, so that each link is resolved once) and the links
-// of the notes taken from a snapshot (nl: their strings are immutable and
-// stay alive with the index); the changes on the way need no record, as
+// of the notes taken from a snapshot (nl; the graph copies their strings);
+// the changes on the way need no record, as
 // every note's link texts are taken once the graph is filled.
 func fillGraph(g *links.Graph, files []string, nl []links.NoteLinks) {
 	g.TrackTextChanges(false)
 	g.AddFiles(files)
 	if len(nl) > 0 {
-		g.SetNotes(nl, true)
+		g.SetNotes(nl)
 	}
 }
 
@@ -354,7 +354,7 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 				drop = append(drop, links.NoteLinks{Path: fi.Path})
 			}
 		}
-		s.graph.SetNotes(drop, false)
+		s.graph.SetNotes(drop)
 		s.log.Debug("link graph taken from the snapshot", "restored", l.restored, "notes_changed", len(drop))
 	} else {
 		g, paths := s.graph, pathsOf(files)

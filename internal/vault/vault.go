@@ -652,7 +652,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 					nl = append(nl, links.NoteLinks{Path: r.path, Links: r.note.Links})
 				}
 			}
-			s.graph.SetNotes(nl, false)
+			s.graph.SetNotes(nl)
 			// The build holds s.mu until this goroutine is done.
 			for i, r := range results {
 				if r.err == nil && r.note != nil {
