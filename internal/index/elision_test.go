@@ -63,9 +63,9 @@ func sameScoresExactly(t *testing.T, label string, got, want *Index, queries []s
 	defer got.mu.RUnlock()
 	want.mu.RLock()
 	defer want.mu.RUnlock()
-	for k, wid := range want.stems.ids {
+	for wid, k := range want.stems.terms {
 		wdf := want.stems.df[wid]
-		gid, ok := got.stems.ids[k]
+		gid, ok := got.stems.id(k)
 		if !ok {
 			if wdf != 0 {
 				t.Fatalf("%s: stem %q missing, reference df %d", label, k, wdf)
@@ -222,7 +222,7 @@ func TestStemElisionHandComputed(t *testing.T) {
 	ix.Add("b.md", prose("plugins plugin"))
 	ix.Add("c.md", prose("theme"))
 	ix.mu.RLock()
-	id := ix.stems.ids[stemKey(langEN, "plugin")]
+	id, _ := ix.stems.id(stemKey(langEN, "plugin"))
 	df, stored := ix.stems.df[id], int(ix.stems.post[id].n)
 	ix.mu.RUnlock()
 	if df != 2 || stored != 1 {

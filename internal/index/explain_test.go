@@ -127,7 +127,7 @@ func TestExplainValueMatchesSearch(t *testing.T) {
 		ix.mu.RLock()
 		s := getScratch(len(ix.cnote))
 		sc := ix.newScorer(s)
-		id, ok := ix.exact.ids[q]
+		id, ok := ix.exact.id(q)
 		for _, h := range hits {
 			if !ok {
 				break
@@ -162,7 +162,7 @@ func TestSeekSkipTable(t *testing.T) {
 		items = append(items, Item{Path: fmtPath(i), Note: prose(text)})
 	}
 	ix.AddBatch(items)
-	id := ix.exact.ids["third"]
+	id, _ := ix.exact.id("third")
 	l := &ix.exact.post[id]
 	want := map[uint32]bool{}
 	it := l.iter()

@@ -224,7 +224,7 @@ const noNote = ^uint32(0)
 
 // space is a term space: exact terms, or language-prefixed stems.
 type space struct {
-	ids   map[string]uint32
+	ids   idTable // of terms (see id)
 	terms []string
 	post  []plist
 	df    []uint32   // live chunks holding the term
@@ -240,6 +240,9 @@ type space struct {
 	// move to new blocks when the space is compacted.
 	vocab byteArena
 }
+
+// id returns the id of term t.
+func (sp *space) id(t string) (uint32, bool) { return sp.ids.find(sp.terms, t) }
 
 type noteInfo struct {
 	path   string
@@ -285,8 +288,8 @@ func New(opts Options) *Index {
 		fw:          fw,
 		stemWeight:  sw,
 		fuzzyWeight: fzw,
-		exact:       space{ids: make(map[string]uint32)},
-		stems:       space{ids: make(map[string]uint32)},
+		exact:       space{ids: newIDTable(0)},
+		stems:       space{ids: newIDTable(0)},
 		byPath:      make(map[string]uint32),
 		intern:      make(map[string]string),
 		links:       make(map[string]*linkInfo),
@@ -860,7 +863,7 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 		for li, l := range lists {
 			for i, t := range l {
 				if k%nw == w {
-					id, ok := sp.ids[t]
+					id, ok := sp.id(t)
 					if !ok {
 						id = noNote
 						missing++
@@ -873,8 +876,8 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 		return missing
 	})
 	if missing > 0 { // at most this many new terms (a term new in two partials counts twice)
-		if len(sp.ids) == 0 {
-			sp.ids = make(map[string]uint32, missing)
+		if sp.ids.count() == 0 {
+			sp.ids = newIDTable(missing)
 		}
 		sp.terms = slices.Grow(sp.terms, missing)
 		sp.post = slices.Grow(sp.post, missing)
@@ -900,13 +903,12 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 // addTerm returns the id of t, adding it to the space when new (self: see
 // space.self, for the stem space).
 func (ix *Index) addTerm(sp *space, t string, fuzzy, self bool) uint32 {
-	if id, ok := sp.ids[t]; ok {
+	id, ok := sp.ids.findOrAdd(sp.terms, t)
+	if ok {
 		return id
 	}
 	// A copy: t is in a builder's arena, with the batch's other terms.
 	t = sp.vocab.str(t)
-	id := uint32(len(sp.terms))
-	sp.ids[t] = id
 	sp.terms = append(sp.terms, t)
 	sp.post = append(sp.post, plist{})
 	sp.df = append(sp.df, 0)
@@ -1156,7 +1158,7 @@ func (ix *Index) selfTerm(id uint32) (uint32, bool) {
 	if !ix.stems.self[id] {
 		return 0, false
 	}
-	e, ok := ix.exact.ids[ix.stems.terms[id][1:]]
+	e, ok := ix.exact.id(ix.stems.terms[id][1:])
 	return e, ok
 }
 
@@ -1261,7 +1263,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 	newID := make([]uint32, len(sp.terms))
 	live := len(sp.terms) - sp.empty
 	ns := space{
-		ids:   make(map[string]uint32, live),
+		ids:   newIDTable(live),
 		terms: make([]string, 0, live),
 		post:  make([]plist, 0, live),
 		df:    make([]uint32, 0, live),
@@ -1278,7 +1280,7 @@ func (ix *Index) compactSpace(sp *space, exact bool) {
 		nid := uint32(len(ns.terms))
 		newID[id] = nid
 		t = ns.vocab.str(t) // the dead terms' bytes go with the old blocks
-		ns.ids[t] = nid
+		ns.ids.add(t)
 		ns.terms = append(ns.terms, t)
 		ns.post = append(ns.post, sp.post[id])
 		ns.df = append(ns.df, sp.df[id])

@@ -56,7 +56,7 @@ func (ix *Index) search(query string, f Filter, max int, explain bool) []Hit {
 	for i, qt := range terms {
 		q := qt.term
 		scored := noNote // the exact term scored at weight 1
-		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
+		if id, ok := ix.exact.id(q); ok && ix.exact.df[id] > 0 {
 			sc.add(&ix.exact, id, 1, true)
 			s.calls = append(s.calls, scoreCall{term: i, kind: matchExact, id: id, w: 1})
 			scored = id
@@ -77,7 +77,7 @@ func (ix *Index) search(query string, f Filter, max int, explain bool) []Hit {
 				}
 				k1, k2 := stemKeys(st, l, q, qt.orig)
 				for _, k := range [2]string{k1, k2} {
-					if id, ok := ix.stems.ids[k]; ok && ix.stems.df[id] > 0 {
+					if id, ok := ix.stems.id(k); ok && ix.stems.df[id] > 0 {
 						sc.add(&ix.stems, id, ix.stemWeight, true)
 						ix.addElided(&sc, id, l, scored)
 						s.calls = append(s.calls, scoreCall{term: i, kind: matchStem, id: id, w: ix.stemWeight, lang: l, scored: scored})
@@ -252,7 +252,7 @@ func (ix *Index) Suggest(query string, max int) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	for _, q := range terms {
-		if id, ok := ix.exact.ids[q]; ok && ix.exact.df[id] > 0 {
+		if id, ok := ix.exact.id(q); ok && ix.exact.df[id] > 0 {
 			return nil
 		}
 	}

@@ -346,10 +346,9 @@ func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {
 	if len(sp.df) != len(sp.terms) || (stems && len(sp.self) != len(sp.terms)) {
 		return fmt.Errorf("%w: term arrays of different lengths", snapshot.ErrInvalid)
 	}
-	sp.ids = make(map[string]uint32, len(sp.terms))
+	sp.ids = newIDTable(len(sp.terms))
 	for id, t := range sp.terms {
-		sp.ids[t] = uint32(id)
-		if len(sp.ids) != id+1 {
+		if _, dup := sp.ids.findOrAdd(sp.terms[:id], t); dup {
 			return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, t)
 		}
 	}

@@ -43,3 +43,41 @@ func TestTermTable(t *testing.T) {
 		t.Fatalf("%d terms, want %d", len(tt.terms), len(want))
 	}
 }
+
+// TestIDTable: an idTable over a list finds every string it was given at
+// its index, through growth from the zero value and from a size hint,
+// tells a string it holds from one it does not, and findOrAdd adds only
+// what is new.
+func TestIDTable(t *testing.T) {
+	for _, start := range []idTable{{}, newIDTable(100)} {
+		tab := start
+		var list []string
+		for i := range 20000 {
+			s := fmt.Sprintf("w%d", i*7)
+			if id, found := tab.findOrAdd(list, s); found || int(id) != len(list) {
+				t.Fatalf("new %q: id %d, found %v", s, id, found)
+			}
+			list = append(list, s)
+			if i%3 == 0 { // again: found, not added
+				if id, found := tab.findOrAdd(list, s); !found || int(id) != i {
+					t.Fatalf("%q again: id %d, found %v", s, id, found)
+				}
+			}
+		}
+		if tab.count() != len(list) {
+			t.Fatalf("%d ids for %d strings", tab.count(), len(list))
+		}
+		for i, s := range list {
+			if id, ok := tab.find(list, s); !ok || int(id) != i {
+				t.Fatalf("find %q: %d %v, want %d", s, id, ok, i)
+			}
+			if _, ok := tab.find(list, s+"x"); ok {
+				t.Fatalf("found %q, never added", s+"x")
+			}
+		}
+	}
+	var zero idTable
+	if _, ok := zero.find(nil, "a"); ok {
+		t.Fatal("the zero table found a string")
+	}
+}
