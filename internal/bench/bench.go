@@ -161,4 +161,6 @@ type Move struct {
 	NotesRewritten int     `json:"notes_rewritten"`
 	Ms             float64 `json:"ms"`
 	Committed      bool    `json:"committed"`
+	// Warnings are the move's (why it was not committed, when it was not).
+	Warnings []string `json:"warnings,omitempty"`
 }

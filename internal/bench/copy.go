@@ -73,7 +73,14 @@ func gitInit(ctx context.Context, dir string) error {
 		{"config", "user.email", "bench@vaultmcp.invalid"},
 		{"config", "commit.gpgsign", "false"},
 		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "-m", "vault copied for vaultmcp bench"},
+		// Without git's automatic collection: the copy's one large commit
+		// (10,000 notes and more) would start it in the background, where
+		// it competed with the measurements for the CPU and its packing of
+		// the refs could hold the branch's lock when a measured write
+		// updated it (a run saw the 10k vault's move not committed). The
+		// copy is packed here instead, as a repository in use would be.
+		{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "-m", "vault copied for vaultmcp bench"},
+		{"-c", "gc.auto=0", "gc", "-q"},
 	}
 	for _, args := range steps {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)

@@ -645,7 +645,7 @@ func measureWrites(ctx context.Context, opts Options, src string, queries []stri
 	} else {
 		w.Move = *mv
 		if !mv.Committed {
-			problems = append(problems, "the move was not committed")
+			problems = append(problems, "the move was not committed: "+strings.Join(mv.Warnings, "; "))
 		}
 	}
 	return w, problems, nil
@@ -760,7 +760,7 @@ func moveMostLinked(ctx context.Context, svc *vault.Service, log *slog.Logger, s
 	return &Move{
 		From: best, To: to, Backlinks: bestN,
 		LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten,
-		Ms: millis(time.Since(start)), Committed: res.Committed,
+		Ms: millis(time.Since(start)), Committed: res.Committed, Warnings: res.Warnings,
 	}, nil
 }
 
