@@ -858,20 +858,17 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 	if total >= parallelMergeMin {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// Each worker looks up a share of every list (findMany: a group's
+	// cache misses waited for together; one after the other, the lookups
+	// were a sixth of the 100k-note vault's merges).
+	sinks := make([]uint32, workers)
 	missing := shards(workers, func(w, nw uint32) int {
-		k, missing := uint32(0), 0
+		missing := 0
 		for li, l := range lists {
-			for i, t := range l {
-				if k%nw == w {
-					id, ok := sp.id(t)
-					if !ok {
-						id = noNote
-						missing++
-					}
-					out[li][i] = id
-				}
-				k++
-			}
+			lo, hi := len(l)*int(w)/int(nw), len(l)*int(w+1)/int(nw)
+			m, sink := sp.ids.findMany(sp.terms, l[lo:hi], out[li][lo:hi], noNote)
+			missing += m
+			sinks[w] += sink
 		}
 		return missing
 	})

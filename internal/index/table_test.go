@@ -81,3 +81,50 @@ func TestIDTable(t *testing.T) {
 		t.Fatal("the zero table found a string")
 	}
 }
+
+// TestFindMany: findMany gives, for keys present and absent mixed in
+// groups of every fill (fewer keys than a group, a group and one more,
+// many groups), the ids find gives, none for the absent ones, and counts
+// those; on the zero table every key is missing.
+func TestFindMany(t *testing.T) {
+	var tab idTable
+	var list []string
+	for i := range 5000 {
+		s := fmt.Sprintf("t%d", i*3)
+		tab.findOrAdd(list, s)
+		list = append(list, s)
+	}
+	const none = ^uint32(0)
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, findGroup - 1, findGroup, findGroup + 1, 10*findGroup + 7} {
+		keys := make([]string, n)
+		absent := 0
+		for i := range keys {
+			if r.IntN(3) == 0 {
+				keys[i] = fmt.Sprintf("t%d", r.IntN(15000)*3+1) // never added
+				absent++
+			} else {
+				keys[i] = list[r.IntN(len(list))]
+			}
+		}
+		ids := make([]uint32, n)
+		missing, _ := tab.findMany(list, keys, ids, none)
+		if missing != absent {
+			t.Fatalf("%d keys: %d missing, want %d", n, missing, absent)
+		}
+		for i, k := range keys {
+			want, ok := tab.find(list, k)
+			if !ok {
+				want = none
+			}
+			if ids[i] != want {
+				t.Fatalf("%d keys: %q: id %d, want %d", n, k, ids[i], want)
+			}
+		}
+	}
+	var zero idTable
+	ids := []uint32{7, 7}
+	if missing, _ := zero.findMany(nil, []string{"a", "b"}, ids, none); missing != 2 || ids[0] != none || ids[1] != none {
+		t.Fatalf("zero table: %d missing, ids %v", missing, ids)
+	}
+}
