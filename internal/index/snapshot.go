@@ -347,10 +347,8 @@ func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {
 		return fmt.Errorf("%w: term arrays of different lengths", snapshot.ErrInvalid)
 	}
 	sp.ids = newIDTable(len(sp.terms))
-	for id, t := range sp.terms {
-		if _, dup := sp.ids.findOrAdd(sp.terms[:id], t); dup {
-			return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, t)
-		}
+	if id := sp.ids.addAll(sp.terms, 0); id >= 0 {
+		return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, sp.terms[id])
 	}
 	return nil
 }

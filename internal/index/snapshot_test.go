@@ -1,12 +1,15 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
@@ -338,4 +341,40 @@ func checkTermListPlain(b []byte, stems bool, n int) error {
 		}
 	}
 	return nil
+}
+
+// TestSnapshotDuplicateTerm: a payload whose vocabulary holds a term twice
+// (one term's bytes written over another's of the same length, the rest
+// intact) is refused as invalid, naming the term, whichever group of the
+// table's grouped insertion the second copy falls in.
+func TestSnapshotDuplicateTerm(t *testing.T) {
+	ix := New(Options{})
+	ix.AddBatch(elisionCorpus()[:60])
+	good := payload(t, ix)
+	terms := ix.exact.terms
+	for _, gap := range []int{1, findGroup + 3} {
+		tried := 0
+		for b := gap; b < len(terms) && tried < 3; b++ {
+			a := b - gap
+			if len(terms[a]) != len(terms[b]) || len(terms[b]) < 5 {
+				continue
+			}
+			// The length byte then the bytes, found once: the term's own entry.
+			pat := append([]byte{byte(len(terms[b]))}, terms[b]...)
+			if bytes.Count(good, pat) != 1 {
+				continue
+			}
+			bad := append([]byte(nil), good...)
+			k := bytes.Index(bad, pat)
+			copy(bad[k+1:], terms[a])
+			_, err := Decode(snapshot.NewDec(bad), Options{})
+			if !errors.Is(err, snapshot.ErrInvalid) || !strings.Contains(err.Error(), strconv.Quote(terms[a])+" twice") {
+				t.Fatalf("%q written over %q: error %v", terms[a], terms[b], err)
+			}
+			tried++
+		}
+		if tried == 0 {
+			t.Fatalf("no duplicate %d terms apart tried", gap)
+		}
+	}
 }

@@ -72,6 +72,9 @@ type idTable struct {
 	slots  []ttSlot
 	mask   uint64
 	hashes []uint64 // per id
+	// sink sums what the reads ahead of an addAll read, so that the
+	// compiler keeps them.
+	sink uint32
 }
 
 // newIDTable returns a table sized for about n strings.
@@ -122,11 +125,7 @@ func (t *idTable) findMany(list, keys []string, ids []uint32, none uint32) (miss
 	var hs [findGroup]uint64
 	for lo := 0; lo < len(keys); lo += findGroup {
 		g := keys[lo:min(lo+findGroup, len(keys))]
-		for i, s := range g {
-			h := t.hash(s)
-			hs[i] = h
-			sink += t.slots[h&t.mask].tag
-		}
+		sink += t.hashGroup(g, hs[:len(g)])
 		for i := range g {
 			if sl := t.slots[hs[i]&t.mask]; sl.id != 0 && sl.tag == uint32(hs[i]>>32) {
 				if s := list[sl.id-1]; s != "" {
@@ -144,6 +143,19 @@ func (t *idTable) findMany(list, keys []string, ids []uint32, none uint32) (miss
 		}
 	}
 	return missing, sink
+}
+
+// hashGroup sets hs[i] to the hash of keys[i] and reads the slot its
+// lookup reads first, so that the lookups that follow find the group's
+// slots in cache, their misses waited for together; it returns a byte of
+// what it read, for the caller to keep.
+func (t *idTable) hashGroup(keys []string, hs []uint64) (sink uint32) {
+	for i, s := range keys {
+		h := t.hash(s)
+		hs[i] = h
+		sink += t.slots[h&t.mask].tag
+	}
+	return sink
 }
 
 // findHash is find for a string whose hash is h.
@@ -172,7 +184,12 @@ func (t *idTable) findOrAdd(list []string, s string) (uint32, bool) {
 	if t.slots == nil {
 		*t = newIDTable(0)
 	}
-	h := t.hash(s)
+	return t.findOrAddHash(list, s, t.hash(s))
+}
+
+// findOrAddHash is findOrAdd for a string whose hash is h (the table has
+// its slots).
+func (t *idTable) findOrAddHash(list []string, s string, h uint64) (uint32, bool) {
 	tag := uint32(h >> 32)
 	i := h & t.mask
 	for ; t.slots[i].id != 0; i = (i + 1) & t.mask {
@@ -187,6 +204,29 @@ func (t *idTable) findOrAdd(list []string, s string) (uint32, bool) {
 		t.grow()
 	}
 	return id, false
+}
+
+// addAll adds the strings of list from from on, in order, each with its
+// index as id (the table holds the ids of list[:from]), and returns the
+// index of the first string already held (the same as one before it), or -1.
+// The strings are added a group at a time, the group's slots read first
+// (see hashGroup): a start from the index snapshot adds a million terms, a
+// cache miss each when added one after the other.
+func (t *idTable) addAll(list []string, from int) int {
+	if t.slots == nil {
+		*t = newIDTable(len(list) - from)
+	}
+	var hs [findGroup]uint64
+	for lo := from; lo < len(list); lo += findGroup {
+		g := list[lo:min(lo+findGroup, len(list))]
+		t.sink += t.hashGroup(g, hs[:len(g)])
+		for i, s := range g {
+			if _, dup := t.findOrAddHash(list[:lo+i], s, hs[i]); dup {
+				return lo + i
+			}
+		}
+	}
+	return -1
 }
 
 // count returns how many ids the table holds.
