@@ -113,7 +113,7 @@ const findGroup = 32
 // the group's slots are read, then the strings they point to, before any
 // string is compared, so that the cache misses of a group are waited for
 // together instead of one after the other (in an index of a million terms
-// nearly every lookup misses three times: its slot, the string's header
+// a lookup can miss the caches three times: its slot, the string's header
 // and its bytes).
 func (t *idTable) findMany(list, keys []string, ids []uint32, none uint32) (missing int, sink uint32) {
 	if t.slots == nil {
