@@ -780,22 +780,25 @@ func TestConcurrentSearchWhileAdding(t *testing.T) {
 	wg.Wait()
 }
 
-func TestVocabularyCompaction(t *testing.T) {
-	word := func(k int) string { // letters only, so the words are stemmed too
-		b := []byte("zq")
-		for range 4 {
-			b = append(b, byte('a'+k%26))
-			k /= 26
-		}
-		return string(b)
+// letterWord is the k-th of 26^4 words of letters only ("zq" then four
+// letters), so that the words are stemmed too.
+func letterWord(k int) string {
+	b := []byte("zq")
+	for range 4 {
+		b = append(b, byte('a'+k%26))
+		k /= 26
 	}
+	return string(b)
+}
+
+func TestVocabularyCompaction(t *testing.T) {
 	ix := New(Options{})
 	ix.Add("stable.md", prose("stable anchor words"))
 	var paths []string
 	for n := range 120 {
 		var ws []string
 		for k := range 50 {
-			ws = append(ws, word(n*50+k))
+			ws = append(ws, letterWord(n*50+k))
 		}
 		p := "tmp/" + ws[0] + ".md" // the file name adds no term
 		paths = append(paths, p)
@@ -818,9 +821,9 @@ func TestVocabularyCompaction(t *testing.T) {
 		t.Errorf("fuzzy index not rebuilt: %q", got)
 	}
 	sameRanking(t, "after vocabulary compaction", ix, reference(map[string]*markdown.Note{"stable.md": prose("stable anchor words")}),
-		[]string{"stable", "anchors", "anchr", word(7)})
-	ix.Add("again.md", prose(word(7)))
-	if hits := ix.Search(word(7), Filter{}, 5); len(hits) != 1 || hits[0].Path != "again.md" {
+		[]string{"stable", "anchors", "anchr", letterWord(7)})
+	ix.Add("again.md", prose(letterWord(7)))
+	if hits := ix.Search(letterWord(7), Filter{}, 5); len(hits) != 1 || hits[0].Path != "again.md" {
 		t.Errorf("a removed word added again: %+v", hits)
 	}
 }

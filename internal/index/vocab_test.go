@@ -36,19 +36,11 @@ func vocabInArena(t *testing.T, what string, sp *space) int {
 // builders', which go with their batch), and a compaction of the vocabulary
 // moves the live ones to new blocks, leaving the dead ones' bytes behind.
 func TestVocabularyInArena(t *testing.T) {
-	word := func(k int) string { // letters only, so the words are stemmed too
-		b := []byte("zq")
-		for range 4 {
-			b = append(b, byte('a'+k%26))
-			k /= 26
-		}
-		return string(b)
-	}
 	var items []Item
 	for n := range 120 {
 		var ws []string
 		for k := range 50 {
-			ws = append(ws, word(n*50+k))
+			ws = append(ws, letterWord(n*50+k))
 		}
 		items = append(items, Item{Path: "tmp/" + ws[0] + ".md", Note: prose(strings.Join(ws, " "))})
 	}
