@@ -347,7 +347,7 @@ func decodeSpace(d *snapshot.Dec, sp *space, stems bool) error {
 		return fmt.Errorf("%w: term arrays of different lengths", snapshot.ErrInvalid)
 	}
 	sp.ids = newIDTable(len(sp.terms))
-	if id := sp.ids.addAll(sp.terms, 0); id >= 0 {
+	if id := sp.ids.addAll(sp.terms); id >= 0 {
 		return fmt.Errorf("%w: term %q twice", snapshot.ErrInvalid, sp.terms[id])
 	}
 	return nil

@@ -206,18 +206,15 @@ func (t *idTable) findOrAddHash(list []string, s string, h uint64) (uint32, bool
 	return id, false
 }
 
-// addAll adds the strings of list from from on, in order, each with its
-// index as id (the table holds the ids of list[:from]), and returns the
-// index of the first string already held (the same as one before it), or -1.
-// The strings are added a group at a time, the group's slots read first
-// (see hashGroup): a start from the index snapshot adds a million terms, a
-// cache miss each when added one after the other.
-func (t *idTable) addAll(list []string, from int) int {
-	if t.slots == nil {
-		*t = newIDTable(len(list) - from)
-	}
+// addAll adds the strings of list to the empty table, in order, each with
+// its index as id, and returns the index of the first string already held
+// (the same as one before it), or -1. The strings are added a group at a
+// time, the group's slots read first (see hashGroup): a start from the
+// index snapshot adds a million terms, a cache miss each when added one
+// after the other.
+func (t *idTable) addAll(list []string) int {
 	var hs [findGroup]uint64
-	for lo := from; lo < len(list); lo += findGroup {
+	for lo := 0; lo < len(list); lo += findGroup {
 		g := list[lo:min(lo+findGroup, len(list))]
 		t.sink += t.hashGroup(g, hs[:len(g)])
 		for i, s := range g {

@@ -129,34 +129,31 @@ func TestFindMany(t *testing.T) {
 	}
 }
 
-// TestAddAll: addAll gives every string of a list its index as id, from
-// the zero table and after ids added one at a time, across groups and the
-// table's growth, and reports the first string already held.
+// TestAddAll: addAll gives every string of a list its index as id, across
+// groups and the table's growth (from a table sized for a few), and reports
+// the first string already held.
 func TestAddAll(t *testing.T) {
-	list := make([]string, 10*findGroup+5)
+	list := make([]string, 100*findGroup+5) // past half of the smallest table's 4,096 slots: it grows
 	for i := range list {
 		list[i] = fmt.Sprintf("s%d", i*11)
 	}
-	for _, from := range []int{0, 3, findGroup + 1} {
-		var tab idTable
-		for i := range from {
-			tab.findOrAdd(list[:i], list[i])
-		}
-		if dup := tab.addAll(list, from); dup != -1 {
-			t.Fatalf("from %d: duplicate at %d", from, dup)
+	for _, size := range []int{len(list), 3} {
+		tab := newIDTable(size)
+		if dup := tab.addAll(list); dup != -1 {
+			t.Fatalf("size %d: duplicate at %d", size, dup)
 		}
 		if tab.count() != len(list) {
-			t.Fatalf("from %d: %d ids for %d strings", from, tab.count(), len(list))
+			t.Fatalf("size %d: %d ids for %d strings", size, tab.count(), len(list))
 		}
 		for i, s := range list {
 			if id, ok := tab.find(list, s); !ok || int(id) != i {
-				t.Fatalf("from %d: %q: %d %v, want %d", from, s, id, ok, i)
+				t.Fatalf("size %d: %q: %d %v, want %d", size, s, id, ok, i)
 			}
 		}
 	}
 	withDup := append(append([]string{}, list[:2*findGroup]...), list[7], "new")
-	var tab idTable
-	if dup := tab.addAll(withDup, 0); dup != 2*findGroup {
+	tab := newIDTable(len(withDup))
+	if dup := tab.addAll(withDup); dup != 2*findGroup {
 		t.Fatalf("duplicate reported at %d, want %d", dup, 2*findGroup)
 	}
 }
@@ -181,7 +178,7 @@ func BenchmarkIDTableBuild(b *testing.B) {
 	b.Run("addAll", func(b *testing.B) {
 		for b.Loop() {
 			t := newIDTable(len(terms))
-			t.addAll(terms, 0)
+			t.addAll(terms)
 		}
 	})
 }
