@@ -108,6 +108,25 @@ func (it *piter) next() (c uint32, t tfq, ok bool) {
 	return it.c, unrot(y), true
 }
 
+// nextSlot reads the posting of a plist's data d at i that follows a
+// posting at chunk slot c, without its tf: it returns the posting's slot
+// and where the next posting begins. Small enough to be inlined, unlike
+// piter.next, for the loops that only need the slots.
+func nextSlot(d []byte, i int, c uint32) (uint32, int) {
+	x := uint32(d[i])
+	i++
+	if x >= 0x80 {
+		x, i = uvarintRest(d, i, x)
+	}
+	if x&1 == 0 {
+		for d[i] >= 0x80 {
+			i++
+		}
+		i++
+	}
+	return c + x>>1, i
+}
+
 // uvarintRest finishes a uvarint whose first byte, x, has its high bit set;
 // d[i:] holds the rest. The values are at most 32 bits.
 func uvarintRest(d []byte, i int, x uint32) (uint32, int) {

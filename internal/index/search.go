@@ -376,72 +376,58 @@ func (ix *Index) addElided(sc *scorer, id uint32, l langID, scored uint32) {
 	// only until the elided ones are all found, and not at all when there
 	// is none. In a vault of several languages the term's list is mostly
 	// chunks of the others, read once per language for nothing before.
-	stored := ix.stems.post[id].iter()
+	sd := ix.stems.post[id].data
+	// The stored postings' slots are marked, and counted when live.
+	mark := sc.s.marks(len(clen))
 	live := uint32(0)
-	for c, _, ok := stored.next(); ok; c, _, ok = stored.next() {
+	first, c := uint32(0), uint32(0)
+	for i := 0; i < len(sd); {
+		c, i = nextSlot(sd, i, c)
+		mark[c>>6] |= 1 << (c & 63)
 		if clen[c] != linkDeadLen {
 			live++
 		}
+	}
+	if len(sd) > 0 {
+		first, _ = nextSlot(sd, 0, 0)
+		defer clear(mark[first>>6 : c>>6+1])
 	}
 	df := ix.stems.df[id]
 	if df <= live {
 		return
 	}
-	left := df - live // the elided postings still to find
-	buf := &sc.s.elided
-	buf.reset()
-	stored = ix.stems.post[id].iter()
-	sc2, _, more := stored.next()
-	// The term's list decoded here (piter.next does not inline): in a
-	// vault of several languages most of it is chunks of the others, so
-	// the language is looked at first (one byte a chunk), and the stored
-	// list is only caught up for a chunk of this language.
-	d := ix.exact.post[e].data
-	c := uint32(0)
-	for i := 0; i < len(d) && left > 0; {
-		x := uint32(d[i])
-		i++
-		if x >= 0x80 {
-			x, i = uvarintRest(d, i, x)
-		}
-		c += x >> 1
-		t := tfOne
-		if x&1 == 0 {
-			y := uint32(d[i])
-			i++
-			if y >= 0x80 {
-				y, i = uvarintRest(d, i, y)
-			}
-			t = unrot(y)
-		}
-		if clang[c] != l {
-			continue
-		}
-		for more && sc2 < c {
-			sc2, _, more = stored.next()
-		}
-		if more && sc2 == c || clen[c] == linkDeadLen {
-			continue
-		}
-		buf.add(c, t)
-		left--
-	}
-	if buf.n > 0 {
-		sc.addList(buf, ix.exact.big, ix.stemWeight, ix.stems.df[id], true)
-	}
+	// The term's list, scored but for the chunks of other languages, the
+	// stored and the dead, until the elided postings are all found.
+	sc.scoreList(ix.exact.post[e].data, ix.exact.big, ix.stemWeight, df, true, &elision{lang: l, clang: clang, mark: mark, left: df - live})
+}
+
+// elision selects, of a term's posting list, the postings elided from a
+// stem's (see addElided): those of chunks in language lang not marked in
+// mark (a bit per chunk slot: the stem's stored postings) and not dead,
+// the first left of them.
+type elision struct {
+	lang  langID
+	clang []langID
+	mark  []uint64
+	left  uint32
 }
 
 // addList scores a posting list of a term of weight w and document
 // frequency df (see add). Link slots count only for a term whose idf is at
 // least linkMinIdf.
 func (sc *scorer) addList(l *plist, big []tfCounts, w float64, df uint32, strong bool) {
+	sc.scoreList(l.data, big, w, df, strong, nil)
+}
+
+// scoreList is addList for the list data d, or, with el, for the postings
+// of d that el selects.
+func (sc *scorer) scoreList(d []byte, big []tfCounts, w float64, df uint32, strong bool, el *elision) {
 	s := sc.s
 	wi, links := sc.factor(w, df)
 	clen := sc.clen
 	wH, wTi, wT, wP, wC, wL := sc.fw.Heading, sc.fw.Title, sc.fw.Tags, sc.fw.Prose, sc.fw.Code, sc.fw.Link
 	bodyBase, bodyPerLen, headBase, headPerLen := sc.bodyBase, sc.bodyPerLen, sc.headBase, sc.headPerLen
 	accs := s.acc
-	d := l.data
 	c := uint32(0)
 	for i := 0; i < len(d); {
 		// One posting of the plist (decoded here rather than through
@@ -462,6 +448,14 @@ func (sc *scorer) addList(l *plist, big []tfCounts, w float64, df uint32, strong
 			t = unrot(y)
 		}
 		cl := clen[c]
+		if el != nil {
+			if el.clang[c] != el.lang || el.mark[c>>6]&(1<<(c&63)) != 0 || cl == linkDeadLen {
+				continue
+			}
+			if el.left--; el.left == 0 {
+				d = d[:i] // the last one: the loop ends after it
+			}
+		}
 		var v float64
 		if cl >= 0 && t&^tfProse == 0 {
 			// Prose only, the most common posting: with tb = prose x
@@ -560,7 +554,7 @@ type scratch struct {
 	termTouched []uint32
 	touched     []uint32
 	calls       []scoreCall // the lists scored, for explain
-	elided      plist       // addElided's list
+	mark        []uint64    // addElided's marks, a bit per chunk slot, all clear between calls
 	linkTouched []uint32    // the link slots the current term matched
 	// the title phrase bonus of the query (see queryPairs)
 	words     []queryWord
@@ -577,6 +571,14 @@ type scratch struct {
 type acc struct {
 	term, total float64
 	strong      bool
+}
+
+// marks returns the scratch's marks, room for n chunk slots.
+func (s *scratch) marks(n int) []uint64 {
+	if w := (n + 63) / 64; len(s.mark) < w {
+		s.mark = make([]uint64, w+w/4)
+	}
+	return s.mark
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
