@@ -633,18 +633,28 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 		pm0 = s.pairMasks[0]
 	}
 	// The note factors are at most 1 and the title phrase bonus at most
-	// pairMax, so a chunk whose score plus pairMax is below the worst kept
-	// hit is passed over before its note is looked at (a random read).
+	// pairMax, and only a note's first chunk (the chunk of index 0) earns
+	// it, so a chunk whose score plus its bonus's bound is below the worst
+	// kept hit is passed over before its note is looked at (a random
+	// read). (With pairMax for every chunk, most of the chunks of a
+	// two-word query on the Obsidian hub were looked at.)
 	maxBonus := 0.0
 	if bonus {
 		maxBonus = s.pairMax
 	}
+	cidx := ix.cidx
 	for _, c := range s.touched {
 		a := &s.acc[c]
 		score, strong := a.total, a.strong
 		a.total, a.strong = 0, false
-		if h.full() && score+maxBonus < h.items[0].Score {
-			continue
+		if h.full() {
+			bound := score
+			if cidx[c] == 0 {
+				bound += maxBonus
+			}
+			if bound < h.items[0].Score {
+				continue
+			}
 		}
 		info := &ix.notes[ix.cnote[c]]
 		if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
