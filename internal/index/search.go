@@ -85,7 +85,13 @@ func (ix *Index) search(query string, f Filter, max int, explain bool) []Hit {
 				}
 			}
 		}
-		ix.endTerm(s)
+		if i < len(terms)-1 {
+			ix.endTerm(s)
+		} else {
+			// The last term's scores stay in acc.term: collect adds them
+			// as it reads each chunk, which saves a pass over its chunks.
+			ix.foldLinks(s)
+		}
 	}
 	s.pairs, s.pairMax, s.pairMaxW = s.pairs[:0], 0, 0
 	if len(seq) > 1 {
@@ -592,7 +598,23 @@ func getScratch(n int) *scratch {
 	return s
 }
 
+// endTerm adds the current term's scores to the query's.
 func (ix *Index) endTerm(s *scratch) {
+	ix.foldLinks(s)
+	for _, c := range s.termTouched {
+		a := &s.acc[c]
+		if a.total == 0 {
+			s.touched = append(s.touched, c)
+		}
+		a.total += a.term
+		a.term = 0
+	}
+	s.termTouched = s.termTouched[:0]
+}
+
+// foldLinks folds the current term's link slot scores into their notes'
+// first chunks.
+func (ix *Index) foldLinks(s *scratch) {
 	// A link slot's score for the term joins its note's first chunk's: the
 	// better of the two, plus linkOverlap x the other.
 	for _, l := range s.linkTouched {
@@ -611,19 +633,14 @@ func (ix *Index) endTerm(s *scratch) {
 		}
 	}
 	s.linkTouched = s.linkTouched[:0]
-	for _, c := range s.termTouched {
-		a := &s.acc[c]
-		if a.total == 0 {
-			s.touched = append(s.touched, c)
-		}
-		a.total += a.term
-		a.term = 0
-	}
-	s.termTouched = s.termTouched[:0]
 }
 
 // collect applies the filter and note factors, picks the best max hits and
-// resets the scratch.
+// resets the scratch. The last term's scores are still in acc.term (see
+// search): a chunk's score is its total plus its term, the sum endTerm
+// would have made. The last term's chunks are read first, then those of
+// the earlier terms, each chunk once (one read cleared its scores, so a
+// second read finds 0, which no scored chunk has).
 func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 	var h hitHeap
 	h.max = max
@@ -643,41 +660,46 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 		maxBonus = s.pairMax
 	}
 	cidx := ix.cidx
-	for _, c := range s.touched {
-		a := &s.acc[c]
-		score, strong := a.total, a.strong
-		a.total, a.strong = 0, false
-		if h.full() {
-			bound := score
-			if cidx[c] == 0 {
-				bound += maxBonus
+	for _, list := range [2][]uint32{s.termTouched, s.touched} {
+		for _, c := range list {
+			a := &s.acc[c]
+			score, strong := a.total+a.term, a.strong
+			if score == 0 {
+				continue // read with the last term's chunks
 			}
-			if bound < h.items[0].Score {
+			a.total, a.term, a.strong = 0, 0, false
+			if h.full() {
+				bound := score
+				if cidx[c] == 0 {
+					bound += maxBonus
+				}
+				if bound < h.items[0].Score {
+					continue
+				}
+			}
+			info := &ix.notes[ix.cnote[c]]
+			if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
+				score += s.titleBonus(info.pairs)
+			}
+			score *= info.mult
+			if h.full() && score <= h.items[0].Score {
+				if score < h.items[0].Score {
+					continue // below the worst kept hit: no need to look further
+				}
+				// A tie with the worst kept hit, common where many chunks
+				// score alike (nine offers in ten on the hub): the path
+				// decides, as in offer, before the chunk's index is read.
+				if strings.Compare(info.path, h.items[0].Path) > 0 {
+					continue
+				}
+			}
+			if !pf.pass(info) {
 				continue
 			}
+			h.offer(cand{Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score, Fuzzy: !strong}, c})
 		}
-		info := &ix.notes[ix.cnote[c]]
-		if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
-			score += s.titleBonus(info.pairs)
-		}
-		score *= info.mult
-		if h.full() && score <= h.items[0].Score {
-			if score < h.items[0].Score {
-				continue // below the worst kept hit: no need to look further
-			}
-			// A tie with the worst kept hit, common where many chunks
-			// score alike (nine offers in ten on the hub): the path
-			// decides, as in offer, before the chunk's index is read.
-			if strings.Compare(info.path, h.items[0].Path) > 0 {
-				continue
-			}
-		}
-		if !pf.pass(info) {
-			continue
-		}
-		h.offer(cand{Hit{Path: info.path, Chunk: int(ix.cidx[c]), Score: score, Fuzzy: !strong}, c})
 	}
-	s.touched = s.touched[:0]
+	s.touched, s.termTouched = s.touched[:0], s.termTouched[:0]
 	out := h.items
 	slices.SortFunc(out, func(a, b cand) int { return cmpHit(a.Hit, b.Hit) })
 	return out
