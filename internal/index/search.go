@@ -491,7 +491,7 @@ func (sc *scorer) scoreList(d []byte, big []tfCounts, w float64, df uint32, stro
 		} else {
 			// A link slot: only the link field, whose count is kept as the
 			// heading count; tf~ = k1 x tl/kl and wi x tf~/(tf~ + k1) is
-			// wi x tl / (tl + kl). Its chunks are listed apart (endTerm
+			// wi x tl / (tl + kl). Its chunks are listed apart (foldLinks
 			// folds them into their notes' first chunks).
 			kl := sc.linkBase + sc.linkPerLen*float64(linkSlotLenBase-cl)
 			tl := float64(t.counts(big)[fHeading]) * wL
