@@ -166,6 +166,26 @@ func TestStopwordTable(t *testing.T) {
 			t.Errorf("%q should not be a dropped stopword", w)
 		}
 	}
+	// Against a map of the lists: every stopword, and words one byte away
+	// from one (cut, grown, changed at each end and in the middle, of
+	// every length the table packs).
+	want := map[string]uint8{}
+	for l, list := range stopLists {
+		for _, w := range strings.Fields(list) {
+			want[w] |= 1 << l
+		}
+	}
+	for w := range want {
+		tries := []string{w, w[:len(w)-1], w[1:], w + "s", "x" + w, w[:len(w)/2] + "q" + w[len(w)/2+1:], strings.ToUpper(w[:1]) + w[1:]}
+		for _, s := range tries {
+			if s == "" || len(s) > maxStopLen {
+				continue
+			}
+			if got := stopLangs(s); got != want[s] {
+				t.Errorf("stopLangs(%q) = %b, want %b", s, got, want[s])
+			}
+		}
+	}
 }
 
 func TestLevenshtein(t *testing.T) {
