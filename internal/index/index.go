@@ -1110,7 +1110,7 @@ func (ix *Index) removeLocked(path string) bool {
 		ix.dropLinkSlot(li)
 	}
 	info := &ix.notes[slot]
-	ix.dropTerms(info.terms, info.stems)
+	ix.dropTerms(info.terms, info.stems, info.lang)
 	for c := info.first; c < info.first+info.n; c++ {
 		ix.cnote[c] = noNote
 		ix.clen[c] = linkDeadLen
@@ -1129,22 +1129,31 @@ func (ix *Index) removeLocked(path string) bool {
 }
 
 // dropTerms takes the postings of removed slots, whose terms and stems are
-// listed (see termCount), out of the document frequencies. Caller holds
-// the write lock.
-func (ix *Index) dropTerms(terms, stems []byte) {
-	for _, sp := range [...]struct {
-		sp    *space
-		terms []byte
-		stems bool
-	}{{&ix.exact, terms, false}, {&ix.stems, stems, true}} {
-		eachTerm(sp.terms, sp.stems, func(e termCount) {
-			sp.sp.df[e.id] -= e.stored + e.elided
-			if sp.sp.df[e.id] == 0 {
-				sp.sp.empty++
-			}
-			ix.deadPostings += int(e.stored)
-		})
+// listed (see termCount), out of the document frequencies; lang is their
+// language, that of their stems. Caller holds the write lock.
+func (ix *Index) dropTerms(terms, stems []byte, lang langID) {
+	drop := func(sp *space, id, n uint32) {
+		sp.df[id] -= n
+		if sp.df[id] == 0 {
+			sp.empty++
+		}
 	}
+	var key []byte
+	eachTerm(terms, false, func(e termCount) {
+		drop(&ix.exact, e.id, e.stored)
+		ix.deadPostings += int(e.stored)
+		if e.elided > 0 {
+			// The postings of the stem the term is the stem of, elided.
+			key = append(append(key[:0], byte('A'+lang)), ix.exact.terms[e.id]...)
+			if sid, ok := ix.stems.id(string(key)); ok {
+				drop(&ix.stems, sid, e.elided)
+			}
+		}
+	})
+	eachTerm(stems, true, func(e termCount) {
+		drop(&ix.stems, e.id, e.stored)
+		ix.deadPostings += int(e.stored)
+	})
 }
 
 // selfTerm returns the exact term spelled as stem id when that term is its

@@ -192,7 +192,7 @@ func (ix *Index) dropLinkSlot(li *linkInfo) {
 		return
 	}
 	ix.settle() // the slot's term list is read below
-	ix.dropTerms(li.terms, li.stems)
+	ix.dropTerms(li.terms, li.stems, ix.clang[li.slot])
 	ix.cnote[li.slot] = noNote
 	ix.clen[li.slot] = linkDeadLen
 	ix.dead++

@@ -143,20 +143,28 @@ func uvarintRest(d []byte, i int, x uint32) (uint32, int) {
 
 // A note's term lists say which terms and stems it holds and in how many of
 // its chunks, so that removing it decrements every df without reading a
-// posting list. They are sorted by id and stored compressed:
+// posting list. They are sorted by id and stored compressed, gap being an
+// entry's id minus the previous one's (the first's minus 0):
 //
-//   - terms: uvarint(gap<<1 | more) per term, gap being the id minus the
-//     previous one's (the first's minus 0), and more saying uvarint(chunks)
-//     follows (otherwise the term is in one chunk);
-//   - stems: uvarint(gap<<2 | kind): kind 0, one chunk with a stored posting;
-//     kind 1, one chunk whose posting was elided (see elideStems); kind 2,
-//     uvarint(stored) and uvarint(elided) follow.
+//   - terms: uvarint(gap<<2 | kind) per term: kind 0, the term is in one
+//     chunk; kind 1, in one chunk, where the posting of the stem it is the
+//     stem of was elided (see elideStems); kind 2, uvarint(chunks) follows;
+//     kind 3, uvarint(chunks) and uvarint(elided) follow, elided being the
+//     chunks where its stem's posting was elided;
+//   - stems: uvarint(gap<<1 | more) per stem, more saying uvarint(chunks)
+//     follows (otherwise one chunk): the chunks with a stored posting.
 //
-// Measured on the same vaults: 1.3 and 1.5 bytes an entry, against the 4 of
-// the plain id list (without counts) it replaced.
+// An elided posting is always that of the term spelled as its stem, so the
+// term's entry counts it (the stem is found by its key, the note's language
+// and the term), and a stem whose postings in the note are all elided has
+// no entry. Format 4 of the snapshot gave each stem an entry, elided or
+// stored: on 8,192 notes of the generated 100k-note vault this form lists
+// 294,000 stems where that one listed about 2.5 million, on the Obsidian
+// hub 214,000 where it listed about 517,000.
 type termCount struct {
-	id             uint32
-	stored, elided uint32 // exact terms: chunks in stored
+	id     uint32
+	stored uint32 // the chunks with a stored posting
+	elided uint32 // terms: the chunks where the posting of their stem was elided
 }
 
 // appendTermList encodes tc (sorted by id, ids distinct); stems says which
@@ -167,17 +175,18 @@ func appendTermList(b []byte, tc []termCount, stems bool) []byte {
 		gap := uint64(e.id - prev)
 		prev = e.id
 		switch {
-		case !stems && e.stored == 1:
+		case stems && e.stored == 1:
 			b = binary.AppendUvarint(b, gap<<1)
-		case !stems:
+		case stems:
 			b = binary.AppendUvarint(b, gap<<1|1)
 			b = binary.AppendUvarint(b, uint64(e.stored))
-		case e.stored == 1 && e.elided == 0:
-			b = binary.AppendUvarint(b, gap<<2)
-		case e.stored == 0 && e.elided == 1:
-			b = binary.AppendUvarint(b, gap<<2|1)
-		default:
+		case e.stored == 1 && e.elided <= 1:
+			b = binary.AppendUvarint(b, gap<<2|uint64(e.elided))
+		case e.elided == 0:
 			b = binary.AppendUvarint(b, gap<<2|2)
+			b = binary.AppendUvarint(b, uint64(e.stored))
+		default:
+			b = binary.AppendUvarint(b, gap<<2|3)
 			b = binary.AppendUvarint(b, uint64(e.stored))
 			b = binary.AppendUvarint(b, uint64(e.elided))
 		}
@@ -192,7 +201,7 @@ func eachTerm(b []byte, stems bool, fn func(termCount)) {
 		x, n := binary.Uvarint(b[i:])
 		i += n
 		e := termCount{stored: 1}
-		if !stems {
+		if stems {
 			id += uint32(x >> 1)
 			if x&1 != 0 {
 				v, n := binary.Uvarint(b[i:])
@@ -203,13 +212,16 @@ func eachTerm(b []byte, stems bool, fn func(termCount)) {
 			id += uint32(x >> 2)
 			switch x & 3 {
 			case 1:
-				e.stored, e.elided = 0, 1
-			case 2:
+				e.elided = 1
+			case 2, 3:
 				v, n := binary.Uvarint(b[i:])
 				i += n
-				w, m := binary.Uvarint(b[i:])
-				i += m
-				e.stored, e.elided = uint32(v), uint32(w)
+				e.stored = uint32(v)
+				if x&3 == 3 {
+					w, m := binary.Uvarint(b[i:])
+					i += m
+					e.elided = uint32(w)
+				}
 			}
 		}
 		e.id = id
@@ -250,11 +262,11 @@ func (te *termEncoder) encode(local []byte, stems bool, g []uint32) []byte {
 
 // appendLocalCount appends one entry of a note's counts as the builder keeps
 // them until the merge (local ids, in the order met): uvarint(id),
-// uvarint(stored) and, for a stem, uvarint(elided).
+// uvarint(stored) and, for a term, uvarint(elided).
 func appendLocalCount(b []byte, e termCount, stem bool) []byte {
 	b = binary.AppendUvarint(b, uint64(e.id))
 	b = binary.AppendUvarint(b, uint64(e.stored))
-	if stem {
+	if !stem {
 		b = binary.AppendUvarint(b, uint64(e.elided))
 	}
 	return b
@@ -272,7 +284,7 @@ func globalCounts(b []byte, stem bool, g []uint32, tc []termCount) []termCount {
 		v, n = binary.Uvarint(b[i:])
 		i += n
 		e.stored = uint32(v)
-		if stem {
+		if !stem {
 			v, n = binary.Uvarint(b[i:])
 			i += n
 			e.elided = uint32(v)

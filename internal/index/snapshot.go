@@ -432,17 +432,11 @@ func checkTermList(b []byte, stems bool, n int) error {
 		}
 		extra := 0
 		if stems {
-			id += uint64(x >> 2)
-			if x&3 == 2 {
-				extra = 2
-			} else if x&3 == 3 {
-				return fmt.Errorf("%w: bad term list", snapshot.ErrInvalid)
-			}
-		} else {
 			id += uint64(x >> 1)
-			if x&1 != 0 {
-				extra = 1
-			}
+			extra = int(x & 1)
+		} else {
+			id += uint64(x >> 2)
+			extra = max(0, int(x&3)-1) // kinds 2 and 3: 1 and 2 counts follow
 		}
 		for range extra {
 			if i < len(b) && b[i] < 0x80 {

@@ -316,18 +316,18 @@ func checkTermListPlain(b []byte, stems bool, n int) error {
 		}
 		i += k
 		extra := 0
+		switch {
+		case stems && x&1 != 0:
+			extra = 1
+		case !stems && x&3 == 2:
+			extra = 1
+		case !stems && x&3 == 3:
+			extra = 2
+		}
 		if stems {
-			id += uint64(x >> 2)
-			if x&3 == 2 {
-				extra = 2
-			} else if x&3 == 3 {
-				return fmt.Errorf("bad term list")
-			}
-		} else {
 			id += uint64(x >> 1)
-			if x&1 != 0 {
-				extra = 1
-			}
+		} else {
+			id += uint64(x >> 2)
 		}
 		for range extra {
 			_, k := uvarint32(b[i:])

@@ -47,8 +47,9 @@ import (
 // Format is the version of the file layout; bump it with any change of what
 // Enc writes for a snapshot. 2: the index's title field and link texts. 3:
 // the vault's files listed instead of digested, the notes in path order.
-// 4: the resolved link graph, in a section.
-const Format = 4
+// 4: the resolved link graph, in a section. 5: a note's elided stem
+// postings counted in its term list, not its stem list.
+const Format = 5
 
 const magic = "VMCPSNAP"
 
