@@ -686,6 +686,7 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 	p := b.p
 	stemmed := stemFuncs[lang] != nil
 	elide := elideStems && b.major(lang)
+	fast := elideFast && elide // candidates: see above
 	first = uint32(len(p.cidx))
 	b.tlist, b.slist = b.tlist[:0], b.slist[:0]
 	b.stamp++
@@ -702,7 +703,7 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 			sink := b.sink
 			for i := range b.ctf[start:end] {
 				e := &b.ctf[start+i]
-				if sp := b.terms[e.term].stem; sp.done && sp.a >= 0 && !(elideFast && elide && sp.self && e.ptf.equal(&e.tf)) {
+				if sp := b.terms[e.term].stem; sp.done && sp.a >= 0 && !(fast && sp.self && e.ptf.equal(&e.tf)) {
 					sink += b.stems[sp.a].acc[0]
 				}
 			}
@@ -720,7 +721,7 @@ func (b *builder) flush(lang langID, cnote uint32) (first, n uint32, sum float64
 			if stemmed {
 				sp := b.stemIDs(lang, e.term)
 				switch {
-				case elideFast && elide && sp.self && e.ptf.equal(&e.tf):
+				case fast && sp.self && e.ptf.equal(&e.tf):
 					b.cands = append(b.cands, elideCand{ctf: uint32(start + i), stem: uint32(sp.a)})
 				default:
 					if !e.ptf.zero() {

@@ -1138,14 +1138,12 @@ func (ix *Index) dropTerms(terms, stems []byte, lang langID) {
 			sp.empty++
 		}
 	}
-	var key []byte
 	eachTerm(terms, false, func(e termCount) {
 		drop(&ix.exact, e.id, e.stored)
 		ix.deadPostings += int(e.stored)
 		if e.elided > 0 {
 			// The postings of the stem the term is the stem of, elided.
-			key = append(append(key[:0], byte('A'+lang)), ix.exact.terms[e.id]...)
-			if sid, ok := ix.stems.id(string(key)); ok {
+			if sid, ok := ix.stems.id(stemKey(lang, ix.exact.terms[e.id])); ok {
 				drop(&ix.stems, sid, e.elided)
 			}
 		}
