@@ -47,6 +47,26 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %q", c.cmd, code, out, errOut)
 		}
 	}
+	// The team server's commands: its overview, then the flags of the
+	// command asked about, on stdout, however the help is asked for.
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"team-server", "-h"}, "-oauth-issuer"},
+		{[]string{"team-server", "help"}, "-lease-ttl"},
+		{[]string{"team-server", "--listen", "127.0.0.1:0", "--help"}, "-tls-cert"},
+		{[]string{"team-server", "project", "add", "-h"}, "-remote"},
+		{[]string{"team-server", "project", "list", "-h"}, "-db"},
+		{[]string{"team-server", "key", "add", "NAME", "-h"}, "-read-only"},
+		{[]string{"team-server", "key", "revoke", "--help"}, "-data"},
+	} {
+		out, errOut, code := runBinary(t, nil, c.args...)
+		if code != 0 || !strings.Contains(out, "vaultmcp team-server key add") || !strings.Contains(out, "Flags of ") ||
+			!strings.Contains(out, c.flag) || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
+		}
+	}
 }
 
 // TestVersion: version and --version print the version and succeed

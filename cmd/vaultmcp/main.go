@@ -25,13 +25,19 @@ const usage = `vaultmcp — long-term memory for coding agents in an Obsidian va
 Usage:
   vaultmcp [serve] [--vault DIR] [--read-only] [--lang en|pt]   MCP over stdio (default)
   vaultmcp serve --http ADDR [--api-key KEY] [--allow-origin LIST]
-                [--session-timeout 30m] [--max-sessions 1000] [--body-timeout 10s]
+                 [--session-timeout 30m] [--max-sessions 1000] [--body-timeout 10s]
                                                                 MCP over Streamable HTTP at /mcp
-  vaultmcp search [--vault DIR] [--limit N] [--json] QUERY      search from the terminal (exit 1: nothing found)
-  vaultmcp eval --vault DIR --queries FILE.jsonl [--baseline]   retrieval quality: hit@1, hit@10, MRR@10
-  vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000]     speed and memory figures (see README)
-  vaultmcp team-server --data DIR [--listen ADDR]               shared vaults over the Team Vault REST API
-                                                                (team-server help: projects, keys, TLS)
+  vaultmcp search [--vault DIR] [--limit N] [--json] [--explain] [-v] [filters] QUERY
+                                                                the same search, for a person (exit 1: nothing found)
+                  filters: --type T --folder F --tags A,B --status S --include-raw --lang en|pt
+  vaultmcp eval --vault DIR --queries FILE.jsonl [--json] [-v]  retrieval quality: hit@1, hit@10, MRR@10 (grep beside)
+  vaultmcp bench [--vault DIR] [--sizes 1000,10000,100000] [--out DIR] [--peer qmd] [--json]
+                                                                speed and memory figures (see Performance)
+  vaultmcp bench team [--vault DIR] [--clients 1,16,64] [--for 10s] [--soak 10m]
+                                                                the team server under load (see Team mode)
+  vaultmcp team-server --data DIR [--listen ADDR] [--db postgres://... [--advertise URL] [--lease-ttl 10s]]
+                                                                shared vaults over REST and MCP (see Team mode)
+  vaultmcp team-server project add|list, key add|list|revoke    its management commands (team-server -h)
   vaultmcp version
 
 "vaultmcp COMMAND -h" lists the flags of a command.

@@ -42,3 +42,25 @@ func TestReadmeSetUp(t *testing.T) {
 		t.Error(".ci/run does not install a C compiler when one is missing")
 	}
 }
+
+// TestReadmeCommandLine: the README's overview of the command line is the
+// one `vaultmcp --help` prints, line for line.
+func TestReadmeCommandLine(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	sec := text[strings.Index(text, "## Command line"):]
+	lo := strings.Index(sec, "```\n") + len("```\n")
+	block := sec[lo : lo+strings.Index(sec[lo:], "```")]
+	u := usage[strings.Index(usage, "Usage:\n")+len("Usage:\n"):]
+	u = u[:strings.Index(u, "\n\n")+1]
+	var want strings.Builder
+	for _, l := range strings.SplitAfter(u, "\n") {
+		want.WriteString(strings.TrimPrefix(l, "  "))
+	}
+	if block != want.String() {
+		t.Errorf("the README's command line block differs from the usage text:\n--- README\n%s--- usage (de-indented)\n%s", block, want.String())
+	}
+}

@@ -104,6 +104,7 @@ func TestRemoteEveryTool(t *testing.T) {
 		}
 	}
 	line := ""
+	logSays(stderr, "connected to the team server")
 	for _, l := range strings.Split(stderr.String(), "\n") {
 		if strings.Contains(l, "connected to the team server") {
 			line = l
@@ -176,7 +177,7 @@ func TestRemoteReadOnly(t *testing.T) {
 		if !names["vault_search"] || !names["vault_whoami"] {
 			t.Errorf("read tools missing: %v", names)
 		}
-		if !strings.Contains(stderr.String(), "read_only=true") {
+		if !logSays(stderr, "read_only=true") {
 			t.Errorf("stderr:\n%s", stderr)
 		}
 		if text, _, isErr := call(t, s, "vault_search", map[string]any{"query": "retry"}); isErr {

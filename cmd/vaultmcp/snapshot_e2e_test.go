@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,21 @@ func (l *lockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// logSays reports whether the server's stderr says text, waiting up to 10 s
+// for it: the log line is written before the answer, but stderr reaches the
+// test through its own pipe and copying goroutine, which may lag behind
+// stdout on a loaded machine.
+func logSays(log fmt.Stringer, text string) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(log.String(), text) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // The server writes an index snapshot after its first build and the next
@@ -78,7 +94,7 @@ func TestStdioSnapshotRestart(t *testing.T) {
 
 	s2, log2 := start()
 	second, _, _ := call(t, s2, "vault_search", query)
-	if !strings.Contains(log2.String(), "index snapshot loaded") {
+	if !logSays(log2, "index snapshot loaded") {
 		t.Fatalf("second server did not use the snapshot:\n%s", log2.String())
 	}
 	if second != first {
@@ -102,7 +118,7 @@ func TestStdioSnapshotRestart(t *testing.T) {
 	f.Close()
 	s3, log3 := start()
 	third, _, _ := call(t, s3, "vault_search", map[string]any{"query": "pangolinesque"})
-	if !strings.Contains(log3.String(), "index snapshot loaded") || !strings.Contains(third, "Pangolinesque retries") {
+	if !logSays(log3, "index snapshot loaded") || !strings.Contains(third, "Pangolinesque retries") {
 		t.Fatalf("edited note not re-read:\n%s\n%s", third, log3.String())
 	}
 	s3.Close()

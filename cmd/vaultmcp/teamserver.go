@@ -20,6 +20,7 @@ import (
 const teamUsage = `Usage:
   vaultmcp team-server --data DIR [--listen ADDR] [--tls-cert FILE --tls-key FILE] [--insecure-http]
                        [--lang en|pt] [--rate-limit N] [--rate-burst N] [--public-url URL]
+                       [--oauth-issuer URL --oauth-audience AUD]
                        [--db postgres://... [--advertise URL] [--lease-ttl D]]
                                                        serve the REST API and MCP at /projects/NAME/mcp
   vaultmcp team-server project add --data DIR [--from VAULT_DIR] [--remote GIT_URL [--branch B]] NAME
@@ -44,13 +45,9 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return runTeamProject(ctx, args[1:], stdout, stderr)
 		case "key":
 			return runTeamKey(ctx, args[1:], stdout, stderr)
-		case "help", "-h", "--help":
-			fmt.Fprint(stdout, teamUsage)
-			return nil
 		}
 	}
-	fs := newFlagSet("team-server", stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	fs := newTeamFlagSet("team-server", stderr)
 	data := dataFlag(fs)
 	var l teamserver.Listen
 	fs.StringVar(&l.Addr, "listen", teamserver.DefaultListen, "address to listen on")
@@ -65,12 +62,16 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	publicURL := fs.String("public-url", "", "the server's URL as clients reach it (behind a proxy), for the OAuth protected-resource metadata")
 	advertise := fs.String("advertise", "", "with --db: the URL other replicas forward requests to (default: the address listened on)")
 	leaseTTL := fs.Duration("lease-ttl", teamserver.DefaultLeaseTTL, "with --db: how long a vault lease lasts unless renewed (the longest a dead replica's vaults wait for another)")
-	if err := fs.Parse(args); err != nil {
+	if len(args) > 0 && args[0] == "help" {
+		args[0] = "-h"
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return &exitError{2, err}
 	}
-	if fs.NArg() > 0 {
+	if len(pos) > 0 {
 		fmt.Fprint(stderr, teamUsage)
-		return &exitError{2, fmt.Errorf("team-server: unexpected argument %q", fs.Arg(0))}
+		return &exitError{2, fmt.Errorf("team-server: unexpected argument %q", pos[0])}
 	}
 	if err := l.Check(); err != nil {
 		return err
@@ -124,6 +125,19 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return srv.Serve(ctx, l)
 }
 
+// newTeamFlagSet is newFlagSet for the team server's commands: their usage
+// is the team server's overview, then the flags of the command at hand, on
+// the flag set's output (stdout when asked for with -h, see
+// parseInterleaved).
+func newTeamFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet(name, stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\nFlags of %s:\n", teamUsage, fs.Name())
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // dataFlags are where the team server keeps its data: --data and --db.
 type dataFlags struct{ dir, db string }
 
@@ -146,8 +160,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprint(stderr, teamUsage)
 		return &exitError{2, errors.New("team-server project: add or list")}
 	}
-	fs := newFlagSet("team-server project "+args[0], stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	fs := newTeamFlagSet("team-server project "+args[0], stderr)
 	data := dataFlag(fs)
 	switch args[0] {
 	case "add":
@@ -211,8 +224,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, teamUsage)
 		return &exitError{2, errors.New("team-server key: add, list or revoke")}
 	}
-	fs := newFlagSet("team-server key "+args[0], stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, teamUsage) }
+	fs := newTeamFlagSet("team-server key "+args[0], stderr)
 	data := dataFlag(fs)
 	switch args[0] {
 	case "add":

@@ -1179,7 +1179,7 @@ func (s *Service) resolveNote(field, p string) (string, error) {
 func fieldErr(field string, err error) error {
 	var ve *vaultfs.Error
 	if errors.As(err, &ve) {
-		return &api.Error{Code: string(ve.Code), Field: field, Message: strings.TrimPrefix(ve.Error(), string(ve.Code)+": "), Err: err}
+		return &api.Error{Code: string(ve.Code), Field: field, Message: ve.Detail(), Err: err}
 	}
 	return err
 }

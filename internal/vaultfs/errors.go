@@ -60,6 +60,11 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: path %s: %s", e.Code, QuotePath(e.Path), escapeUnprintable(e.Reason))
 }
 
+// Detail is the error's text without its code and the word "path": the
+// quoted path and the reason, for a message that names its field itself
+// ("path: \"../x.md\": '..' climbs out of the vault").
+func (e *Error) Detail() string { return QuotePath(e.Path) + ": " + escapeUnprintable(e.Reason) }
+
 // ErrorCode returns the stable code (internal/api.CodeOf reads it).
 func (e *Error) ErrorCode() string { return string(e.Code) }
 
