@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	"github.com/vaultmcp/vaultmcp/internal/mcphttp"
 	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
@@ -80,6 +81,12 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	cctx, cancel := context.WithTimeout(ctx, connectWait)
 	id, err := client.Connect(cctx)
 	cancel()
+	if err != nil && api.CodeOf(err) == teamclient.CodeUnauthorized {
+		// The server answered, and the key is not one it knows (or it was
+		// revoked): no later call can succeed until the setting changes,
+		// so say so now rather than serve tools that all fail.
+		return fmt.Errorf("TEAM_VAULT_API_KEY: the team server at %s refused the key: %w", client.URL(), err)
+	}
 	if err != nil {
 		log.Warn("team server not reachable at start; the tools will try again", "url", client.URL(), "read_only", readOnly, "project", client.DefaultProject(), "err", err)
 	} else {

@@ -260,6 +260,29 @@ func TestRemoteCancel(t *testing.T) {
 }
 
 // Missing URL or key: exit 1 with one usage line naming the variables.
+// TestRemoteKeyRefused: a key the team server refuses at start (unknown,
+// or revoked) ends the process with status 1 and one line naming the
+// variable, not a server whose every tool fails; the key is not printed.
+func TestRemoteKeyRefused(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	for _, key := range []string{"tv_notakey", ts.rw + "x"} {
+		cmd := exec.Command(binary)
+		cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+ts.url, "TEAM_VAULT_API_KEY="+key)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Errorf("key %.8s…: err = %v, want exit 1; stderr:\n%s", key, err, stderr.String())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if stdout.Len() != 0 || strings.Contains(msg, "\n") || strings.Contains(msg, key) ||
+			!strings.Contains(msg, "TEAM_VAULT_API_KEY") || !strings.Contains(msg, "refused the key") || !strings.Contains(msg, "UNAUTHORIZED") {
+			t.Errorf("key %.8s…: stdout=%q stderr=%q", key, stdout.String(), msg)
+		}
+	}
+}
+
 func TestRemoteConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
 		env  []string
