@@ -38,8 +38,11 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	Data   *Data
-	Lang   string // profile language of the vaults: en or pt
+	Data *Data
+	// Lang is the language of the MCP tools' output and of every vault's new
+	// notes: en or pt. "" (as in local mode without VAULT_LANG): output in
+	// English, each project's notes in its own vault's language (detected).
+	Lang   string
 	Logger *slog.Logger
 	// Now is the clock (tests set it); nil means time.Now.
 	Now func() time.Time
@@ -142,9 +145,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.Lang == "" {
-		cfg.Lang = "en"
 	}
 	l, err := cfg.Data.lock()
 	if err != nil {

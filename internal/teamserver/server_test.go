@@ -544,3 +544,52 @@ func TestImportIsPacked(t *testing.T) {
 		t.Fatalf("the imported vault's objects are not packed:\n%s", out)
 	}
 }
+
+// TestProjectLanguage: with no language set, each project's vault writes in
+// its own language, as in local mode (a Portuguese vault's profile is
+// detected); a language set applies to every project.
+func TestProjectLanguage(t *testing.T) {
+	ctx := context.Background()
+	pt := t.TempDir()
+	for name, text := range map[string]string{
+		"02-conhecimento/go/retentativas.md": "---\ntipo: wiki\ncriado: 2026-01-02\n---\n# Retentativas\n\n## Contexto\n\nEspera exponencial.\n",
+		"02-conhecimento/go/contexto.md":     "---\ntipo: wiki\ncriado: 2026-01-03\n---\n# Contexto em Go\n\n## Contexto\n\nCancelamento.\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(pt, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pt, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ lang, wantEx, wantPt string }{{"", "en", "pt"}, {"en", "en", "en"}, {"pt", "pt", "pt"}} {
+		d, err := OpenData(ctx, t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := d.AddProject(ctx, "ex", filepath.Join("..", "..", "examples", "vault")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := d.AddProject(ctx, "pt", pt); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := New(ctx, Config{Data: d, Lang: tc.lang, NoSnapshots: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]string{"ex": tc.wantEx, "pt": tc.wantPt} {
+			pr, err := srv.project(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pr.svc.Ready(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got, why := pr.svc.Profile(); got != want {
+				t.Errorf("Lang %q, project %s: profile %s (%s), want %s", tc.lang, name, got, why, want)
+			}
+		}
+		srv.Close()
+		d.Close()
+	}
+}
