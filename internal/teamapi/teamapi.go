@@ -64,9 +64,10 @@ type MovedFile struct {
 type MoveAnswer struct {
 	File MovedFile `json:"file"`
 	// LinksRewritten and NotesRewritten count the links the move updated
-	// (extension).
-	LinksRewritten int      `json:"linksRewritten,omitempty"`
-	NotesRewritten int      `json:"notesRewritten,omitempty"`
+	// (extension): always sent, 0 included, so that a client can tell "no
+	// link to rewrite" from a server without the extension (absent).
+	LinksRewritten int      `json:"linksRewritten"`
+	NotesRewritten int      `json:"notesRewritten"`
 	Warnings       []string `json:"warnings,omitempty"`
 }
 
