@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultmcp/vaultmcp/internal/envvars"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 )
 
@@ -62,5 +63,30 @@ func TestReadmeCommandLine(t *testing.T) {
 	}
 	if block != want.String() {
 		t.Errorf("the README's command line block differs from the usage text:\n--- README\n%s--- usage (de-indented)\n%s", block, want.String())
+	}
+}
+
+// TestReadmeEnvironment: every variable that configures vaultmcp (the one
+// list, envvars.Settings, which TestEveryVariableIsCleaned holds to the code) has a
+// row in the README's Environment table.
+func TestReadmeEnvironment(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	sec := text[strings.Index(text, "## Environment"):]
+	sec = sec[:strings.Index(sec, "\n## ")]
+	var rows strings.Builder
+	for _, l := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(l, "| `") {
+			cell, _, _ := strings.Cut(l[2:], " |")
+			rows.WriteString(cell + "\n")
+		}
+	}
+	for _, v := range append([]string{"VAULTMCP_CACHE_DIR", "GOGC", "GOMEMLIMIT", "VAULTMCP_TEST_PG"}, envvars.Settings...) {
+		if !strings.Contains(rows.String(), "`"+v+"`") {
+			t.Errorf("the README's Environment table has no row for %s", v)
+		}
 	}
 }
