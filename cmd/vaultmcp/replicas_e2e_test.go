@@ -41,7 +41,7 @@ func TestThreeReplicas(t *testing.T) {
 	remotes := map[string]string{}
 	for _, n := range names {
 		remotes[n] = filepath.Join(t.TempDir(), n+".git")
-		if out, err := exec.Command("git", "init", "-q", "--bare", remotes[n]).CombinedOutput(); err != nil {
+		if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remotes[n]).CombinedOutput(); err != nil {
 			t.Fatalf("git init --bare: %v %s", err, out)
 		}
 		args := []string{"project", "add", "--data", admin, "--db", db, "--remote", remotes[n], n}
@@ -327,7 +327,7 @@ func TestReplicaCrashMidWrite(t *testing.T) {
 			db := pgtest.DB(t)
 			admin := t.TempDir()
 			remote := filepath.Join(t.TempDir(), "v.git")
-			if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+			if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
 				t.Fatalf("%v %s", err, out)
 			}
 			if _, stderr, err := pgCLI(t, nil, "project", "add", "--data", admin, "--db", db, "--remote", remote, "v"); err != nil {

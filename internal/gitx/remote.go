@@ -110,6 +110,35 @@ func RemoteHeads(ctx context.Context, remote string) (map[string]string, string,
 	return heads, head, nil
 }
 
+// RemoteUnbornHead returns the branch that the HEAD of an empty remote
+// names, which git ls-remote does not show: a clone learns it (protocol
+// v2's "unborn", git 2.31 and later on both ends), so an empty bare
+// repository is cloned into a temporary folder and its HEAD read there.
+// "" when the remote does not say (an older git on either end: the clone
+// then takes this side's default branch, a name chosen here so that it
+// is recognised).
+func RemoteUnbornHead(ctx context.Context, remote string) (string, error) {
+	tmp, err := os.MkdirTemp("", "vaultmcp-head-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	const unknown = "vaultmcp-remote-head-unknown"
+	r := &Repo{dir: tmp, Timeout: DefaultTimeout}
+	if _, err := r.run(ctx, runOpts{pre: []string{"-c", "init.defaultBranch=" + unknown}}, "clone", "--quiet", "--bare", "--", remote, "probe"); err != nil {
+		return "", err
+	}
+	out, err := (&Repo{dir: filepath.Join(tmp, "probe"), Timeout: DefaultTimeout}).Run(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	head, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	if !ok || head == unknown || CheckBranch(head) != nil {
+		return "", nil
+	}
+	return head, nil
+}
+
 // Clone clones branch of remote into dir (which must not exist or be
 // empty) and opens it.
 func Clone(ctx context.Context, remote, branch, dir string) (*Repo, error) {

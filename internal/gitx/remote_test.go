@@ -57,6 +57,20 @@ func TestRemoteClone(t *testing.T) {
 	if _, _, err := RemoteHeads(ctx, filepath.Join(t.TempDir(), "missing.git")); err == nil {
 		t.Error("RemoteHeads of a missing remote: no error")
 	}
+	// An empty remote's HEAD is not listed, but a clone learns it.
+	for _, b := range []string{"master", "trunk", "team/notes"} {
+		empty := filepath.Join(t.TempDir(), "empty.git")
+		git(t, t.TempDir(), "init", "-q", "--bare", "-b", b, empty)
+		if head, err := RemoteUnbornHead(ctx, empty); err != nil || head != b {
+			t.Errorf("RemoteUnbornHead of an empty remote whose HEAD names %s = %q (%v)", b, head, err)
+		}
+		if head, err := RemoteUnbornHead(ctx, "file://"+empty); err != nil || head != b {
+			t.Errorf("RemoteUnbornHead of file:// to an empty remote whose HEAD names %s = %q (%v)", b, head, err)
+		}
+	}
+	if _, err := RemoteUnbornHead(ctx, filepath.Join(t.TempDir(), "missing.git")); err == nil {
+		t.Error("RemoteUnbornHead of a missing remote: no error")
+	}
 
 	base := t.TempDir()
 	a, err := Clone(ctx, remote, branch, filepath.Join(base, "a"))
@@ -187,5 +201,19 @@ func TestRenameBranchAndFirstPush(t *testing.T) {
 	}
 	if err := r.RenameBranch(ctx, "bad..name"); err == nil {
 		t.Error("RenameBranch(bad..name): no error")
+	}
+}
+
+// TestRemoteUnbornHeadUnknown: over a protocol that cannot tell an unborn
+// HEAD (git's version 0, as an older git speaks), the answer is "", not
+// this side's default branch.
+func TestRemoteUnbornHeadUnknown(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.git")
+	git(t, t.TempDir(), "init", "-q", "--bare", "-b", "trunk", empty)
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "protocol.version")
+	t.Setenv("GIT_CONFIG_VALUE_0", "0")
+	if head, err := RemoteUnbornHead(context.Background(), "file://"+empty); err != nil || head != "" {
+		t.Errorf("RemoteUnbornHead over protocol 0 = %q (%v), want \"\"", head, err)
 	}
 }

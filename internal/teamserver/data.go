@@ -273,9 +273,18 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 	branch := spec.Branch
 	if branch == "" {
 		branch = head
+		if branch == "" && len(heads) == 0 {
+			// An empty remote: the branch its HEAD names (a bare
+			// repository made with git's older default names master),
+			// so that a clone of it checks the vault out.
+			if unborn, err := gitx.RemoteUnbornHead(ctx, spec.Remote); err == nil {
+				branch = unborn
+			}
+		}
 		if branch == "" {
 			// No default branch (a bare repository whose HEAD names a
-			// branch nobody pushed): its only branch, else main.
+			// branch nobody pushed, or an older git that does not say):
+			// its only branch, else main.
 			branch = "main"
 			if _, ok := heads["main"]; !ok && len(heads) == 1 {
 				for b := range heads {

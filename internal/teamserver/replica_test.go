@@ -50,7 +50,7 @@ func newCluster(t *testing.T, n int) *cluster {
 	t.Helper()
 	c := &cluster{t: t, db: pgtest.DB(t), clock: &clock{t: time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)}}
 	c.bare = filepath.Join(t.TempDir(), "team.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", c.bare).CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", c.bare).CombinedOutput(); err != nil {
 		t.Fatalf("git init --bare: %v %s", err, out)
 	}
 	for i := 0; i < n; i++ {
@@ -458,7 +458,7 @@ func TestReplicaSettlesDeadWrites(t *testing.T) {
 func TestSingleServerRemote(t *testing.T) {
 	ctx := context.Background()
 	bare := filepath.Join(t.TempDir(), "v.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
 	e := newEnv(t, envOpts{})
@@ -517,7 +517,7 @@ func TestCreateProjectRemote(t *testing.T) {
 	}
 	defer d.Close()
 	bare := filepath.Join(t.TempDir(), "v.git")
-	exec.Command("git", "init", "-q", "--bare", bare).Run()
+	exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).Run()
 	p, _, err := d.CreateProject(ctx, ProjectSpec{Name: "first", From: filepath.Join("..", "..", "examples", "vault"), Remote: bare})
 	if err != nil || p.Branch != "main" || p.Remote != bare {
 		t.Fatalf("into an empty remote: %+v %v", p, err)
@@ -532,6 +532,18 @@ func TestCreateProjectRemote(t *testing.T) {
 	files, _ := d.Store.LiveFiles(ctx, q.ID)
 	if len(files) == 0 {
 		t.Error("the cloned notes have no ids")
+	}
+	// An empty remote whose HEAD names another branch (git's older
+	// default, master) gets the vault on that branch, so that a clone of
+	// it checks the vault out.
+	master := filepath.Join(t.TempDir(), "m.git")
+	exec.Command("git", "init", "-q", "--bare", "-b", "master", master).Run()
+	m, _, err := d.CreateProject(ctx, ProjectSpec{Name: "third", From: filepath.Join("..", "..", "examples", "vault"), Remote: master})
+	if err != nil || m.Branch != "master" {
+		t.Fatalf("into an empty remote whose HEAD names master: %+v %v", m, err)
+	}
+	if out, err := exec.Command("git", "-C", master, "rev-parse", "--verify", "HEAD").CombinedOutput(); err != nil {
+		t.Errorf("the remote's HEAD names no commit after the push: %v\n%s", err, out)
 	}
 	for spec, says := range map[*ProjectSpec]string{
 		{Name: "x1", Remote: bare, From: "."}:                           "--from",
