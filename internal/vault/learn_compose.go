@@ -40,13 +40,24 @@ func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // newNote composes a new note: from _templates/wiki.md when it exists (its
 // expressions filled, see learn_template.go), with frontmatter type wiki,
-// the tags and created today; the insight and its context go right after
-// the title heading, and the links in a Links section.
+// the tags and created today; the insight goes under the template's section
+// for it (insightSections) and the context under its Context section, when
+// it has them, else both right after the title heading; the links go in a
+// Links section.
 func (s *Service) newNote(t *tx, in *learning) []byte {
 	if in.content == nil {
 		in.content = s.composeLearning(t, in)
 	}
 	return in.content
+}
+
+// insightSections are the names of a template's section for what was
+// learned, in either profile's language (the first "## " heading of the
+// template with one of them takes the insight).
+var insightSections = []string{
+	"What we learned", "What I learned", "Learned", "Learning", "Learnings", "Lesson", "Lessons", "Lessons learned",
+	"Insight", "Insights", "Solution", "TIL",
+	"O que aprendemos", "O que aprendi", "Aprendizado", "Aprendizados", "Lição", "Lições", "Lições aprendidas", "Solução",
 }
 
 func (s *Service) composeLearning(t *tx, in *learning) []byte {
@@ -90,11 +101,25 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 		body = "# " + in.title + "\n\n" + strings.TrimLeft(body, "\n")
 		h1 = 1
 	}
-	lead := in.insight + "\n"
+	// The template's own sections for the context and the insight, when
+	// it has them (an empty "## Context" under a bold context line read as
+	// a note half written); else both right after the title heading.
+	ctxLine := ""
 	if in.context != "" {
-		lead += "\n**" + p.contextLabel + ":** " + in.context + "\n"
+		var ok bool
+		if body, ok = fillSection(body, sectionNames(p, func(p profile) string { return p.contextLabel }), in.context+"\n"); !ok {
+			ctxLine = "**" + p.contextLabel + ":** " + in.context + "\n"
+		}
 	}
-	body = insertAfterLine(body, h1, lead)
+	lead := in.insight + "\n"
+	if ctxLine != "" {
+		lead += "\n" + ctxLine
+	}
+	if filled, ok := fillSection(body, insightSections, lead); ok {
+		body = filled
+	} else {
+		body = insertAfterLine(body, h1, lead)
+	}
 	if len(in.links) > 0 {
 		names := sectionNames(p, func(p profile) string { return p.linksSection })
 		for _, l := range in.links {

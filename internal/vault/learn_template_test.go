@@ -209,6 +209,43 @@ func TestLearnTemplateEdgeCases(t *testing.T) {
 	}
 }
 
+// TestLearnTemplateSections: a template with sections for the context and
+// for what was learned gets them filled (its other sections left as they
+// are, prompts kept); without them, both go after the title heading.
+func TestLearnTemplateSections(t *testing.T) {
+	for _, tc := range []struct{ name, tpl, want string }{
+		{"the example vault's template",
+			"---\ntype: wiki\ntags: []\n---\n\n# {{title}}\n\n## Context\n\n## What we learned\n\n## Example\n\n## Links\n",
+			"# Gobbledygook\n\n## Context\n\nincident review\n\n## What we learned\n\nFlibbertigibbet.\n\n## Example\n\n## Links\n\n- [[gc]]\n"},
+		{"prompts kept, names in another case, a level-3 heading inside",
+			"# {{title}}\n\n## CONTEXT\nWhere did this come up?\n\n## Insight\n\n### Details\n\n## Links\n",
+			"# Gobbledygook\n\n## CONTEXT\nWhere did this come up?\n\nincident review\n\n## Insight\n\n### Details\n\nFlibbertigibbet.\n\n## Links\n\n- [[gc]]\n"},
+		{"a section for the insight only: the context below it",
+			"# {{title}}\n\n## Solution\n\n## Links\n",
+			"# Gobbledygook\n\n## Solution\n\nFlibbertigibbet.\n\n**Context:** incident review\n\n## Links\n\n- [[gc]]\n"},
+		{"a section for the context only: the insight after the title",
+			"# {{title}}\n\n## Context\n",
+			"# Gobbledygook\n\nFlibbertigibbet.\n\n## Context\n\nincident review\n\n## Links\n\n- [[gc]]\n"},
+		{"neither",
+			"# {{title}}\n\n## Example\n",
+			"# Gobbledygook\n\nFlibbertigibbet.\n\n**Context:** incident review\n\n## Example\n\n## Links\n\n- [[gc]]\n"},
+	} {
+		dir, s := openLearn(t, with(learnVault, map[string]string{"_templates/wiki.md": tc.tpl}), learnOpts{})
+		res := learn(t, s, api.LearnRequest{Title: "Gobbledygook", Insight: "Flibbertigibbet.", Context: "incident review", Domain: "go", Links: []string{"gc"}})
+		got := read(t, dir, res.Path)
+		if _, body, _ := strings.Cut(got, "---\n#"); !strings.HasPrefix(got, "---\n") || "#"+body != tc.want {
+			if _, body, _ = strings.Cut(got, "---\n\n#"); "#"+body != tc.want {
+				t.Errorf("%s:\n%s\nwant the body:\n%s", tc.name, got, tc.want)
+			}
+		}
+		// A retry finds the insight recorded (the note is not written twice).
+		again := learn(t, s, api.LearnRequest{Title: "Gobbledygook", Insight: "Flibbertigibbet.", Context: "incident review", Domain: "go", Links: []string{"gc"}})
+		if after := read(t, dir, res.Path); after != got || again.Path != res.Path {
+			t.Errorf("%s: the same learning again changed the note (%s):\n%s", tc.name, again.Path, after)
+		}
+	}
+}
+
 // TestLearnTemplaterTemplate: a vault whose templates use Templater (as the
 // seed vault's do) gets them filled; what cannot be filled is left out with
 // a warning, so no template syntax reaches the new note's title or
@@ -221,8 +258,10 @@ func TestLearnTemplaterTemplate(t *testing.T) {
 	})
 	dir, s := openLearn(t, files, learnOpts{lang: "pt"})
 	res := learn(t, s, api.LearnRequest{Title: "Guarda de autenticação", Insight: "Valide o JWT no guard global.", Domain: "go", Tags: []string{"auth"}})
-	want := "---\ntipo: wiki\ntags: [auth]\ncriado: 2026-11-29\ncapa: null\nrevisar: 2026-12-29\n---\n\n# Guarda de autenticação\n\n" +
-		"Valide o JWT no guard global.\n\n## Contexto\n\n\n## Solução\n" // Templater, too, keeps the line ends around a command
+	// The insight goes under the template's Solução; Templater, too, keeps
+	// the line ends around a command.
+	want := "---\ntipo: wiki\ntags: [auth]\ncriado: 2026-11-29\ncapa: null\nrevisar: 2026-12-29\n---\n\n# Guarda de autenticação\n\n\n" +
+		"## Contexto\n\n\n## Solução\n\nValide o JWT no guard global.\n"
 	if got := read(t, dir, res.Path); got != want {
 		t.Errorf("note:\n%s\nwant:\n%s", got, want)
 	}

@@ -218,44 +218,12 @@ func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, targ
 // heading named one of names (case-insensitive); the section is appended when
 // missing.
 func insertUnderSection(text string, names []string, line, eol string) string {
-	starts := lineStarts(text)
-	lineAt := func(i int) string {
-		end := len(text)
-		if i+1 < len(starts) {
-			end = starts[i+1]
-		}
-		return strings.TrimRight(text[starts[i]:end], "\r\n")
-	}
-	sec := -1
-	for i := range starts {
-		l := strings.TrimSpace(lineAt(i))
-		if h, ok := strings.CutPrefix(l, "## "); ok {
-			for _, n := range names {
-				if strings.EqualFold(strings.TrimSpace(h), n) {
-					sec = i
-				}
-			}
-			if sec >= 0 {
-				break
-			}
-		}
-	}
+	starts, sec, last := findSection(text, names)
 	if sec < 0 {
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += eol
 		}
 		return text + eol + "## " + names[0] + eol + eol + line + eol
-	}
-	// The section ends at the next heading of level <= 2, or the end.
-	last := sec // last non-blank line of the section
-	for i := sec + 1; i < len(starts); i++ {
-		l := strings.TrimSpace(lineAt(i))
-		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
-			break
-		}
-		if l != "" {
-			last = i
-		}
 	}
 	insertAt := len(text)
 	if last+1 < len(starts) {
@@ -269,6 +237,72 @@ func insertUnderSection(text string, names []string, line, eol string) string {
 		prefix += eol // a blank line between the heading and the list
 	}
 	return prefix + line + eol + text[insertAt:]
+}
+
+// fillSection puts block (whole lines, LF line ends) at the end of the first
+// "## " section of text named one of names (case-insensitive), a blank line
+// before and after it; false when text has no such section.
+func fillSection(text string, names []string, block string) (string, bool) {
+	starts, sec, last := findSection(text, names)
+	if sec < 0 {
+		return text, false
+	}
+	insertAt := len(text)
+	if last+1 < len(starts) {
+		insertAt = starts[last+1]
+	}
+	prefix := text[:insertAt]
+	if !strings.HasSuffix(prefix, "\n") {
+		prefix += "\n"
+	}
+	out := prefix + "\n" + block
+	if rest := strings.TrimLeft(text[insertAt:], "\n"); rest != "" {
+		out += "\n" + rest
+	}
+	return out, true
+}
+
+// findSection finds the first "## " heading of text named one of names
+// (case-insensitive): its line (0-based, -1 when there is none) and the
+// last non-blank line of its section, which ends at the next heading of
+// level 1 or 2, or the end; starts are the offsets of text's lines.
+func findSection(text string, names []string) (starts []int, sec, last int) {
+	starts = lineStarts(text)
+	lineAt := func(i int) string {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		return strings.TrimSpace(strings.TrimRight(text[starts[i]:end], "\r\n"))
+	}
+	sec = -1
+	for i := range starts {
+		if h, ok := strings.CutPrefix(lineAt(i), "## "); ok {
+			for _, n := range names {
+				if strings.EqualFold(strings.TrimSpace(h), n) {
+					sec = i
+					break
+				}
+			}
+			if sec >= 0 {
+				break
+			}
+		}
+	}
+	if sec < 0 {
+		return starts, -1, -1
+	}
+	last = sec
+	for i := sec + 1; i < len(starts); i++ {
+		l := lineAt(i)
+		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
+			break
+		}
+		if l != "" {
+			last = i
+		}
+	}
+	return starts, sec, last
 }
 
 // bumpUpdated sets the updated/atualizado key of a frontmatter block to
