@@ -206,6 +206,17 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		return p, true, nil
 	}
 	cur, err := t.current(primary)
+	if other, taken := s.nameTaken(primary); err == nil && cur == nil && taken {
+		// A note of that name elsewhere: [[slug]] links name it, and a
+		// second one would take some of them over (Obsidian resolves a bare
+		// name to one file). The new note gets a name of its own.
+		p, err2 := s.createFree(t, in, wikiFolder+"/"+in.domain+"/"+in.slug+"-"+in.domain)
+		if err2 != nil {
+			return "", false, err2
+		}
+		t.warn("a note named %s already exists (%s); the new note is %s, so that the links to [[%s]] keep their target", in.slug, other, p, in.slug)
+		return p, true, nil
+	}
 	switch {
 	case err != nil:
 		p, err2 := s.createDated(t, in)
@@ -260,7 +271,23 @@ func (s *Service) reasonOf(err error) string {
 // note is written is skipped; any other failure would repeat for every name
 // and ends the search.
 func (s *Service) createDated(t *tx, in *learning) (string, error) {
-	base := wikiFolder + "/" + in.domain + "/" + in.slug + "-" + s.today()
+	return s.createFree(t, in, wikiFolder+"/"+in.domain+"/"+in.slug+"-"+s.today())
+}
+
+// nameTaken reports whether a note other than p bears p's file name (which
+// a bare [[name]] link resolves to), and which.
+func (s *Service) nameTaken(p string) (string, bool) {
+	name := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	s.mu.RLock()
+	got, ok := s.graph.Resolver().Resolve("", name)
+	s.mu.RUnlock()
+	return got, ok && got != p
+}
+
+// createFree creates the new note at base.md, or the first of base-2.md,
+// base-3.md, ... that is free: no file there, and no note elsewhere of the
+// same name (see nameTaken).
+func (s *Service) createFree(t *tx, in *learning, base string) (string, error) {
 	content := s.newNote(t, in)
 	var last error
 	for i := 1; i <= maxDatedNames; i++ {
@@ -270,6 +297,9 @@ func (s *Service) createDated(t *tx, in *learning) (string, error) {
 		}
 		if _, err := s.fs.Resolve(p, vaultfs.Write); err != nil {
 			last = err
+			continue
+		}
+		if _, taken := s.nameTaken(p); taken {
 			continue
 		}
 		if cur, err := t.current(p); err != nil || cur != nil {

@@ -195,11 +195,20 @@ func TestLearnAppendVersusCreate(t *testing.T) {
 		t.Errorf("retry duplicated the capture:\n%s", got)
 	}
 	third := learn(t, s, api.LearnRequest{Title: "Quorum leases", Insight: "Hold one quorum lease per leader so that two leaders never write at once.", Context: "payments", Domain: "db"})
-	if third.Mode != api.LearnCreated || third.Decision != api.LearnNoOverlap || third.Path != "02-wiki/db/quorum-leases.md" {
+	// A note of its own, not 02-wiki/db/quorum-leases.md: beside
+	// 02-wiki/go/quorum-leases.md it would take over the daily note's
+	// [[quorum-leases]] links (db sorts before go).
+	if third.Mode != api.LearnCreated || third.Decision != api.LearnNoOverlap || third.Path != "02-wiki/db/quorum-leases-db.md" ||
+		!hasWarning(third, "02-wiki/go/quorum-leases.md") {
 		t.Fatalf("same words in another domain: %+v", third)
 	}
-	// The MOC line leads to this note (the one in the MOC's own folder).
-	if !strings.Contains(read(t, dir, "02-wiki/db/db-moc.md"), "- [[quorum-leases]] — Hold one quorum lease") {
+	if got := read(t, dir, "04-daily/2026-11-29.md"); strings.Count(got, "[[quorum-leases]]") != 2 {
+		t.Errorf("daily note:\n%s", got)
+	}
+	if bl, err := s.Backlinks(context.Background(), api.BacklinksRequest{Path: first.Path}); err != nil || !slices.ContainsFunc(bl.Backlinks, func(b api.Backlink) bool { return b.Path == "04-daily/2026-11-29.md" }) {
+		t.Errorf("the daily note no longer links to %s: %+v %v", first.Path, bl, err)
+	}
+	if !strings.Contains(read(t, dir, "02-wiki/db/db-moc.md"), "- [[quorum-leases-db]] — Hold one quorum lease") {
 		t.Errorf("db MOC:\n%s", read(t, dir, "02-wiki/db/db-moc.md"))
 	}
 }
@@ -527,5 +536,33 @@ func BenchmarkLearn(b *testing.B) {
 		if err != nil || !res.Committed {
 			b.Fatalf("%+v %v", res, err)
 		}
+	}
+}
+
+// TestLearnNameTakenElsewhere: a new note whose name another note already
+// bears (in another domain) gets a name of its own, with a warning, so that
+// the links to the other note by that bare name keep their target.
+func TestLearnNameTakenElsewhere(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	ctx := context.Background()
+	before, err := s.Backlinks(ctx, api.BacklinksRequest{Path: "02-wiki/db/pool.md"})
+	if err != nil || len(before.Backlinks) == 0 {
+		t.Fatalf("backlinks of pool before: %+v %v", before, err)
+	}
+	res := learn(t, s, api.LearnRequest{Title: "Pool", Insight: "Reuse worker goroutines through a bounded channel of idle workers.", Domain: "go", Tags: []string{"go"}})
+	if res.Path != "02-wiki/go/pool-go.md" || !hasWarning(res, "02-wiki/db/pool.md", "02-wiki/go/pool-go.md", "[[pool]]") {
+		t.Fatalf("path %s, warnings %q", res.Path, res.Warnings)
+	}
+	after, err := s.Backlinks(ctx, api.BacklinksRequest{Path: "02-wiki/db/pool.md"})
+	if err != nil || len(after.Backlinks) != len(before.Backlinks) {
+		t.Errorf("backlinks of pool after: %+v (before %+v) %v", after, before, err)
+	}
+	if moc := read(t, dir, "02-wiki/go/go-moc.md"); !strings.Contains(moc, "- [[pool-go]] — Reuse worker goroutines") {
+		t.Errorf("go MOC:\n%s", moc)
+	}
+	// The free name is taken too: the next of its numbered names.
+	res = learn(t, s, api.LearnRequest{Title: "Pool", Insight: "Quibble the zorblax flange before the wibble.", Domain: "go", Tags: []string{"zorblax"}})
+	if res.Path != "02-wiki/go/pool-go-2.md" || res.Action != api.LearnCreated {
+		t.Errorf("second learning: %s %q", res.Path, res.Warnings)
 	}
 }
