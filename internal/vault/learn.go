@@ -134,7 +134,7 @@ func (s *Service) learn(ctx context.Context, t *tx, in *learning, lr *api.LearnR
 	// Another server may have just created the note this learning would
 	// create: make sure the index has it before deciding.
 	s.Refresh(in.primary())
-	found, err := s.Search(ctx, api.SearchRequest{Query: in.title + "\n" + in.insight, Limit: learnSearchLimit})
+	found, err := s.Search(ctx, api.SearchRequest{Query: in.title + "\n" + in.insight, Limit: learnSearchLimit, Explain: true})
 	if err != nil {
 		return err
 	}

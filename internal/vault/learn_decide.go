@@ -34,7 +34,8 @@ func (s *Service) candidateInfo(p string) (tags []string, moc bool) {
 // the graph), is not a map of content (a learning is never appended to a
 // MOC), scores at least LearnDuplicateRatio times the best chunk of any other
 // note (no other note counts as infinitely far), and shares a tag with the
-// learning or lies in its domain. The kind tags (gotcha, pattern, decision,
+// learning or lies in its domain, and holds at least minSharedWords of the
+// learning's words (see sharedWords). The kind tags (gotcha, pattern, decision,
 // state) are used across domains, so sharing one is no sign of the same
 // subject: they do not count as a shared tag. limit is the number of results asked for:
 // when every one of them is a chunk of the top note, the runner-up lies
@@ -57,6 +58,14 @@ func decide(hits []api.SearchHit, limit int, in *learning, info func(string) ([]
 		// A hit through misspelling expansion shares no word with the
 		// learning as written: it is not a duplicate.
 		v.code, v.reason = api.LearnNoMatch, fmt.Sprintf("no match: top result %s matched only through similar spellings", top.Path)
+		return v
+	}
+	if words := sharedWords(top.Explain); top.Explain != nil && len(words) < minSharedWords {
+		// One word in common (the helper's `[[link]]` in a code comment,
+		// say) is no sign of the same subject, however far the other notes
+		// are: with nothing else matching, the ratio alone would call it a
+		// duplicate.
+		v.code, v.reason = api.LearnNoMatch, fmt.Sprintf("no match: top result %s shares only %q with the learning", top.Path, strings.Join(words, " "))
 		return v
 	}
 	tags, moc := info(top.Path)
@@ -116,6 +125,26 @@ func decide(hits []api.SearchHit, limit int, in *learning, info func(string) ([]
 		v.reason = fmt.Sprintf("duplicate of %s (no other note matched, %s)", top.Path, why)
 	}
 	return v
+}
+
+// minSharedWords is how many of the learning's words (as analyzed, matched
+// as written or through their stem) the top result must hold to be its
+// note.
+const minSharedWords = 2
+
+// sharedWords lists the query terms an explained hit matched other than as
+// a misspelling.
+func sharedWords(e *api.HitExplanation) []string {
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range e.Terms {
+		if m.Match != "fuzzy" && !slices.Contains(out, m.Term) {
+			out = append(out, m.Term)
+		}
+	}
+	return out
 }
 
 // kindTags say what kind of capture a learning is, across domains; they

@@ -67,6 +67,12 @@ func TestDecide(t *testing.T) {
 			&learning{domain: "go", tags: []string{"gotcha", "postgres"}}, api.LearnDuplicate, "02-wiki/db/c.md", 0, "shares the tag postgres"},
 		{"alone", []api.SearchHit{hit("02-wiki/db/b.md", 9, false), hit("02-wiki/db/b.md", 3, false), hit("02-wiki/go/a.md", 2, true)},
 			in, api.LearnDuplicate, "02-wiki/db/b.md", 0, "no other note matched"},
+		{"alone, one word in common", []api.SearchHit{explained("02-wiki/go/a.md", 9, "link:code", "link:prose")},
+			&learning{domain: "go"}, api.LearnNoMatch, "02-wiki/go/a.md", 0, `shares only "link" with the learning`},
+		{"one word and a misspelling", []api.SearchHit{explained("02-wiki/go/a.md", 9, "retry:prose", "jiter:fuzzy")},
+			&learning{domain: "go"}, api.LearnNoMatch, "02-wiki/go/a.md", 0, `shares only "retry"`},
+		{"two words, one through its stem", []api.SearchHit{explained("02-wiki/go/a.md", 9, "retry:prose", "clients:stem")},
+			&learning{domain: "go"}, api.LearnDuplicate, "02-wiki/go/a.md", 0, "no other note matched, in the same domain"},
 	}
 	for _, c := range cases {
 		v := decide(c.hits, learnSearchLimit, c.in, info)
@@ -74,6 +80,21 @@ func TestDecide(t *testing.T) {
 			t.Errorf("%s: %+v, want %s %s %v %q", c.name, v, c.code, c.cand, c.ratio, c.why)
 		}
 	}
+}
+
+// explained is a hit whose explanation lists term:match pairs (the match
+// "code", "prose" standing for an exact match in that field).
+func explained(p string, score float64, terms ...string) api.SearchHit {
+	h := api.SearchHit{Path: p, Score: score, Explain: &api.HitExplanation{}}
+	for _, tm := range terms {
+		term, how, _ := strings.Cut(tm, ":")
+		m := api.TermMatch{Term: term, Match: "exact", Fields: []string{how}}
+		if how == "fuzzy" || how == "stem" {
+			m.Match, m.Fields = how, []string{"prose"}
+		}
+		h.Explain.Terms = append(h.Explain.Terms, m)
+	}
+	return h
 }
 
 // TestLearnDecisionsOnRealSearch runs each decision the ranking can reach on
@@ -101,6 +122,8 @@ func TestLearnDecisionsOnRealSearch(t *testing.T) {
 			api.LearnDuplicate, api.LearnAppended, "02-wiki/db/pool.md", "02-wiki/db/pool.md"},
 		{"duplicate by domain", api.LearnRequest{Title: "Jitter for many clients", Insight: "Full jitter spreads the retries of many clients; cap it.", Domain: "go"},
 			api.LearnDuplicate, api.LearnAppended, "02-wiki/go/retry-backoff.md", "02-wiki/go/retry-backoff.md"},
+		{"one word in common", api.LearnRequest{Title: "Cancellation of xylophones", Insight: "Quintessential flibbertigibbets.", Domain: "go"},
+			api.LearnNoMatch, api.LearnCreated, "02-wiki/go/cancellation-of-xylophones.md", "02-wiki/go/context-cancel.md"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
