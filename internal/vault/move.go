@@ -16,9 +16,9 @@ import (
 // 99-archive, unarchive) so that every link that resolved to a note before the
 // move resolves to the same note after it, and moves its MOC line.
 func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResult, error) {
-	from, err := s.fs.Resolve(req.From, vaultfs.Move)
+	from, viaFrom, err := s.writePath("from", req.From, vaultfs.Move)
 	if err != nil {
-		return nil, fieldErr("from", err)
+		return nil, err
 	}
 	to, err := vaultfs.Clean(req.To)
 	if err == nil {
@@ -26,6 +26,10 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 	}
 	if err != nil {
 		return nil, fieldErr("to", err)
+	}
+	to, viaTo, err := s.writePath("to", to, vaultfs.Move)
+	if err != nil {
+		return nil, err
 	}
 	if from == to {
 		return nil, api.Invalid("to", "is the same path as from")
@@ -37,9 +41,21 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: fmt.Sprintf("%q would be a new domain (existing: %s); pass confirm_new_domain: true to create it", d, strings.Join(s.domains(), ", "))}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		t.warnVia(viaFrom)
+		t.warnVia(viaTo)
 		before, _, err := s.fs.ReadNote(from)
 		if err != nil {
 			return nil, "", fieldErr("from", err)
+		}
+		// A read-only note is not moved (its old name could not be removed,
+		// and the copy published under the new one would keep its mode):
+		// refused before anything is staged.
+		mode, err := s.fs.Mode(from)
+		if err != nil {
+			return nil, "", fieldErr("from", err)
+		}
+		if mode.Perm()&0o200 == 0 {
+			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: fmt.Sprintf("%s is read-only (mode %04o); it is not moved", vaultfs.QuotePath(from), mode.Perm())}
 		}
 		if _, err := s.fs.Resolve(to, vaultfs.Move); err != nil {
 			return nil, "", fieldErr("to", err)
@@ -128,10 +144,6 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		// The rename itself: the note is published at its new name
 		// exclusively (a move never overwrites) and the old name removed,
 		// with the rest of the write.
-		mode, err := s.fs.Mode(from)
-		if err != nil {
-			return nil, "", fieldErr("from", err)
-		}
 		if err := t.rename(from, to, before, moved, mode); err != nil {
 			return nil, "", fieldErr("to", err)
 		}

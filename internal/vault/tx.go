@@ -215,6 +215,13 @@ func (t *tx) rename(from, to string, before, after []byte, mode fs.FileMode) err
 	return nil
 }
 
+// warnVia adds writePath's note on a path through a symbolic link, if any.
+func (t *tx) warnVia(via string) {
+	if via != "" {
+		t.warn("%s", via)
+	}
+}
+
 // current returns the bytes of path as this write has left them so far, or
 // as they are on disk.
 func (t *tx) current(path string) ([]byte, error) {

@@ -1176,6 +1176,23 @@ func (s *Service) resolveNote(field, p string) (string, error) {
 }
 
 // fieldErr names the input field in a gatekeeper error.
+// writePath resolves the path a write names (field: the argument's name)
+// to the path it lands at: through a symbolic link inside the vault, the
+// path the link leads to, which the write then names throughout (the
+// commit, the index, the answer: git refuses a path beyond a symbolic link,
+// so the commit would miss the file). via says so, for the answer ("" when
+// p names the note itself).
+func (s *Service) writePath(field, p string, acc vaultfs.Access) (rel, via string, err error) {
+	rel, err = s.fs.Resolve(p, acc)
+	if err != nil {
+		return "", "", fieldErr(field, err)
+	}
+	if c, cerr := vaultfs.Clean(p); cerr == nil && c != rel {
+		via = fmt.Sprintf("%s goes through a symbolic link; the write names the note it leads to, %s", c, rel)
+	}
+	return rel, via, nil
+}
+
 func fieldErr(field string, err error) error {
 	var ve *vaultfs.Error
 	if errors.As(err, &ve) {

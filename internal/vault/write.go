@@ -49,11 +49,12 @@ func (s *Service) WriteNoteRaw(ctx context.Context, req api.WriteRequest) (*api.
 }
 
 func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool) (*api.WriteResult, error) {
-	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
-		return nil, fieldErr("path", err)
+		return nil, err
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		t.warnVia(via)
 		before, err := s.readCurrent(rel)
 		if err != nil {
 			return nil, "", fieldErr("path", err)
@@ -177,11 +178,12 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 	if req.OldText == "" {
 		return nil, api.Invalid("old_text", "must not be empty")
 	}
-	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
-		return nil, fieldErr("path", err)
+		return nil, err
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		t.warnVia(via)
 		before, _, err := s.fs.ReadNote(rel)
 		if err != nil {
 			return nil, "", fieldErr("path", err)
@@ -235,11 +237,12 @@ func (s *Service) structural(rel string) string {
 // Delete removes a note that is safe to remove: not structural, committed
 // (so it can be brought back), and without backlinks unless confirmed.
 func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
-	rel, err := s.fs.Resolve(req.Path, vaultfs.Write)
+	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
-		return nil, fieldErr("path", err)
+		return nil, err
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
+		t.warnVia(via)
 		before, _, err := s.fs.ReadNote(rel)
 		if err != nil {
 			return nil, "", fieldErr("path", err)

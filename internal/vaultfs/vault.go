@@ -183,11 +183,17 @@ type walkOpts struct {
 // For Read the file must exist (NOT_FOUND) and be a regular file
 // (NOT_A_NOTE). For Write and Move a missing file is fine, but a symbolic
 // link, a file with more than one hard link, a FIFO, device, socket or
-// directory at the target is NOT_A_NOTE. It returns the clean path.
+// directory at the target is NOT_A_NOTE. It returns the clean path; for
+// Write and Move, the path the write lands at: through a symbolic link
+// inside the vault, the path it leads to (a caller that commits the write
+// must name that one: git refuses a path beyond a symbolic link).
 func (v *Vault) Resolve(p string, acc Access) (string, error) {
 	t, err := v.check(p, acc)
 	if err != nil {
 		return "", v.fail(err)
+	}
+	if acc != Read && t.real != "" {
+		return t.real, nil
 	}
 	return t.rel, nil
 }

@@ -347,8 +347,10 @@ func TestResolveAccepts(t *testing.T) {
 		{"a.md", Write, "a.md", ""},
 		{"new.md", Write, "new.md", ""},
 		{"new/deep/n.md", Write, "new/deep/n.md", ""},
-		{"in-dir/new.md", Write, "in-dir/new.md", ""},
-		{"ghost-ok/new.md", Write, "ghost-ok/new.md", ""},
+		// A write through a link inside the vault lands where it leads.
+		{"in-dir/new.md", Write, "dir/new.md", ""},
+		{"ghost-ok/new.md", Write, "nothere/sub/new.md", ""},
+		{"in-dir/a.md", Move, "dir/a.md", ""},
 		{"tpl-dir/wiki.md", Read, "tpl-dir/wiki.md", "{{title}}\n"},
 		{"99-archive/old.md", Move, "99-archive/old.md", ""},
 		{"99-archive/new.md", Move, "99-archive/new.md", ""},

@@ -1,0 +1,94 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// TestMoveReadOnlyNote: a read-only note is not moved, and nothing is left
+// behind (the copy under the new name used to stay, read-only too, when the
+// old name could not be removed).
+func TestMoveReadOnlyNote(t *testing.T) {
+	dir, s := gitVault(t)
+	head := headCommit(t, dir)
+	src := filepath.Join(dir, "02-wiki/go/context-cancel.md")
+	if err := os.Chmod(src, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(src, 0o644) })
+	_, err := s.Move(context.Background(), api.MoveRequest{From: "02-wiki/go/context-cancel.md", To: "02-wiki/db/context-cancel.md"})
+	if api.CodeOf(err) != "PERMISSION_DENIED" || !strings.Contains(err.Error(), "from: ") || !strings.Contains(err.Error(), "read-only (mode 0444)") {
+		t.Fatalf("move of a read-only note: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "02-wiki/db/context-cancel.md")); !os.IsNotExist(err) {
+		t.Errorf("a copy was left at the new name: %v", err)
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" || headCommit(t, dir) != head {
+		t.Errorf("the vault changed:\n%s", st)
+	}
+}
+
+// TestWriteThroughFolderLink: a write or move naming a path through a
+// symbolic link to a folder inside the vault lands at the path the link
+// leads to, and names that path throughout: the commit holds the file (git
+// refuses a path beyond a link, so it used to miss it), the answer says
+// where it went, and undo leaves the tree as it was.
+func TestWriteThroughFolderLink(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	if err := os.Symlink("02-wiki/db", filepath.Join(dir, "dblink")); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "dblink")
+	gitRun(t, dir, "commit", "-q", "-m", "link")
+	head := headCommit(t, dir)
+
+	res, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/context-cancel.md", To: "dblink/context-cancel.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Path != "02-wiki/db/context-cancel.md" || !res.Committed || !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.Contains(w, "dblink/context-cancel.md goes through a symbolic link") && strings.Contains(w, "02-wiki/db/context-cancel.md")
+	}) {
+		t.Fatalf("move: %+v", res)
+	}
+	files := lastCommitFiles(t, dir)
+	if !slices.Contains(files, "02-wiki/db/context-cancel.md") || !slices.Contains(files, "02-wiki/go/context-cancel.md") {
+		t.Errorf("the commit holds %v", files)
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("left out of the commit:\n%s", st)
+	}
+	// The link that named the note follows it.
+	if got := read(t, dir, "02-wiki/go/retry-backoff.md"); !strings.Contains(got, "[[context-cancel]]") {
+		t.Errorf("retry-backoff:\n%s", got)
+	}
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := gitRun(t, dir, "diff", "--stat", head, "HEAD"); diff != "" {
+		t.Errorf("undo left changes:\n%s", diff)
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("undo left files:\n%s", st)
+	}
+
+	// A new note and an edit through the link.
+	w, err := s.WriteNote(ctx, api.WriteRequest{Path: "dblink/linked-note.md", Content: "# Linked\n\nzanzibar\n"})
+	if err != nil || w.Path != "02-wiki/db/linked-note.md" || !w.Committed {
+		t.Fatalf("write: %+v %v", w, err)
+	}
+	e, err := s.EditNote(ctx, api.EditRequest{Path: "dblink/pool.md", OldText: "number of cores", NewText: "number of cores, plus one"})
+	if err != nil || e.Path != "02-wiki/db/pool.md" || !e.Committed || !slices.Equal(lastCommitFiles(t, dir), []string{"02-wiki/db/pool.md"}) {
+		t.Fatalf("edit: %+v %v (commit %v)", e, err, lastCommitFiles(t, dir))
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("left out of the commits:\n%s", st)
+	}
+}
