@@ -85,6 +85,17 @@ type parser struct {
 	fenceChar  byte
 	fenceLen   int
 	fenceQuote int // blockquote depth holding the fence
+	// fenceIndent is the columns of indentation before the opening fence
+	// (a fence in a list item is indented to the item's text).
+	fenceIndent int
+	// inList says the lines since the last list marker are the list's:
+	// blank, indented, or other items (see fenceOpen).
+	inList bool
+	// para says the last line was a paragraph's (which an indented line
+	// continues); inIndented that the last non-blank line was indented
+	// code (CommonMark: four columns or more, not within a list, not
+	// continuing a paragraph).
+	para, inIndented bool
 
 	// Current chunk.
 	chunkStart int
@@ -167,7 +178,7 @@ func (p *parser) line(ls, le, next, ln int) {
 			inside = depth == p.fenceQuote
 		}
 		if inside {
-			if isFenceClose(src[s:le], p.fenceChar, p.fenceLen) {
+			if isFenceClose(src[s:le], p.fenceChar, p.fenceLen, p.fenceIndent) {
 				p.inFence = false
 			} else {
 				p.code = addSeg(p.code, s, le, next)
@@ -181,8 +192,34 @@ func (p *parser) line(ls, le, next, ln int) {
 	if i := skipSpaces(src, ls, le, 3); i < le && src[i] == '>' {
 		s, q = stripQuotes(src, ls, le, le-ls)
 	}
-	if c, l, ok := fenceOpen(src[s:le]); ok {
-		p.inFence, p.fenceChar, p.fenceLen, p.fenceQuote = true, c, l, q
+	line := src[s:le]
+	cols, i := indent(line)
+	blank := i == len(line)
+	para := p.para
+	p.para = false
+	switch {
+	case blank:
+		if p.inIndented {
+			p.code = addSeg(p.code, s, le, next)
+			return
+		}
+	case cols >= 4 && !p.inList && !para && q == 0:
+		// Indented code: its text is not links, tags or headings.
+		p.inIndented = true
+		p.code = addSeg(p.code, s, le, next)
+		return
+	default:
+		p.inIndented = false
+	}
+	item := cols <= 3 && listMarkerEnd(line, i) > i
+	switch {
+	case item:
+		p.inList = true
+	case !blank && cols == 0:
+		p.inList = false // a line at the margin ends the list
+	}
+	if c, l, ind, ok := fenceOpen(line); ok && (ind <= 3 || p.inList) {
+		p.inFence, p.fenceChar, p.fenceLen, p.fenceQuote, p.fenceIndent = true, c, l, q, ind
 		return
 	}
 	if q == 0 {
@@ -205,6 +242,7 @@ func (p *parser) line(ls, le, next, ln int) {
 	p.prose = addSeg(p.prose, ls, le, next)
 	p.scanInline(ls, le, ln, true)
 	p.blockID(ls, le)
+	p.para = !blank
 }
 
 func addSeg(segs []seg, s, e, next int) []seg {
@@ -330,11 +368,22 @@ func stripQuotes(src string, ls, le, max int) (int, int) {
 	return i, depth
 }
 
-// fenceOpen reports whether line opens a fenced code block.
-func fenceOpen(line string) (byte, int, bool) {
-	i := skipSpaces(line, 0, len(line), 3)
+// fenceOpen reports whether line opens a fenced code block, and the
+// columns of indentation before the fence. It may follow a list marker
+// ("- ```", "1. ```"), and be indented any amount: the caller takes one
+// indented four columns or more only within a list (parser.inList), where
+// it stands at an item's text (CommonMark's limit of three spaces applies
+// relative to the item); elsewhere such a line is indented code.
+func fenceOpen(line string) (byte, int, int, bool) {
+	cols, i := indent(line)
+	if i < len(line) && line[i] != '`' && line[i] != '~' {
+		if j := listMarkerEnd(line, i); j > i {
+			c2, i2 := indent(line[j:])
+			cols, i = cols+(j-i)+c2, j+i2
+		}
+	}
 	if i >= len(line) || line[i] != '`' && line[i] != '~' {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	c := line[i]
 	j := i
@@ -342,14 +391,20 @@ func fenceOpen(line string) (byte, int, bool) {
 		j++
 	}
 	if j-i < 3 || c == '`' && strings.IndexByte(line[j:], '`') >= 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return c, j - i, true
+	return c, j - i, cols, true
 }
 
-// isFenceClose reports whether line closes a fence of n characters c.
-func isFenceClose(line string, c byte, n int) bool {
-	i := skipSpaces(line, 0, len(line), 3)
+// isFenceClose reports whether line closes a fence of n characters c opened
+// at indent columns: a run of at least n of them, indented at most three
+// columns more than the opening fence (less is fine: the list item holding
+// the fence may have ended), with nothing after it but blanks.
+func isFenceClose(line string, c byte, n, open int) bool {
+	cols, i := indent(line)
+	if cols > max(open, 0)+3 {
+		return false
+	}
 	j := i
 	for j < len(line) && line[j] == c {
 		j++
@@ -363,6 +418,46 @@ func isFenceClose(line string, c byte, n int) bool {
 		}
 	}
 	return true
+}
+
+// indent measures the blanks at the start of line: their columns (a tab
+// advances to the next multiple of 4) and the offset of the first other
+// byte.
+func indent(line string) (cols, i int) {
+	for ; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			cols++
+		case '\t':
+			cols += 4 - cols%4
+		default:
+			return cols, i
+		}
+	}
+	return cols, i
+}
+
+// listMarkerEnd returns the offset after the list marker that starts at i
+// ("-", "*", "+", or 1-9 digits and "." or ")") and the blank after it, or
+// i when there is none.
+func listMarkerEnd(line string, i int) int {
+	j := i
+	switch {
+	case j < len(line) && (line[j] == '-' || line[j] == '*' || line[j] == '+'):
+		j++
+	default:
+		for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		if j == i || j >= len(line) || line[j] != '.' && line[j] != ')' {
+			return i
+		}
+		j++
+	}
+	if j >= len(line) || line[j] != ' ' && line[j] != '\t' {
+		return i
+	}
+	return j
 }
 
 // atxHeading returns the level of an ATX heading on the line [ls, le) and

@@ -454,7 +454,7 @@ func TestFences(t *testing.T) {
 		{"backtick in backtick info", "``` a`b\n[[a]]", []string{"a"}, ""},
 		{"backtick in tilde info", "~~~ a`b\n[[a]]\n~~~", nil, "[[a]]"},
 		{"three spaces indent", "   ```\n[[a]]\n   ```\n[[b]]", []string{"b"}, "[[a]]"},
-		{"four spaces is not a fence", "    ```\n[[a]]\n    ```", []string{"a"}, ""},
+		{"four spaces is not a fence", "    ```\n[[a]]\n    ```", []string{"a"}, "    ```"}, // indented code, then a paragraph
 		{"closing indented four is content", "```\n[[a]]\n    ```\n[[b]]", nil, "[[a]]\n    ```\n[[b]]"},
 		{"unclosed runs to end", "[[a]]\n```\n[[b]]\n## no split", []string{"a"}, "[[b]]\n## no split"},
 		{"crlf", "```\r\n[[a]]\r\nx\r\n```\r\n[[b]]\r\n", []string{"b"}, "[[a]]\nx"},
@@ -463,6 +463,14 @@ func TestFences(t *testing.T) {
 		{"nested quote fence", "> > ```\n> > [[a]]\n> [[b]]", []string{"b"}, "[[a]]"},
 		{"quote inside top fence is content", "```\n> [[a]]\n```", nil, "> [[a]]"},
 		{"two fences", "```\na\n```\nx\n~~~\nb\n~~~", nil, "a\nb"},
+		// Fences in list items stand at the item's text, indented.
+		{"tab-indented fence in a numbered item", "1. Step\n\t```\n\tSee [[a]] here\n\t```\n[[b]]", []string{"b"}, "\tSee [[a]] here"},
+		{"four spaces in a nested item", "- item\n  - sub\n\n    ```\n    [[a]]\n    ```\n[[b]]", []string{"b"}, "    [[a]]"},
+		{"fence on the marker line", "- ```\n  code [[a]]\n  ```\n[[b]] and ![[c#^x]]", []string{"b", "c"}, "  code [[a]]"},
+		{"fence on a numbered marker line", "1. ```js\n   [[a]]\n   ```\n[[b]]", []string{"b"}, "   [[a]]"},
+		{"closed at the margin", "- item\n    ```\n    [[a]]\n```\n[[b]]", []string{"b"}, "    [[a]]"},
+		{"indented after the list ended is not a fence", "- item\n\ntext\n    ```\n    [[a]]\n    ```", []string{"a"}, ""},
+		{"a dash without a blank is no marker", "-```\n[[a]]\n```", []string{"a"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
