@@ -566,3 +566,30 @@ func TestLearnNameTakenElsewhere(t *testing.T) {
 		t.Errorf("second learning: %s %q", res.Path, res.Warnings)
 	}
 }
+
+// TestLearnKnowledgeIndex: a new domain's line in the knowledge index bumps
+// its updated date, as a MOC's does; an index that cannot be written is
+// named in the warning, not the MOC (which was written and listed the note).
+func TestLearnKnowledgeIndex(t *testing.T) {
+	index := "---\ntype: moc\nupdated: 2026-01-01\n---\n# Knowledge index\n\n## Domains\n\n- [[go-moc]] — Go\n"
+	dir, s := openLearn(t, with(learnVault, map[string]string{knowledgeIndex: index}), learnOpts{})
+	learn(t, s, api.LearnRequest{Title: "Probes", Insight: "Quixotic probes.", Domain: "k8s", ConfirmNewDomain: true})
+	want := "---\ntype: moc\nupdated: 2026-11-29\n---\n# Knowledge index\n\n## Domains\n\n- [[go-moc]] — Go\n- [[k8s-moc]] — k8s\n"
+	if got := read(t, dir, knowledgeIndex); got != want {
+		t.Errorf("index:\n%s\nwant:\n%s", got, want)
+	}
+
+	dir, s = openLearn(t, learnVault, learnOpts{})
+	p := filepath.Join(dir, filepath.FromSlash(knowledgeIndex))
+	if err := os.Chmod(p, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(p, 0o644) })
+	res := learn(t, s, api.LearnRequest{Title: "Probes", Insight: "Quixotic probes.", Domain: "k8s", ConfirmNewDomain: true})
+	if !hasWarning(res, "could not list the new domain in "+knowledgeIndex) || hasWarning(res, "could not list the note in") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if moc := read(t, dir, "02-wiki/k8s/k8s-moc.md"); !strings.Contains(moc, "[[probes]]") || !slices.Contains(res.Files, "02-wiki/k8s/k8s-moc.md") {
+		t.Errorf("MOC %v:\n%s", res.Files, moc)
+	}
+}

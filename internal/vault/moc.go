@@ -203,7 +203,11 @@ func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, targ
 		if err := t.writeFile(moc, nil, []byte(text), vaultfs.Move); err != nil {
 			return err
 		}
-		return s.addIndexLine(t, domain)
+		// The MOC is written: a failure here is the index's alone.
+		if err := s.addIndexLine(t, domain); err != nil {
+			t.warn("could not list the new domain in %s: %s", knowledgeIndex, s.fs.Redact(err.Error()))
+		}
+		return nil
 	}
 	if len(listLinesTo(before, moc, r, target)) > 0 {
 		return nil // already listed
@@ -354,12 +358,15 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 	eol := eolOf(text)
 	names := sectionNames(p, func(p profile) string { return p.domainsSection })
 	if hasSection(text, names) {
-		return t.writeFile(knowledgeIndex, before, []byte(insertUnderSection(text, names, line, eol)), vaultfs.Move)
+		text = insertUnderSection(text, names, line, eol)
+	} else {
+		if !strings.HasSuffix(text, "\n") {
+			text += eol
+		}
+		text += line + eol
 	}
-	if !strings.HasSuffix(text, "\n") {
-		text += eol
-	}
-	return t.writeFile(knowledgeIndex, before, []byte(text+line+eol), vaultfs.Move)
+	// The index changed: its updated (atualizado) date says so, as a MOC's.
+	return t.writeFile(knowledgeIndex, before, []byte(bumpUpdated(text, s.today())), vaultfs.Move)
 }
 
 // sectionNames lists a section's name in the profile's language first, then
