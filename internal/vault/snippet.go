@@ -177,10 +177,65 @@ func window(lines []string, first, budget int, terms *index.Counter) ([]string, 
 		}
 	}
 	if bestScore < score[best] || bestScore < 0 {
-		// The line with the most query terms does not fit whole: cut it.
-		return []string{cutRunes(lines[best], budget-1) + "…"}, first + best
+		// The line with the most query terms does not fit whole: cut it
+		// around its first match.
+		return []string{cutAround(lines[best], firstMatch(lines[best], terms), budget)}, first + best
 	}
 	return lines[bestStart:bestEnd], first + bestStart
+}
+
+// firstMatch returns the byte offset of the first blank-separated word of
+// line that holds a query term (0 when none does, or the line has no
+// blanks: a line of CJK text is one word).
+func firstMatch(line string, terms *index.Counter) int {
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		if j > i && terms.Count(line[i:j]) > 0 {
+			return i
+		}
+		i = j
+	}
+	return 0
+}
+
+// cutAround returns at most n characters of line, "…" included, that hold
+// the text at byte offset at: from a word boundary a third of the way before
+// it (or the start) to a word boundary at the end when one is near, with "…"
+// where line was cut.
+func cutAround(line string, at, n int) string {
+	if runeCount(line) <= n {
+		return line
+	}
+	if n <= 1 {
+		return "…"
+	}
+	start := 0
+	if before := runeCount(line[:at]); before > n/3 {
+		start = runeOffset(line, before-n/3)
+		if k := strings.IndexAny(line[start:at], " \t"); k >= 0 {
+			start += k + 1 // the next word
+		}
+	}
+	lead := ""
+	room := n - 1 // the closing "…"
+	if start > 0 {
+		lead, room = "…", room-1
+	}
+	rest := line[start:]
+	if runeCount(rest) <= room+1 && start > 0 {
+		return lead + rest // the end of the line fits
+	}
+	cut := rest[:runeOffset(rest, max(room, 0))]
+	if k := strings.LastIndexAny(cut, " \t"); k > len(cut)*4/5 {
+		cut = cut[:k] // end at a word boundary near the end
+	}
+	return lead + cut + "…"
 }
 
 // cutRunes returns the first n characters of s (none when n <= 0).

@@ -472,6 +472,21 @@ func TestWindowPicksMatchingLines(t *testing.T) {
 	if first != 2 || len([]rune(got[0])) != 10 || !strings.HasSuffix(got[0], "…") {
 		t.Fatalf("cut line = %q from %d", got, first)
 	}
+	// A long line whose match lies far in is cut around the match, at word
+	// boundaries.
+	long := strings.Repeat("lorem ipsum dolor ", 40) + "the backoff doubles " + strings.Repeat("sit amet ", 30)
+	got, _ = window([]string{long}, 1, 80, terms)
+	if n := len([]rune(got[0])); n > 80 || !strings.Contains(got[0], "the backoff doubles") || !strings.HasPrefix(got[0], "…") || !strings.HasSuffix(got[0], "…") {
+		t.Fatalf("cut around the match = %q (%d characters)", got[0], n)
+	}
+	if inner := strings.Trim(got[0], "…"); strings.HasPrefix(inner, "orem") || strings.HasPrefix(inner, "psum") || strings.HasSuffix(inner, "si") || strings.HasSuffix(inner, "ame") {
+		t.Errorf("cut mid-word: %q", got[0])
+	}
+	// The match near the end: the line's end is quoted, without a closing "…".
+	got, _ = window([]string{strings.Repeat("lorem ipsum ", 30) + "with jitter"}, 1, 40, terms)
+	if !strings.HasSuffix(got[0], "with jitter") || !strings.HasPrefix(got[0], "…") || len([]rune(got[0])) > 40 {
+		t.Errorf("match at the end = %q", got[0])
+	}
 }
 
 // TestSearchDuringIndexingWaitsWithProgress: an operation that arrives while
