@@ -535,7 +535,7 @@ func (p *movePlanner) linkEdit(s, src string, l markdown.Link, lp linkPlan) (Edi
 		} else {
 			if !wikiWritable(newT) {
 				return Edit{}, false, &MoveError{Code: api.CodeRefused, Path: s, Line: l.Line,
-					Msg: fmt.Sprintf("%q cannot be written in a wiki-link (it holds one of # | [ ] or a line break)", newT)}
+					Msg: fmt.Sprintf("%q cannot be written in a wiki-link (it holds one of # | ^ [ ], %%%% or a line break)", newT)}
 			}
 			newRaw = newT
 			if l.InProperty() {
@@ -752,9 +752,11 @@ func stripMd(p string) string {
 	return p
 }
 
-// wikiWritable reports whether s can be the target or alias of a wiki-link.
+// wikiWritable reports whether s can be the target or alias of a wiki-link:
+// none of the characters Obsidian says may not work in one ('#', '|', '^',
+// '[', ']', and "%%", which opens a comment), nor a line end.
 func wikiWritable(s string) bool {
-	return !strings.ContainsAny(s, "#|[]\r\n")
+	return !strings.ContainsAny(s, "#|^[]\r\n") && !strings.Contains(s, "%%")
 }
 
 // escapeLinkText escapes the characters that would end or break markdown

@@ -371,6 +371,8 @@ func TestPlanMoveErrors(t *testing.T) {
 		{name: "dot-dot target", from: "x.md", to: "a/../x2.md", code: api.CodeInvalidArgument},
 		{name: "empty segment", from: "x.md", to: "a//x2.md", code: api.CodeInvalidArgument},
 		{name: "name a wiki-link cannot hold", from: "x.md", to: "x#1.md", code: api.CodeRefused},
+		{name: "a caret, which Obsidian reads as a block", from: "x.md", to: "x^1.md", code: api.CodeRefused},
+		{name: "two percent signs, which open a comment", from: "x.md", to: "x%%1.md", code: api.CodeRefused},
 		{name: "read error", from: "x.md", to: "z.md", read: func(string) ([]byte, []markdown.Link, error) { return nil, nil, readErr }, is: readErr},
 	}
 	for _, tc := range tests {
