@@ -3,7 +3,6 @@ package links
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	snap "github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -167,7 +166,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if lower == "" {
 			lower = p
 		}
-		cands[i] = candidate{path: p, lower: lower, depth: strings.Count(p, "/")}
+		cands[i] = candidate{path: p, lower: lower, size: jsLen(p)}
 		g.r.files[p] = struct{}{}
 		if vaultfs.IsNoteName(p) {
 			n := &recSlab.Take(1)[0]

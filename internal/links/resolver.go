@@ -35,18 +35,22 @@
 //  7. Otherwise every candidate whose path ends with "/"+t is a match
 //     (t is a path suffix on a segment boundary). Matches inside from's
 //     folder or any folder below it win over the others; within each group
-//     the shallowest path wins (fewest segments), ties broken by the
-//     lower-cased path, then by the exact path bytes. So for a bare name
-//     the note in the source's own folder wins, then one in its subfolders,
-//     then the shallowest elsewhere.
+//     the shortest path wins (its length in UTF-16 code units, as
+//     JavaScript measures it: "a/b/Note.md" before "zzzz/Note.md"), ties
+//     broken by the lower-cased path, then by the exact path bytes. So for
+//     a bare name the note in the source's own folder wins, then one in its
+//     subfolders, then the shortest path elsewhere. Obsidian 1.13.7 was
+//     observed (getFirstLinkpathDest on a discriminating set of files) to
+//     order by the path's length, not its number of folders.
 //
 // Differences from Obsidian, all deliberate: (a) Obsidian compares "path ends
 // with t" and "path starts with from's folder" as raw string prefixes/suffixes,
 // so [[b/x]] also matches "ab/x.md" and a note in "notes/" prefers "notes2/x.md";
-// here both tests stop at a '/' boundary. (b) Obsidian's comparator for the
-// final ordering is an internal function whose exact tie-breaking could not be
-// confirmed from the sources found; shallowest-then-lexical is used (it is the
-// documented "shortest path" intent and is deterministic). (c) Markdown links
+// here both tests stop at a '/' boundary; a move never writes a partial path
+// that Obsidian's raw suffix would let reach another file (rawSuffixOther).
+// (b) Between paths of the same length Obsidian keeps the order it found
+// the files in; here the lower-cased path, then the bytes, decide, so that
+// the outcome does not depend on a walk's order. (c) Markdown links
 // are relative-first (rule 4). (d) Leading and trailing spaces of a target are
 // ignored.
 //
@@ -70,7 +74,7 @@ import (
 type candidate struct {
 	path  string // as added
 	lower string // fold(path)
-	depth int    // number of '/' in path
+	size  int    // the path's length as Obsidian measures it (UTF-16 code units)
 }
 
 // Resolver knows every file path of the vault (notes and attachments,
@@ -185,7 +189,7 @@ func (r *Resolver) addKey(p string) (string, bool) {
 		return "", false
 	}
 	r.files[p] = struct{}{}
-	c := candidate{path: p, lower: fold(p), depth: strings.Count(p, "/")}
+	c := candidate{path: p, lower: fold(p), size: jsLen(p)}
 	key := baseName(c.lower)
 	list := r.byName[key]
 	i, _ := slices.BinarySearchFunc(list, c, candidateCmp)
@@ -298,6 +302,24 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 	return "", false
 }
 
+// rawSuffixOther reports whether a file other than d has a folded path that
+// ends with the folded target t (or t+".md") as a plain string, not only at
+// a '/': Obsidian matches a partial path so ([[b/x]] also names "ab/x.md",
+// difference (a) in the package documentation), so a link written with
+// such a text could reach that file in Obsidian. The caller holds r.mu or
+// owns r.
+func (r *Resolver) rawSuffixOther(t, d string) bool {
+	name := baseName(t)
+	for _, key := range []string{name, name + ".md"} {
+		for _, c := range r.byName[key] {
+			if c.path != d && (strings.HasSuffix(c.lower, t) || strings.HasSuffix(c.lower, t+".md")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // LinkKeys returns the folded file names a link target's resolution depends
 // on: a file with one of these base names appearing or disappearing may change
 // where the target resolves. A same-note target ("") depends on none.
@@ -354,16 +376,29 @@ func exactMatch(cands []candidate, lower string) *candidate {
 	return nil
 }
 
-// candidateCmp orders candidates: shallowest first, then by folded path,
+// candidateCmp orders candidates: shortest path first (jsLen), then by folded path,
 // then by exact path.
 func candidateCmp(a, b candidate) int {
-	if a.depth != b.depth {
-		return a.depth - b.depth
+	if a.size != b.size {
+		return a.size - b.size
 	}
 	if c := strings.Compare(a.lower, b.lower); c != 0 {
 		return c
 	}
 	return strings.Compare(a.path, b.path)
+}
+
+// jsLen is the length of s as JavaScript counts it (UTF-16 code units),
+// which Obsidian's shortest-path order compares.
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++ // a surrogate pair
+		}
+	}
+	return n
 }
 
 // foldTarget is the comparison form of a link target: spaces around it

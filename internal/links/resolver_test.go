@@ -74,13 +74,13 @@ func TestResolve(t *testing.T) {
 		{name: "same folder wins, deeper source", from: "a/sub/deep.md", target: "topic", want: "a/sub/topic.md"},
 		{name: "same folder wins, other folder", from: "b/Other.md", target: "Topic", want: "b/topic.md"},
 		{name: "subfolder of source folder before shallower elsewhere", from: "c/other.md", target: "topic", want: "c/d/topic.md"},
-		{name: "shallowest then lexical from root", from: "index.md", target: "topic", want: "a/topic.md"},
-		{name: "shallowest then lexical from unrelated folder", from: "e/f.md", target: "topic", want: "a/topic.md"},
+		{name: "shortest then lexical from root", from: "index.md", target: "topic", want: "a/topic.md"},
+		{name: "shortest then lexical from unrelated folder", from: "e/f.md", target: "topic", want: "a/topic.md"},
 		{name: "folder test stops at segment boundary", from: "n/src.md", target: "t", want: "n/deep/t.md"},
 		{name: "path from vault root", from: "c/d/topic.md", target: "b/topic", want: "b/topic.md"},
 		{name: "path from vault root with extension", from: "c/d/topic.md", target: "b/topic.md", want: "b/topic.md"},
 		{name: "path suffix", from: "index.md", target: "d/topic", want: "c/d/topic.md"},
-		{name: "path suffix, shallowest then lexical", from: "index.md", target: "sub/topic", want: "a/sub/topic.md"},
+		{name: "path suffix, shortest then lexical", from: "index.md", target: "sub/topic", want: "a/sub/topic.md"},
 		{name: "path suffix, source subtree first", from: "z/k.md", target: "sub/topic", want: "z/sub/topic.md"},
 		{name: "path suffix stops at segment boundary", from: "index.md", target: "b/t2", want: ""},
 		{name: "relative ./", from: "a/sub/deep.md", target: "./topic", want: "a/sub/topic.md"},
@@ -267,5 +267,28 @@ func TestResolverClone(t *testing.T) {
 		return f
 	}()) {
 		t.Error("clone does not hold the same files as the original")
+	}
+}
+
+// TestResolveShortestPath: among notes of one name outside the source's
+// folder, the shortest path wins, by its length as JavaScript counts it (not
+// its number of folders), as Obsidian 1.13.7 was observed to pick; the
+// source's own folder still comes first.
+func TestResolveShortestPath(t *testing.T) {
+	r := NewResolver()
+	for _, p := range []string{"a/b/Note.md", "zzzz/Note.md", "b/Note.md", "x/y/Topic.md", "Archive/Topic.md", "q/😀/T.md", "qqq/T.md", "zzzz/deep/src.md"} {
+		r.Add(p)
+	}
+	for _, tc := range []struct{ from, target, want string }{
+		{"index.md", "Note", "b/Note.md"},
+		{"index.md", "Topic", "x/y/Topic.md"},         // 12 characters, three segments, before 16
+		{"zzzz/deep/src.md", "Note", "b/Note.md"},     // an ancestor folder counts for nothing
+		{"zzzz/other.md", "Note", "zzzz/Note.md"},     // the source's own folder first
+		{"Archive/x.md", "Topic", "Archive/Topic.md"}, // the same
+		{"index.md", "T", "qqq/T.md"},                 // an emoji is two UTF-16 units: 8 before 9
+	} {
+		if got, _ := r.Resolve(tc.from, tc.target); got != tc.want {
+			t.Errorf("[[%s]] from %s = %q, want %q", tc.target, tc.from, got, tc.want)
+		}
 	}
 }

@@ -439,6 +439,9 @@ func (p *movePlanner) unique(res *Resolver, s, t string, kind markdown.LinkKind,
 	if (kind == markdown.MarkdownLink || strings.HasPrefix(ft, "./") || strings.HasPrefix(ft, "../")) && joinedIs(s, t, d) {
 		return true
 	}
+	if strings.Contains(ft, "/") && res.rawSuffixOther(strings.TrimPrefix(ft, "./"), d) {
+		return false // Obsidian's raw suffix match could reach another file
+	}
 	if !res.remove(d) {
 		return false
 	}

@@ -631,3 +631,41 @@ func TestPlanMoveDoesNotChangeInputs(t *testing.T) {
 		t.Error("PlanMove changed the resolver, the graph or the notes")
 	}
 }
+
+// TestPlanMoveObsidianOrder: the cases a move got wrong against Obsidian's
+// own order, from the Obsidian hub. A note moved to a shorter path than a
+// same-named one takes over bare links in Obsidian (the shortest path
+// wins, not the fewest folders), so those links get a path; and a partial
+// path is not written where Obsidian's plain suffix match would also reach
+// another file ("People/simsapa" names "Old People/simsapa.md" too).
+func TestPlanMoveObsidianOrder(t *testing.T) {
+	v := newMemVault(map[string]string{
+		"05 - Concepts/LaTeX.md": "# LaTeX\n",
+		"02 - Community Expansions/02.05 All Community Expansions/Themes/LaTeX.md": "# LaTeX theme\n",
+		"benf.md":                          "Writes [[LaTeX]] and [[LaTeX|LaTeX]].\n",
+		"01 - Community/People/simsapa.md": "# a person\n",
+		"02 - Community Expansions/All/Plugins/simsapa.md": "# a plugin\n",
+		"Uncategorized plugins.md":                         "- [[simsapa|Simsapa]]\n",
+	})
+	// Before: [[LaTeX]] names the concept note (22 characters against 73).
+	// The new path is shorter in folders than the theme's (2 against 3) but
+	// longer in characters (78 against 73): Obsidian then resolves
+	// [[LaTeX]] to the theme, so the links get a path.
+	if got, _ := v.resolver().Resolve("benf.md", "LaTeX"); got != "05 - Concepts/LaTeX.md" {
+		t.Fatalf("[[LaTeX]] before = %s", got)
+	}
+	w, _ := runMove(t, v, "05 - Concepts/LaTeX.md", "04 - Guides, Workflows, & Courses/Mathematics and Scientific Writing/LaTeX.md")
+	if got := string(w.notes["benf.md"]); strings.Contains(got, "[[LaTeX") || !strings.Contains(got, "[[Mathematics and Scientific Writing/LaTeX]]") {
+		t.Errorf("benf.md after the move:\n%s", got)
+	}
+
+	// [[simsapa]] names the person (32 characters against 49); the plugin
+	// moved to a shorter path would take it over, so the link gets a path,
+	// and not "People/simsapa", which Obsidian's suffix match would also
+	// find in "Old People/simsapa.md".
+	w, _ = runMove(t, v, "02 - Community Expansions/All/Plugins/simsapa.md", "Old People/simsapa.md")
+	got := string(w.notes["Uncategorized plugins.md"])
+	if strings.Contains(got, "[[People/simsapa") || !strings.Contains(got, "[[01 - Community/People/simsapa|Simsapa]]") {
+		t.Errorf("a partial path Obsidian would also match to Old People/simsapa.md:\n%s", got)
+	}
+}

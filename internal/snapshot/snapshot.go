@@ -48,8 +48,10 @@ import (
 // Enc writes for a snapshot. 2: the index's title field and link texts. 3:
 // the vault's files listed instead of digested, the notes in path order.
 // 4: the resolved link graph, in a section. 5: a note's elided stem
-// postings counted in its term list, not its stem list.
-const Format = 5
+// postings counted in its term list, not its stem list. 6: the candidates of
+// a bare link name ordered by their path's length (Obsidian's order), not
+// their number of folders: the resolved links differ.
+const Format = 6
 
 const magic = "VMCPSNAP"
 
