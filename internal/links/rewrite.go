@@ -3,6 +3,7 @@ package links
 import (
 	"cmp"
 	"fmt"
+	"golang.org/x/text/unicode/norm"
 	"slices"
 	"strings"
 	"unicode"
@@ -683,8 +684,9 @@ func (p *movePlanner) recase(t string) string {
 }
 
 // aliasEdit finds the alias (wiki-link text after '|') or the markdown link
-// text of l and, when it equals the old file name (case-insensitively, with
-// or without ".md"), returns its span and the new name in the same form.
+// text of l and, when it is the old file name as written (letter case
+// included, Unicode normalisation aside; with or without ".md"), returns its
+// span and the new name in the same form.
 func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, alias string, ok bool) {
 	if !l.HasAlias {
 		return 0, 0, "", false
@@ -717,11 +719,14 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 	if l.Quote == '\'' {
 		written = strings.ReplaceAll(a, "''", "'")
 	}
+	// Only a text spelled as the name, letter case included: "properties"
+	// in [[Properties|properties]] is a word of its sentence, which the new
+	// name would change.
 	var repl string
-	switch fold(written) {
-	case fold(oldBase):
+	switch nfc := norm.NFC.String(written); nfc {
+	case norm.NFC.String(oldBase):
 		repl = newBase
-	case fold(stripMd(oldBase)):
+	case norm.NFC.String(stripMd(oldBase)):
 		repl = stripMd(newBase)
 	default:
 		return 0, 0, "", false

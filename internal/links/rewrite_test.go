@@ -164,10 +164,12 @@ func TestPlanMoveForms(t *testing.T) {
 			want: map[string]string{"s.md": "[[y#Setup]] [[y#Setup#Retry]] [[y#^abc]] [t](y.md#setup) [b](y.md#^abc)\n"},
 		},
 		{
-			name:  "aliases equal to the old name follow it, others are kept",
+			// Spelled as the name, letter case included: "X" for x.md is
+			// the author's own text (a word of a sentence, often).
+			name:  "aliases spelled as the old name follow it, others are kept",
 			notes: map[string]string{"s.md": "[[x|x]] [[x|X]] [[x| x ]] [[x|my x]] [[x#H|x]] [[x.md|x.md]] [x](x.md) [X.md](x.md) [see](x.md)\n", "x.md": "x\n"},
 			from:  "x.md", to: "New Name.md",
-			want: map[string]string{"s.md": "[[New Name|New Name]] [[New Name|New Name]] [[New Name| New Name ]] [[New Name|my x]] [[New Name#H|New Name]] [[New Name.md|New Name.md]] [New Name](New%20Name.md) [New Name.md](New%20Name.md) [see](New%20Name.md)\n"},
+			want: map[string]string{"s.md": "[[New Name|New Name]] [[New Name|X]] [[New Name| New Name ]] [[New Name|my x]] [[New Name#H|New Name]] [[New Name.md|New Name.md]] [New Name](New%20Name.md) [X.md](New%20Name.md) [see](New%20Name.md)\n"},
 		},
 		{
 			name:  "alias kept when only the folder changes",
