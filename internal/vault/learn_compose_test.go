@@ -53,7 +53,7 @@ func TestLearnPortuguese(t *testing.T) {
 	// A new daily note in Portuguese.
 	dir, s = openLearn(t, with(files, map[string]string{"04-daily/2026-11-29.md": ""}), learnOpts{lang: "pt"})
 	learn(t, s, api.LearnRequest{Title: "Zéfiro", Insight: "Zéfiros.", Domain: "go", Project: "cobrança"})
-	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ntags: []\ncriado: 2026-11-29\n---\n## Capturas\n\n- 10:30 [[zefiro]] (learning, cobrança)\n" {
+	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ntags: []\ncriado: 2026-11-29\n---\n\n# 2026-11-29\n\n## Capturas\n\n- 10:30 [[zefiro]] (learning, cobrança)\n" {
 		t.Errorf("new daily:\n%s", got)
 	}
 }

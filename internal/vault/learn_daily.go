@@ -104,6 +104,8 @@ func (s *Service) newDaily(t *tx, now time.Time) string {
 		}
 		return filled + body
 	}
+	// Without a template: the shape daily notes usually have (and the
+	// example vault's template gives), a title heading with the date.
 	head, _ := renderFrontmatter(map[string]any{p.typeKey: "daily", "tags": []any{}, p.createdKey: s.today()})
-	return head + "## " + p.capturesSection + "\n"
+	return head + "\n# " + s.today() + "\n\n## " + p.capturesSection + "\n"
 }

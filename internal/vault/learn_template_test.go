@@ -34,7 +34,7 @@ func TestLearnCreatesFromTemplate(t *testing.T) {
 	if moc != wantMOC {
 		t.Errorf("MOC:\n%s\nwant:\n%s", moc, wantMOC)
 	}
-	daily := "---\ntype: daily\ntags: []\ncreated: 2026-11-29\n---\n## Captures\n\n- 10:30 [[xylophone-quintessence]] (pattern, billing)\n"
+	daily := "---\ntype: daily\ntags: []\ncreated: 2026-11-29\n---\n\n# 2026-11-29\n\n## Captures\n\n- 10:30 [[xylophone-quintessence]] (pattern, billing)\n"
 	if got := read(t, dir, "04-daily/2026-11-29.md"); got != daily {
 		t.Errorf("daily:\n%s\nwant:\n%s", got, daily)
 	}

@@ -64,7 +64,7 @@ func TestProfileDetected(t *testing.T) {
 func TestProfileDetectedNewDaily(t *testing.T) {
 	dir, s := openLearn(t, with(ptVault, map[string]string{"04-daily/2026-11-29.md": ""}), learnOpts{})
 	learn(t, s, api.LearnRequest{Title: "Rotação de segredos", Insight: "Rotacione os segredos do registro.", Domain: "docker"})
-	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ntags: []\ncriado: 2026-11-29\n---\n## Capturas\n\n- 10:30 [[rotacao-de-segredos]] (learning)\n" {
+	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ntags: []\ncriado: 2026-11-29\n---\n\n# 2026-11-29\n\n## Capturas\n\n- 10:30 [[rotacao-de-segredos]] (learning)\n" {
 		t.Errorf("daily note:\n%s", got)
 	}
 }
