@@ -354,7 +354,7 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 	default:
 		text += eol + eol
 	}
-	after := text + strings.ReplaceAll(in.section(s.profile(), s.today()), "\n", eol)
+	after := text + strings.ReplaceAll(in.section(s.profile(), s.today(), p), "\n", eol)
 	after = bumpUpdated(after, s.today())
 	return t.writeFile(p, before, []byte(after), vaultfs.Write)
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -9,18 +10,23 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
-// section is the dated section appended to an existing note.
-func (in *learning) section(p profile, date string) string {
+// section is the dated section appended to the existing note at note (a
+// link to that note itself is left out).
+func (in *learning) section(p profile, date, note string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s — %s\n\n%s\n", date, in.title, in.insight)
 	if in.context != "" {
 		fmt.Fprintf(&b, "\n**%s:** %s\n", p.contextLabel, in.context)
 	}
-	if len(in.links) > 0 {
-		ls := make([]string, len(in.links))
-		for i, l := range in.links {
-			ls[i] = "[[" + l + "]]"
+	self := strings.TrimSuffix(note, path.Ext(note))
+	var ls []string
+	for _, l := range in.links {
+		if strings.EqualFold(l, self) || strings.EqualFold(l, path.Base(self)) {
+			continue
 		}
+		ls = append(ls, "[["+l+"]]")
+	}
+	if len(ls) > 0 {
 		fmt.Fprintf(&b, "\n**%s:** %s\n", p.linksSection, strings.Join(ls, ", "))
 	}
 	return b.String()

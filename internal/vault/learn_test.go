@@ -593,3 +593,17 @@ func TestLearnKnowledgeIndex(t *testing.T) {
 		t.Errorf("MOC %v:\n%s", res.Files, moc)
 	}
 }
+
+// TestLearnAppendNoSelfLink: a learning appended to a note does not list a
+// link to that note itself among its links.
+func TestLearnAppendNoSelfLink(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Jitter for many clients", Insight: "Full jitter spreads the retries of many clients; cap it.", Domain: "go",
+		Links: []string{"retry-backoff", "gc"}})
+	if res.Path != "02-wiki/go/retry-backoff.md" || res.Mode != api.LearnAppended {
+		t.Fatalf("%+v", res)
+	}
+	if got := read(t, dir, res.Path); !strings.Contains(got, "**Links:** [[gc]]\n") || strings.Contains(got, "[[retry-backoff]]") {
+		t.Errorf("note:\n%s", got)
+	}
+}

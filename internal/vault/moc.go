@@ -178,7 +178,7 @@ func firstSentence(text string) string {
 		}
 	}
 	if utf8.RuneCountInString(text) > 120 {
-		return cutRunes(text, 119) + "…"
+		return cutAtWord(text, 119) + "…"
 	}
 	return text
 }

@@ -92,3 +92,19 @@ func TestWriteThroughFolderLink(t *testing.T) {
 		t.Errorf("left out of the commits:\n%s", st)
 	}
 }
+
+// TestSummaryCutAtWord: a MOC line's summary longer than 120 characters
+// ends at a word, with "…".
+func TestSummaryCutAtWord(t *testing.T) {
+	long := strings.Repeat("wallaby ", 20) + "quokka"
+	got := summaryOf(long)
+	if n := len([]rune(got)); n > 120 || !strings.HasSuffix(got, "wallaby…") {
+		t.Errorf("summary %q (%d characters)", got, n)
+	}
+	if got := summaryOf("Short one. And more."); got != "Short one." {
+		t.Errorf("summary %q", got)
+	}
+	if got := cutAtWord("abc def", 10); got != "abc def" {
+		t.Errorf("cutAtWord of a short text = %q", got)
+	}
+}

@@ -231,11 +231,21 @@ func cutAround(line string, at, n int) string {
 	if runeCount(rest) <= room+1 && start > 0 {
 		return lead + rest // the end of the line fits
 	}
-	cut := rest[:runeOffset(rest, max(room, 0))]
-	if k := strings.LastIndexAny(cut, " \t"); k > len(cut)*4/5 {
-		cut = cut[:k] // end at a word boundary near the end
+	return lead + cutAtWord(rest, room) + "…"
+}
+
+// cutAtWord returns the first n characters of s, ending at the last blank
+// among them when that is in their last fifth (a word is not cut in two),
+// trailing blanks dropped.
+func cutAtWord(s string, n int) string {
+	cut := s[:runeOffset(s, max(n, 0))]
+	if len(cut) == len(s) {
+		return cut
 	}
-	return lead + cut + "…"
+	if k := strings.LastIndexAny(cut, " \t"); k > len(cut)*4/5 {
+		cut = cut[:k]
+	}
+	return strings.TrimRight(cut, " \t")
 }
 
 // cutRunes returns the first n characters of s (none when n <= 0).
