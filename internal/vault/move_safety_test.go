@@ -108,3 +108,25 @@ func TestSummaryCutAtWord(t *testing.T) {
 		t.Errorf("cutAtWord of a short text = %q", got)
 	}
 }
+
+// TestFolderFilterUnknown: a folder filter under which no note lies is
+// refused with the folders it may have meant (a misspelling used to answer
+// "no results"); a folder with notes filters as before.
+func TestFolderFilterUnknown(t *testing.T) {
+	_, s := gitVault(t)
+	ctx := context.Background()
+	_, err := s.Search(ctx, api.SearchRequest{Query: "retry", Folder: "02-wiki/Go"})
+	if api.CodeOf(err) != api.CodeInvalidArgument || !strings.Contains(err.Error(), `folder: no note lies under "02-wiki/Go" (did you mean 02-wiki/go?)`) {
+		t.Errorf("search: %v", err)
+	}
+	if _, err := s.List(ctx, api.ListRequest{Folder: "wiki"}); api.CodeOf(err) != api.CodeInvalidArgument || !strings.Contains(err.Error(), "did you mean 02-wiki") {
+		t.Errorf("list: %v", err)
+	}
+	if _, err := s.Graph(ctx, api.GraphRequest{Folder: "nowhere/at/all"}); api.CodeOf(err) != api.CodeInvalidArgument || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("graph: %v", err)
+	}
+	res, err := s.Search(ctx, api.SearchRequest{Query: "retry", Folder: "02-wiki/go"})
+	if err != nil || len(res.Results) == 0 {
+		t.Errorf("a folder with notes: %+v %v", res, err)
+	}
+}

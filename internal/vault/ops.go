@@ -155,6 +155,9 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.checkFolder("folder", f); err != nil {
+		return nil, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := &api.ListResult{Notes: []api.NoteSummary{}}
@@ -214,6 +217,9 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 		return nil, err
 	}
 	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkFolder("folder", f); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()

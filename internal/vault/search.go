@@ -3,6 +3,8 @@ package vault
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -55,6 +57,39 @@ func (s *Service) filterOf(field string, typ, folder, status string, tags []stri
 	return f, nil
 }
 
+// checkFolder refuses a folder filter under which no note lies (a
+// misspelling answered "no results" before), naming up to three folders
+// that hold notes and differ from it only in letter case or contain it.
+// The caller has waited for the first build.
+func (s *Service) checkFolder(field string, f index.Filter) error {
+	if f.Folder == "" {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	prefix := f.Folder + "/"
+	for p := range s.notes {
+		if strings.HasPrefix(p, prefix) {
+			return nil
+		}
+	}
+	var like []string
+	lower := strings.ToLower(f.Folder)
+	for p := range s.notes {
+		for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+			if ld := strings.ToLower(dir); (ld == lower || strings.HasSuffix(ld, "/"+lower) || strings.Contains(path.Base(ld), lower)) && !slices.Contains(like, dir) {
+				like = append(like, dir)
+			}
+		}
+	}
+	slices.Sort(like)
+	msg := fmt.Sprintf("no note lies under %q", f.Folder)
+	if len(like) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(like[:min(3, len(like))], ", "))
+	}
+	return api.Invalid(field, "%s", msg)
+}
+
 // Search runs a ranked search (DESIGN.md section 4).
 func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
 	if err := validateSearch(&req); err != nil {
@@ -65,6 +100,9 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 		return nil, err
 	}
 	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkFolder("folder", f); err != nil {
 		return nil, err
 	}
 	var hits []scored

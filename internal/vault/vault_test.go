@@ -270,8 +270,9 @@ func TestWatcherKeepsIndexFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("removed folder forgotten", func() bool {
-		lst, err := s.List(context.Background(), api.ListRequest{Folder: "02-wiki/k8s"})
-		return err == nil && len(lst.Notes) == 0
+		// (A folder under which no note lies is refused, naming it.)
+		_, err := s.List(context.Background(), api.ListRequest{Folder: "02-wiki/k8s"})
+		return api.CodeOf(err) == api.CodeInvalidArgument && strings.Contains(err.Error(), `no note lies under "02-wiki/k8s"`)
 	})
 }
 
