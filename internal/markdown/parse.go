@@ -230,7 +230,7 @@ func (p *parser) line(ls, le, next, ln int) {
 				p.split(level, text, ln)
 			} else {
 				if level == 1 && p.note.Title == "" && text != "" {
-					p.note.Title = text
+					p.note.Title = displayText(text)
 				}
 				p.prose = addSeg(p.prose, ls, le, next)
 			}
@@ -366,6 +366,65 @@ func stripQuotes(src string, ls, le, max int) (int, int) {
 		depth++
 	}
 	return i, depth
+}
+
+// displayText is a heading's text as Obsidian shows it: a wiki-link as its
+// alias, or its target ("note > heading" for a heading link), a markdown
+// link as its text. "An Introduction to [[dataview|Dataview]]" is shown
+// "An Introduction to Dataview".
+func displayText(s string) string {
+	if !strings.Contains(s, "[") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "[[")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+2:], "]]")
+		if j < 0 {
+			break
+		}
+		inner := s[i+2 : i+2+j]
+		start := i
+		if i > 0 && s[i-1] == '!' {
+			start-- // an embed shows as its target too
+		}
+		b.WriteString(s[:start])
+		if t, alias, ok := strings.Cut(inner, "|"); ok && strings.TrimSpace(alias) != "" {
+			b.WriteString(strings.TrimSpace(alias))
+		} else {
+			target, anchor, _ := strings.Cut(t, "#")
+			target = strings.TrimSpace(target)
+			anchor = strings.TrimPrefix(strings.TrimSpace(anchor), "^")
+			switch {
+			case target == "":
+				b.WriteString(anchor)
+			case anchor == "":
+				b.WriteString(target)
+			default:
+				b.WriteString(target + " > " + anchor)
+			}
+		}
+		s = s[i+2+j+2:]
+	}
+	b.WriteString(s)
+	out := b.String()
+	// Markdown links: [text](destination) shows text.
+	for {
+		i := strings.Index(out, "](")
+		if i < 0 {
+			break
+		}
+		open := strings.LastIndexByte(out[:i], '[')
+		close := strings.IndexByte(out[i+2:], ')')
+		if open < 0 || close < 0 {
+			break
+		}
+		out = out[:open] + out[open+1:i] + out[i+2+close+1:]
+	}
+	return strings.TrimSpace(out)
 }
 
 // fenceOpen reports whether line opens a fenced code block, and the

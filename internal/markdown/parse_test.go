@@ -793,3 +793,20 @@ func TestParseOwned(t *testing.T) {
 		t.Errorf("title %q: ParseOwned copied the source", n.Title)
 	}
 }
+
+// TestTitleAsShown: a title heading's links show as Obsidian shows them.
+func TestTitleAsShown(t *testing.T) {
+	for src, want := range map[string]string{
+		"# An Introduction to [[dataview|Dataview]]\n":   "An Introduction to Dataview",
+		"# [[Obsidian Publish|Publish]] sites\n":         "Publish sites",
+		"# About [[Note]] and [[Note#Part]]\n":           "About Note and Note > Part",
+		"# See [[#Local]] and ![[pic.png]]\n":            "See Local and pic.png",
+		"# Read [the docs](https://x.example/a) first\n": "Read the docs first",
+		"# Plain [brackets] stay\n":                      "Plain [brackets] stay",
+		"# Unclosed [[link\n":                            "Unclosed [[link",
+	} {
+		if got := Parse("t.md", []byte(src)).Title; got != want {
+			t.Errorf("%q: title %q, want %q", src, got, want)
+		}
+	}
+}

@@ -50,7 +50,8 @@ import (
 // 4: the resolved link graph, in a section. 5: a note's elided stem
 // postings counted in its term list, not its stem list. 6: the candidates of
 // a bare link name ordered by their path's length (Obsidian's order), not
-// their number of folders: the resolved links differ.
+// their number of folders: the resolved links differ; and a title
+// heading's links shown as their text (markdown.displayText).
 const Format = 6
 
 const magic = "VMCPSNAP"
