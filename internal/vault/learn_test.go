@@ -607,3 +607,16 @@ func TestLearnAppendNoSelfLink(t *testing.T) {
 		t.Errorf("note:\n%s", got)
 	}
 }
+
+// TestLearnNonLatinTitle: a learning titled in a script without Latin
+// letters gets a note named with the title's own letters.
+func TestLearnNonLatinTitle(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "キャッシュの注意点", Insight: "キャッシュは冷えている時に注意。", Domain: "go"})
+	if res.Path != "02-wiki/go/キャッシュの注意点.md" || !res.Committed {
+		t.Fatalf("%+v", res)
+	}
+	if moc := read(t, dir, "02-wiki/go/go-moc.md"); !strings.Contains(moc, "- [[キャッシュの注意点]] — キャッシュは冷えている時に注意。") {
+		t.Errorf("MOC:\n%s", moc)
+	}
+}

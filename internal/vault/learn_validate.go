@@ -21,7 +21,7 @@ func validateLearn(req api.LearnRequest) (*learning, error) {
 		return nil, api.Invalid("title", "must not be empty")
 	}
 	if in.slug = slugify(in.title); in.slug == "" {
-		return nil, api.Invalid("title", "must contain a letter or digit (a-z, 0-9 once accents are stripped) to name the note")
+		return nil, api.Invalid("title", "must contain a letter or digit to name the note")
 	}
 	if in.insight, err = multiLine("insight", req.Insight); err != nil {
 		return nil, err
@@ -176,5 +176,39 @@ func slugify(title string) string {
 	if len(out) > maxSlugLen {
 		out = strings.TrimRight(out[:maxSlugLen], "-")
 	}
+	if out == "" {
+		return letterSlug(title)
+	}
 	return out
 }
+
+// letterSlug is the slug of a title with no Latin letter or digit (日本語の
+// メモ, Заметка): the rule above would leave nothing, so the title's own
+// letters and digits are kept, lower-cased, the rest made '-' as above; at
+// most maxSlugLen characters and maxSlugBytes bytes, so that a dated name
+// built on it stays within a file name's 255 bytes.
+func letterSlug(title string) string {
+	var b strings.Builder
+	dash := false
+	n := 0
+	for _, r := range norm.NFC.String(title) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if n >= maxSlugLen || b.Len()+utf8.RuneLen(r) > maxSlugBytes {
+				break
+			}
+			b.WriteRune(unicode.ToLower(r))
+			dash = false
+			n++
+			continue
+		}
+		if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// maxSlugBytes bounds a letterSlug: with "-YYYY-MM-DD-NN.md" it stays
+// under a file name's 255 bytes.
+const maxSlugBytes = 200

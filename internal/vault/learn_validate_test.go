@@ -17,17 +17,21 @@ func TestSlugify(t *testing.T) {
 		"Ação e reação":                 "acao-e-reacao",
 		"Straße, Æsir, Øre, Łódź":       "strasse-aesir-ore-lodz",
 		"C++ & Go: 2 tips":              "c-go-2-tips",
-		"日本語":                           "",
+		"日本語":                           "日本語",
+		"日本語のメモ: キャッシュ":                 "日本語のメモ-キャッシュ",
+		"Заметка О Кэше":                "заметка-о-кэше",
 		"!!!":                           "",
 		"x" + strings.Repeat("-y", 60):  "x" + strings.Repeat("-y", 39),
 		strings.Repeat("ab ", 40) + "c": strings.TrimRight(strings.Repeat("ab-", 27), "-"),
 	}
+	long := strings.Repeat("長", 100) // 300 bytes: cut at 66 characters (198 bytes)
+	cases[long] = strings.Repeat("長", 66)
 	for in, want := range cases {
 		got := slugify(in)
 		if got != want {
 			t.Errorf("slugify(%q) = %q, want %q", in, got, want)
 		}
-		if len(got) > maxSlugLen || strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
+		if len([]rune(got)) > maxSlugLen || len(got) > maxSlugBytes || strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
 			t.Errorf("slugify(%q) = %q breaks the rules", in, got)
 		}
 	}
@@ -49,7 +53,7 @@ func TestLearnValidation(t *testing.T) {
 	}{
 		{mod(func(r *api.LearnRequest) { r.Title = " \n\t" }), api.CodeInvalidArgument, "title", "must not be empty"},
 		{mod(func(r *api.LearnRequest) { r.Title = "!!! ???" }), api.CodeInvalidArgument, "title", "letter or digit"},
-		{mod(func(r *api.LearnRequest) { r.Title = "日本語のメモ" }), api.CodeInvalidArgument, "title", "letter or digit"},
+		{mod(func(r *api.LearnRequest) { r.Title = "—!?" }), api.CodeInvalidArgument, "title", "letter or digit"},
 		{mod(func(r *api.LearnRequest) { r.Title = "bell\a" }), api.CodeInvalidArgument, "title", "control"},
 		{mod(func(r *api.LearnRequest) { r.Title = "rlo\u202e" }), api.CodeInvalidArgument, "title", "control"},
 		{mod(func(r *api.LearnRequest) { r.Title = strings.Repeat("t", 201) }), api.CodeInvalidArgument, "title", "at most 200"},
