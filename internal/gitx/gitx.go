@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -33,6 +34,10 @@ type Repo struct {
 	read    FileReader // reads the vault's files for the fast commit; nil: git reads them
 	gitDir  string     // the git directory, as Open found it ("" if not told)
 	Timeout time.Duration
+
+	// locks lists the git lock files this process holds (lockledger.go).
+	ledgerOnce sync.Once
+	locks      *lockLedger
 
 	// lockRetries and lockWait bound the retries when another program holds
 	// the index lock; zero means the defaults (5 retries, 200 ms apart).

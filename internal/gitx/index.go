@@ -713,10 +713,11 @@ var indexWritten, indexToGit, indexReused atomic.Int64
 // the lock meanwhile, as git commit does) and puts it in place once the
 // branch moved, or drops it.
 type pendingIndex struct {
-	ix   *userIndex
-	f    *os.File
-	lock string
-	data []byte
+	ix     *userIndex
+	f      *os.File
+	lock   string
+	data   []byte
+	ledger *lockLedger
 }
 
 // prepareIndex takes index.lock and makes the index with the changed paths'
@@ -727,11 +728,14 @@ func (r *Repo) prepareIndex(ctx context.Context, ix *userIndex, changes []indexC
 	if testHookBeforeIndexLock != nil {
 		testHookBeforeIndexLock()
 	}
-	f, err := r.lockIndexFile(ctx, lock)
+	gitDir, _ := r.gitDirs()
+	ledger := r.ledger(gitDir)
+	f, err := r.lockIndexFile(ctx, lock, ledger)
 	if err != nil {
 		return nil, err
 	}
-	p := &pendingIndex{f: f, lock: lock}
+	p := &pendingIndex{f: f, lock: lock, ledger: ledger}
+	ledger.took(lock, f)
 	// Read again when another program wrote the index since.
 	if fi, err := os.Stat(ix.path); err != nil || !sameIndexFile(fi, ix.info) {
 		if ix, err = readUserIndex(ix.path, ix.sha256()); err != nil {
@@ -751,6 +755,7 @@ func (r *Repo) prepareIndex(ctx context.Context, ix *userIndex, changes []indexC
 func (p *pendingIndex) abort() {
 	p.f.Close()
 	os.Remove(p.lock)
+	p.ledger.released(p.lock)
 }
 
 // write writes the new index into the lock file (flushed when fsync),
@@ -788,8 +793,12 @@ func (r *Repo) installIndex(p *pendingIndex) error {
 	if testHookIndexInstall != nil {
 		testHookIndexInstall()
 	}
-	if err := os.Rename(p.lock, p.ix.path); err != nil {
+	err := os.Rename(p.lock, p.ix.path)
+	if err != nil {
 		os.Remove(p.lock)
+	}
+	p.ledger.released(p.lock)
+	if err != nil {
 		return fmt.Errorf("git index: %w", err)
 	}
 	if fi, err := os.Stat(p.ix.path); err == nil {
@@ -802,11 +811,15 @@ func (r *Repo) installIndex(p *pendingIndex) error {
 // lockIndexFile creates index.lock as git does (exclusively, mode 0666
 // less the umask), waiting with runLocked's retries while another program
 // holds it.
-func (r *Repo) lockIndexFile(ctx context.Context, lock string) (*os.File, error) {
+func (r *Repo) lockIndexFile(ctx context.Context, lock string, ledger *lockLedger) (*os.File, error) {
 	var f *os.File
 	var err error
 	if lerr := r.retryWhileLocked(ctx, "git index", func() bool {
+		ledger.intend(lock)
 		f, err = os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			ledger.forgetIntent(lock)
+		}
 		return errors.Is(err, fs.ErrExist)
 	}); lerr != nil {
 		return nil, lerr

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestIndexWriteKilled: the process is killed (SIGKILL) while it holds
@@ -42,9 +43,54 @@ func TestIndexWriteKilled(t *testing.T) {
 	if _, err := r.Commit(context.Background(), []string{"b.md"}, "next"); !errors.Is(err, ErrIndexLocked) {
 		t.Fatalf("commit with the stale lock: %v, want ErrIndexLocked", err)
 	}
-	os.Remove(lock)
+	// The killed process listed the lock in its ledger: it is cleared,
+	// and only it (the ledger goes too).
+	if removed, err := r.ClearCrashedLocks(); err != nil || len(removed) != 1 || removed[0] != lock {
+		t.Fatalf("ClearCrashedLocks = %v, %v; want %s", removed, err, lock)
+	}
+	if ledgers, _ := filepath.Glob(filepath.Join(dir, ".git", LockLedgerPrefix+"*")); len(ledgers) != 0 {
+		t.Errorf("ledgers left: %v", ledgers)
+	}
+	// The commit stands, the index is the one before: a.md shows as
+	// changed until its entry is set to HEAD's.
+	if st := gitOut(t, dir, "status", "--porcelain", "--", "a.md"); st == "" {
+		t.Fatal("a.md clean before ResetIndex: the kill did not leave the index behind")
+	}
+	if err := r.ResetIndex(context.Background(), []string{"a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitOut(t, dir, "status", "--porcelain", "--", "a.md"); st != "" {
+		t.Fatalf("a.md after ResetIndex: %q", st)
+	}
 	commitOne(t, r, "a.md", "b.md")
 	cleanAndWhole(t, dir)
+}
+
+// TestClearCrashedLocksSparesOthers: a lock at a path the ledger lists but
+// taken since by another program (another file) is left alone.
+func TestClearCrashedLocksSparesOthers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	writeFile(t, dir, "a.md", "ours\n")
+	runKilledChild(t, "TestIndexWriteKilledChild", dir)
+	lock := filepath.Join(dir, ".git", "index.lock")
+	os.Remove(lock)
+	if err := os.WriteFile(lock, []byte("another program's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Taken later (its inode number may be the freed one's).
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(lock, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := open(t, dir).ClearCrashedLocks(); err != nil || len(removed) != 0 {
+		t.Fatalf("ClearCrashedLocks = %v, %v; want nothing removed", removed, err)
+	}
+	if _, err := os.Lstat(lock); err != nil {
+		t.Fatalf("another program's lock was removed: %v", err)
+	}
 }
 
 // TestIndexWriteKilledChild is the child of TestIndexWriteKilled.
@@ -101,8 +147,15 @@ func TestRefUpdateKilled(t *testing.T) {
 	if got := gitOut(t, dir, "rev-parse", "HEAD"); got != first {
 		t.Fatalf("HEAD = %s after a refused commit", got)
 	}
+	// The killed process's ledger lists both locks: they are cleared.
+	removed, err := r2.ClearCrashedLocks()
+	if err != nil || len(removed) < 2 {
+		t.Fatalf("ClearCrashedLocks = %v, %v", removed, err)
+	}
 	for _, l := range locks {
-		os.Remove(l)
+		if _, err := os.Lstat(l); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", l, err)
+		}
 	}
 	commitOne(t, r2, "a.md")
 	if got := gitOut(t, dir, "show", "HEAD:a.md"); got != "ours" {

@@ -437,7 +437,7 @@ func (r *Repo) commitFastOnce(ctx context.Context, specs []string, message strin
 	// The branch HEAD named when it was read (checked again under the
 	// locks: it must still be HEAD's, at the commit read then).
 	if idsKnown && branch != "" && !st.hasHook("reference-transaction") {
-		err = updateHeadRef(refUpdate{gitDir: gitDir, commonDir: commonDir, branch: branch, old: head, new: commit,
+		err = updateHeadRef(refUpdate{ledger: r.ledger(gitDir), gitDir: gitDir, commonDir: commonDir, branch: branch, old: head, new: commit,
 			committer: ids.committerName + " <" + ids.committerEmail + ">", when: now, message: reflogMsg,
 			logAll: c.logAllRefs, bare: c.bare, fsync: c.fsyncReferences})
 		if err == nil {

@@ -103,6 +103,7 @@ func isHex(s string) bool {
 
 // refUpdate is one branch move: HEAD's branch from old to new.
 type refUpdate struct {
+	ledger            *lockLedger // the locks taken are listed there (may be nil)
 	gitDir, commonDir string
 	branch            string // "refs/heads/main"
 	old, new          string
@@ -131,24 +132,32 @@ func updateHeadRef(u refUpdate) error {
 			return errRefFallback
 		}
 	}
+	u.ledger.intend(headLock)
 	hl, err := createLock(headLock)
 	if err != nil {
+		u.ledger.forgetIntent(headLock)
 		return err
 	}
+	u.ledger.took(headLock, hl)
 	defer func() {
 		hl.Close()
 		os.Remove(headLock)
+		u.ledger.released(headLock)
 	}()
+	u.ledger.intend(refLock)
 	rl, err := createLock(refLock)
 	if err != nil {
+		u.ledger.forgetIntent(refLock)
 		return err
 	}
+	u.ledger.took(refLock, rl)
 	committed := false
 	defer func() {
 		if !committed {
 			rl.Close()
 			os.Remove(refLock)
 		}
+		u.ledger.released(refLock)
 	}()
 	// Under the locks: HEAD still names the branch, the branch is at old.
 	head, ok := readHead(u.gitDir, u.commonDir, len(u.old)/2)

@@ -14,6 +14,17 @@ import (
 // removed. It runs with the write lock held exclusively, at start and
 // before every write (another process on the same vault may have died).
 func (s *Service) recover(ctx context.Context) {
+	if s.git != nil {
+		// git's lock files that a vaultmcp killed while committing left
+		// (gitx's lock ledger): git would refuse every commit until removed.
+		removed, err := s.git.ClearCrashedLocks()
+		if len(removed) > 0 {
+			s.log.Warn("removed the git lock files an interrupted commit left", "files", len(removed))
+		}
+		if err != nil {
+			s.log.Warn("could not clear the git lock files an interrupted commit left", "err", s.fs.Redact(err.Error()))
+		}
+	}
 	if s.journal == nil {
 		return
 	}
@@ -98,7 +109,12 @@ func (s *Service) rollForward(ctx context.Context, rec *journal.Record) {
 		case err == nil:
 			committed = true
 		case errors.Is(err, gitx.ErrNothingToCommit):
-			// Committed before the crash.
+			// Committed before the crash; the index may be the one
+			// before the commit (killed between the two): its entries of
+			// the write's paths are set to the commit's.
+			if err := s.git.ResetIndex(ctx, paths); err != nil {
+				s.log.Warn("could not bring the git index in line with an interrupted write's commit", "err", s.fs.Redact(err.Error()))
+			}
 		default:
 			s.log.Warn("an interrupted write was finished but could not be committed", "err", s.fs.Redact(err.Error()))
 		}
