@@ -54,9 +54,16 @@ func (s *Service) rollForward(ctx context.Context, rec *journal.Record) {
 				expect = ""
 			}
 			err := s.fs.PublishTemp(op.Temp, op.Path, expect, op.Create)
+			var late *vaultfs.LateEdit
 			switch code := vaultfs.CodeOf(err); {
 			case err == nil:
 				published++
+			case errors.As(err, &late):
+				// Someone wrote to the note as it was replaced: their
+				// version is put back, and this file of the write left out.
+				conflicts++
+				mode, _ := s.fs.Mode(op.Path)
+				s.giveBack(op.Path, vaultfs.Move, mode, op.After, late.Now)
 			case code == vaultfs.CodeNotFound:
 				// Published before the crash.
 			default:

@@ -500,7 +500,22 @@ func (t *tx) publish() error {
 func (t *tx) publishOne(c *change) error {
 	fsys := t.s.fs
 	if c.staged != nil {
+		// Replaced, but someone wrote to the note between the check and
+		// the rename (vaultfs.LateEdit): their version goes back, and the
+		// write is planned again on top of it.
+		var late *vaultfs.LateEdit
+		lateEdit := func(err error) error {
+			if !errors.As(err, &late) {
+				return nil
+			}
+			c.staged = nil
+			t.s.giveBack(c.path, c.acc, c.mode, sha256Hex(c.after), late.Now)
+			return fmt.Errorf("%w: %s was written to by someone else as it was replaced", errReplan, c.path)
+		}
 		err := fsys.Publish(c.staged, t.expectAt(c))
+		if lerr := lateEdit(err); lerr != nil {
+			return lerr
+		}
 		if vaultfs.CodeOf(err) == vaultfs.CodeChanged && !c.create() {
 			// Changed in the last instant: merge again if possible.
 			if cerr := t.check(c); cerr != nil {
@@ -510,6 +525,9 @@ func (t *tx) publishOne(c *change) error {
 				return fieldErr("path", err2)
 			}
 			err = fsys.Publish(c.staged, t.expectAt(c))
+			if lerr := lateEdit(err); lerr != nil {
+				return lerr
+			}
 		}
 		if err != nil {
 			if vaultfs.CodeOf(err) == vaultfs.CodeChanged {
@@ -541,6 +559,24 @@ func (t *tx) publishOne(c *change) error {
 		testHookTx("published-one")
 	}
 	return nil
+}
+
+// giveBack puts back, at p, the version of a note that another program
+// wrote as this process replaced it with ours (see vaultfs.LateEdit), if
+// ours (the SHA-256 of the version this process published) is still what
+// is there.
+func (s *Service) giveBack(p string, acc vaultfs.Access, mode fs.FileMode, ours string, theirs []byte) {
+	st, err := s.fs.Stage(p, theirs, acc, false, mode)
+	if err == nil {
+		if err = s.fs.Publish(st, ours); err != nil {
+			s.fs.Discard(st)
+		}
+	}
+	if err != nil {
+		s.log.Warn("a note written by someone else as a write replaced it could not be put back", "path", p, "err", s.fs.Redact(err.Error()))
+		return
+	}
+	s.log.Info("a note was written by someone else as a write replaced it; their version was put back", "path", p)
 }
 
 // expectAt is the SHA-256 the note at c.path must have when c is
@@ -582,7 +618,12 @@ func (t *tx) undoPublished() {
 				if c.after != nil {
 					expect = sha256Hex(c.after)
 				}
-				if err := fsys.Publish(st, expect); err != nil {
+				var late *vaultfs.LateEdit
+				switch err := fsys.Publish(st, expect); {
+				case errors.As(err, &late):
+					// Written to by someone else as it was taken back.
+					t.s.giveBack(c.path, c.acc, c.mode, sha256Hex(c.before), late.Now)
+				case err != nil:
 					fsys.Discard(st)
 					t.s.log.Warn("could not take back a published file of a failed write", "path", c.path, "err", err)
 				}

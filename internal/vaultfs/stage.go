@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -228,9 +229,19 @@ func (v *Vault) Discard(st *Staged) {
 // rename; the folder is not fsynced (SyncDirs).
 func (v *Vault) Publish(st *Staged, expect string) error {
 	if err := v.publish(st.Temp, st.Rel, st.dir, st.name, expect, st.Create); err != nil {
-		return v.fail(err)
+		return v.failLate(err)
 	}
 	return nil
+}
+
+// failLate is fail, but a LateEdit goes through as it is (it holds the
+// late version for the caller).
+func (v *Vault) failLate(err error) error {
+	var le *LateEdit
+	if errors.As(err, &le) {
+		return le
+	}
+	return v.fail(err)
 }
 
 // PublishTemp is Publish for a staged file known only by its paths, as a
@@ -249,7 +260,7 @@ func (v *Vault) PublishTemp(temp, rel, expect string, create bool) error {
 		return v.fail(newErr(CodeInvalidPath, rel, "the temporary file %s is not beside the note", DisplayPath(temp)))
 	}
 	if err := v.publish(temp, t.rel, dir, path.Base(t.real), expect, create); err != nil {
-		return v.fail(err)
+		return v.failLate(err)
 	}
 	return nil
 }
@@ -286,6 +297,9 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 	}
 	// Checked right before the rename, which replaces whatever name is
 	// there: it must be nothing, or a plain note with the expected bytes.
+	if !create && expect != "" && expect != anyNote {
+		return d.replaceChecked(rel, tmpName, name, expect)
+	}
 	if err := d.expect(rel, name, expect); err != nil {
 		return err
 	}
@@ -314,6 +328,72 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 	}
 	return nil
 }
+
+// replaceChecked renames tmpName over name if name still hashes to want,
+// and then looks again at the file it replaced (kept open since the check):
+// another program that wrote to it between the check and the rename (an
+// append by a sync tool, an editor's save in place) would lose its edit, so
+// such a write is answered with a LateEdit holding that file's content as
+// it is now, for the caller to give back.
+func (d *dirHandle) replaceChecked(rel, tmpName, name, want string) error {
+	cur, err := d.plainFile(rel, name)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		return newErr(CodeChanged, rel, "the note was removed or renamed while the write was in progress")
+	}
+	f, err := d.root.OpenFile(name, os.O_RDONLY|openReadFlags, 0)
+	if err != nil {
+		return fromOS(rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !os.SameFile(fi, cur) {
+		return newErr(CodeChanged, rel, "the note was replaced while the write was in progress")
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, MaxNoteSize+1)); err != nil {
+		return fromOS(rel, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != want {
+		return newErr(CodeChanged, rel, "the note was changed by someone else while the write was in progress")
+	}
+	if testHookBetweenCheckAndRename != nil {
+		testHookBetweenCheckAndRename(d.join(name))
+	}
+	if err := d.root.Rename(tmpName, name); err != nil {
+		return fromOS(rel, err)
+	}
+	after, err := f.Stat()
+	if err != nil || (after.Size() == fi.Size() && after.ModTime().Equal(fi.ModTime())) {
+		return nil
+	}
+	now, err := io.ReadAll(io.NewSectionReader(f, 0, MaxNoteSize+1))
+	if err != nil {
+		return fromOS(rel, err)
+	}
+	return &LateEdit{Path: rel, Now: now}
+}
+
+// testHookBetweenCheckAndRename, when set by a test, runs between a
+// replacement's check and its rename, with the note's real path.
+var testHookBetweenCheckAndRename func(path string)
+
+// LateEdit is Publish's answer when the note was replaced, but the version
+// it replaced was written to after it was checked (by another program):
+// Now is that version's content. The caller puts it back or merges it.
+type LateEdit struct {
+	Path string
+	Now  []byte
+}
+
+func (e *LateEdit) Error() string {
+	return fmt.Sprintf("%s: path %s: the note was written to by someone else as it was replaced", CodeChanged, QuotePath(e.Path))
+}
+
+// ErrorCode is CHANGED: the note's content is not what the write verified.
+func (e *LateEdit) ErrorCode() string { return string(CodeChanged) }
 
 // copyExclusive creates name with O_EXCL and copies the temporary file
 // into it (the create of a file system without hard links).

@@ -1061,3 +1061,42 @@ func TestWalkFindingTemps(t *testing.T) {
 		t.Fatalf("RemoveTemps of notes = %d, %v", n, err)
 	}
 }
+
+// TestPublishLateEdit: another program that appends to the note between the
+// check and the rename would lose its line to the rename; Publish answers
+// LateEdit with the replaced version as it is after the rename (the new one
+// in place), and no late write is reported when there was none.
+func TestPublishLateEdit(t *testing.T) {
+	f := newFixture(t)
+	target := filepath.Join(f.dir, "a.md")
+	before := mustRead(t, target)
+	st, err := f.v.Stage("a.md", []byte("# A\nours\n"), Write, false, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setHook(t, &testHookBetweenCheckAndRename, func(string) {
+		fh, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString("theirs\n")
+		fh.Close()
+	})
+	err = f.v.Publish(st, SHA256Hex([]byte(before)))
+	var late *LateEdit
+	if !errors.As(err, &late) || string(late.Now) != before+"theirs\n" || late.Path != "a.md" || CodeOf(err) != "" && CodeOf(err) != CodeChanged {
+		t.Fatalf("Publish with a late append = %v (%+v)", err, late)
+	}
+	if got := mustRead(t, target); got != "# A\nours\n" {
+		t.Errorf("the note holds %q, want ours in place", got)
+	}
+	// No late write: nothing to report.
+	setHook(t, &testHookBetweenCheckAndRename, func(string) {})
+	st, err = f.v.Stage("a.md", []byte("# A\nagain\n"), Write, false, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.v.Publish(st, SHA256Hex([]byte("# A\nours\n"))); err != nil {
+		t.Fatalf("Publish without a late write = %v", err)
+	}
+}
