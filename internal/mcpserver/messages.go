@@ -25,6 +25,7 @@ const (
 	msgWriteDeleted    msgID = "write.deleted"
 	msgWriteReverted   msgID = "write.reverted"
 	msgWriteAppended   msgID = "write.appended"
+	msgWriteRecorded   msgID = "write.recorded"
 	msgWriteOther      msgID = "write.other"
 	msgWriteFiles      msgID = "write.files"
 	msgWriteSHA        msgID = "write.sha256"
@@ -169,6 +170,7 @@ var catalogue = map[string]map[msgID]string{
 		msgWriteDeleted:    "Deleted %s.",
 		msgWriteReverted:   "Reverted commit %s.",
 		msgWriteAppended:   "Appended to %s.",
+		msgWriteRecorded:   "Already recorded in %s: nothing was written.",
 		msgWriteOther:      "Changed %s (%s).",
 		msgWriteFiles:      "Files: %s",
 		msgWriteSHA:        "SHA-256: %s",
@@ -323,6 +325,7 @@ var catalogue = map[string]map[msgID]string{
 		msgWriteDeleted:    "Nota %s apagada.",
 		msgWriteReverted:   "Commit %s revertido.",
 		msgWriteAppended:   "Acréscimo feito em %s.",
+		msgWriteRecorded:   "Já registrado em %s: nada foi escrito.",
 		msgWriteOther:      "Alteração em %s (%s).",
 		msgWriteFiles:      "Arquivos: %s",
 		msgWriteSHA:        "SHA-256: %s",

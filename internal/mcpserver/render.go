@@ -422,6 +422,10 @@ func writeHeadline(m *messages, res *api.WriteResult, reverted string) string {
 		}
 		return m.get(msgWriteReverted, escape(reverted))
 	case api.ActionAppended:
+		if len(res.Files) == 0 {
+			// A retried learning whose insight the note already holds.
+			return m.get(msgWriteRecorded, p)
+		}
 		return m.get(msgWriteAppended, p)
 	}
 	return m.get(msgWriteOther, p, escape(res.Action))

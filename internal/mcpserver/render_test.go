@@ -610,3 +610,19 @@ func TestHiddenBMPTable(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHeadlineRecorded: a learning appended with no file written (a
+// retry whose insight the note already holds) says so, in both languages.
+func TestWriteHeadlineRecorded(t *testing.T) {
+	res := &api.WriteResult{Action: api.ActionAppended, Path: "02-wiki/go/errors.md"}
+	if got := writeHeadline(newMessages("en"), res, ""); got != "Already recorded in 02-wiki/go/errors.md: nothing was written." {
+		t.Errorf("en: %q", got)
+	}
+	if got := writeHeadline(newMessages("pt"), res, ""); got != "Já registrado em 02-wiki/go/errors.md: nada foi escrito." {
+		t.Errorf("pt: %q", got)
+	}
+	res.Files = []string{"02-wiki/go/errors.md"}
+	if got := writeHeadline(newMessages("en"), res, ""); got != "Appended to 02-wiki/go/errors.md." {
+		t.Errorf("appended: %q", got)
+	}
+}
