@@ -10,20 +10,26 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 )
 
+// readReadme returns the repository's README.
+func readReadme(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestReadmeSetUp: the README tells a newcomer what the set-up needs and
 // what happens, in step with the code: the C compiler the race detector
 // needs (and CI installs), where go install puts the binary and that GUI
 // clients need its absolute path, the identity commits fall back to.
 func TestReadmeSetUp(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := readReadme(t)
 	ci, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
 	setup := text[strings.Index(text, "## Set-up"):strings.Index(text, "## Tools")]
 	for _, want := range []string{
 		"go test -race -count=1 ./...                           # the tests (what CI runs; needs gcc for -race)",
@@ -47,11 +53,7 @@ func TestReadmeSetUp(t *testing.T) {
 // TestReadmeCommandLine: the README's overview of the command line is the
 // one `vaultmcp --help` prints, line for line.
 func TestReadmeCommandLine(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
+	text := readReadme(t)
 	sec := text[strings.Index(text, "## Command line"):]
 	lo := strings.Index(sec, "```\n") + len("```\n")
 	block := sec[lo : lo+strings.Index(sec[lo:], "```")]
@@ -70,11 +72,7 @@ func TestReadmeCommandLine(t *testing.T) {
 // list, envvars.Settings, which TestEveryVariableIsCleaned holds to the code) has a
 // row in the README's Environment table.
 func TestReadmeEnvironment(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
+	text := readReadme(t)
 	sec := text[strings.Index(text, "## Environment"):]
 	sec = sec[:strings.Index(sec, "\n## ")]
 	var rows strings.Builder

@@ -818,7 +818,7 @@ func (r *Repo) lockIndexFile(ctx context.Context, lock string, ledger *lockLedge
 		ledger.intend(lock)
 		f, err = os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
-			ledger.forgetIntent(lock)
+			ledger.released(lock)
 		}
 		return errors.Is(err, fs.ErrExist)
 	}); lerr != nil {

@@ -82,20 +82,6 @@ func (l *lockLedger) intend(p string) {
 	}
 }
 
-// forgetIntent drops an intent whose lock was not created (another
-// program held it).
-func (l *lockLedger) forgetIntent(p string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n, ok := l.held[p]; ok && n == 0 {
-		delete(l.held, p)
-		l.record('-', 0, p)
-	}
-}
-
 // took records the lock file at p, just created (O_EXCL) as f.
 func (l *lockLedger) took(p string, f *os.File) {
 	if l == nil {
@@ -111,7 +97,8 @@ func (l *lockLedger) took(p string, f *os.File) {
 	l.record('+', l.held[p], p)
 }
 
-// released forgets the lock file at p, renamed into place or removed.
+// released forgets the lock file at p: renamed into place, removed, or not
+// made after all (another program held it).
 func (l *lockLedger) released(p string) {
 	if l == nil {
 		return

@@ -135,7 +135,7 @@ func updateHeadRef(u refUpdate) error {
 	u.ledger.intend(headLock)
 	hl, err := createLock(headLock)
 	if err != nil {
-		u.ledger.forgetIntent(headLock)
+		u.ledger.released(headLock)
 		return err
 	}
 	u.ledger.took(headLock, hl)
@@ -147,7 +147,7 @@ func updateHeadRef(u refUpdate) error {
 	u.ledger.intend(refLock)
 	rl, err := createLock(refLock)
 	if err != nil {
-		u.ledger.forgetIntent(refLock)
+		u.ledger.released(refLock)
 		return err
 	}
 	u.ledger.took(refLock, rl)

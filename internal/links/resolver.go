@@ -63,6 +63,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -393,10 +394,7 @@ func candidateCmp(a, b candidate) int {
 func jsLen(s string) int {
 	n := 0
 	for _, r := range s {
-		n++
-		if r >= 0x10000 {
-			n++ // a surrogate pair
-		}
+		n += utf16.RuneLen(r) // 1 or 2: range yields valid runes (a bad byte as U+FFFD)
 	}
 	return n
 }

@@ -211,14 +211,15 @@ func (p *parser) line(ls, le, next, ln int) {
 	default:
 		p.inIndented = false
 	}
-	item := cols <= 3 && listMarkerEnd(line, i) > i
+	marker := listMarkerEnd(line, i)
+	item := cols <= 3 && marker > i
 	switch {
 	case item:
 		p.inList = true
 	case !blank && cols == 0:
 		p.inList = false // a line at the margin ends the list
 	}
-	if c, l, ind, ok := fenceOpen(line); ok && (ind <= 3 || p.inList) {
+	if c, l, ind, ok := fenceOpen(line, cols, i, marker); ok && (ind <= 3 || p.inList) {
 		p.inFence, p.fenceChar, p.fenceLen, p.fenceQuote, p.fenceIndent = true, c, l, q, ind
 		return
 	}
@@ -229,12 +230,13 @@ func (p *parser) line(ls, le, next, ln int) {
 			if level == 2 || level == 3 {
 				p.split(level, text, ln)
 			} else {
-				if level == 1 && p.note.Title == "" && text != "" {
-					p.note.Title = displayText(text)
-				}
 				p.prose = addSeg(p.prose, ls, le, next)
 			}
+			k := len(p.note.Links)
 			p.scanInline(ts, le, ln, false)
+			if level == 1 && p.note.Title == "" && text != "" {
+				p.note.Title = headingText(shownText(src[ts:le], ts, p.note.Links[k:]))
+			}
 			p.blockID(ls, le)
 			return
 		}
@@ -368,75 +370,51 @@ func stripQuotes(src string, ls, le, max int) (int, int) {
 	return i, depth
 }
 
-// displayText is a heading's text as Obsidian shows it: a wiki-link as its
-// alias, or its target ("note > heading" for a heading link), a markdown
-// link as its text. "An Introduction to [[dataview|Dataview]]" is shown
-// "An Introduction to Dataview".
-func displayText(s string) string {
-	if !strings.Contains(s, "[") {
+// shownText is the text s (at offset base of the source) as Obsidian shows
+// it, links being the links the parser found in it: a wiki-link or embed as
+// its alias, or its target ("note > heading" for a heading link), a
+// markdown link as its text. "An Introduction to [[dataview|Dataview]]" is
+// shown "An Introduction to Dataview"; text in code is left as written.
+func shownText(s string, base int, links []Link) string {
+	if len(links) == 0 {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, "[[")
-		if i < 0 {
-			break
+	at := 0
+	for _, l := range links {
+		start, end := l.Start-base, l.End-base
+		if start < at || end > len(s) {
+			continue
 		}
-		j := strings.Index(s[i+2:], "]]")
-		if j < 0 {
-			break
+		b.WriteString(s[at:start])
+		anchor := strings.TrimPrefix(l.Anchor, "^")
+		switch {
+		case l.HasAlias && strings.TrimSpace(l.Alias) != "":
+			b.WriteString(strings.TrimSpace(l.Alias))
+		case l.Target == "":
+			b.WriteString(anchor)
+		case anchor == "":
+			b.WriteString(l.Target)
+		default:
+			b.WriteString(l.Target + " > " + anchor)
 		}
-		inner := s[i+2 : i+2+j]
-		start := i
-		if i > 0 && s[i-1] == '!' {
-			start-- // an embed shows as its target too
-		}
-		b.WriteString(s[:start])
-		if t, alias, ok := strings.Cut(inner, "|"); ok && strings.TrimSpace(alias) != "" {
-			b.WriteString(strings.TrimSpace(alias))
-		} else {
-			target, anchor, _ := strings.Cut(t, "#")
-			target = strings.TrimSpace(target)
-			anchor = strings.TrimPrefix(strings.TrimSpace(anchor), "^")
-			switch {
-			case target == "":
-				b.WriteString(anchor)
-			case anchor == "":
-				b.WriteString(target)
-			default:
-				b.WriteString(target + " > " + anchor)
-			}
-		}
-		s = s[i+2+j+2:]
+		at = end
 	}
-	b.WriteString(s)
-	out := b.String()
-	// Markdown links: [text](destination) shows text.
-	for {
-		i := strings.Index(out, "](")
-		if i < 0 {
-			break
-		}
-		open := strings.LastIndexByte(out[:i], '[')
-		close := strings.IndexByte(out[i+2:], ')')
-		if open < 0 || close < 0 {
-			break
-		}
-		out = out[:open] + out[open+1:i] + out[i+2+close+1:]
-	}
-	return strings.TrimSpace(out)
+	b.WriteString(s[at:])
+	return b.String()
 }
 
-// fenceOpen reports whether line opens a fenced code block, and the
-// columns of indentation before the fence. It may follow a list marker
+// fenceOpen reports whether line, whose text starts at i after cols
+// columns of indentation (see indent) and after a list marker up to marker
+// (listMarkerEnd; i when none), opens a fenced code block, and the columns
+// of indentation before the fence. It may follow a list marker
 // ("- ```", "1. ```"), and be indented any amount: the caller takes one
 // indented four columns or more only within a list (parser.inList), where
 // it stands at an item's text (CommonMark's limit of three spaces applies
 // relative to the item); elsewhere such a line is indented code.
-func fenceOpen(line string) (byte, int, int, bool) {
-	cols, i := indent(line)
+func fenceOpen(line string, cols, i, marker int) (byte, int, int, bool) {
 	if i < len(line) && line[i] != '`' && line[i] != '~' {
-		if j := listMarkerEnd(line, i); j > i {
+		if j := marker; j > i {
 			c2, i2 := indent(line[j:])
 			cols, i = cols+(j-i)+c2, j+i2
 		}

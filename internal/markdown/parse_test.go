@@ -797,13 +797,14 @@ func TestParseOwned(t *testing.T) {
 // TestTitleAsShown: a title heading's links show as Obsidian shows them.
 func TestTitleAsShown(t *testing.T) {
 	for src, want := range map[string]string{
-		"# An Introduction to [[dataview|Dataview]]\n":   "An Introduction to Dataview",
-		"# [[Obsidian Publish|Publish]] sites\n":         "Publish sites",
-		"# About [[Note]] and [[Note#Part]]\n":           "About Note and Note > Part",
-		"# See [[#Local]] and ![[pic.png]]\n":            "See Local and pic.png",
-		"# Read [the docs](https://x.example/a) first\n": "Read the docs first",
-		"# Plain [brackets] stay\n":                      "Plain [brackets] stay",
-		"# Unclosed [[link\n":                            "Unclosed [[link",
+		"# An Introduction to [[dataview|Dataview]]\n": "An Introduction to Dataview",
+		"# [[Obsidian Publish|Publish]] sites\n":       "Publish sites",
+		"# About [[Note]] and [[Note#Part]]\n":         "About Note and Note > Part",
+		"# See [[#Local]] and ![[pic.png]]\n":          "See Local and pic.png",
+		"# Read [the notes](notes.md) first\n":         "Read the notes first",
+		"# The `[[x|y]]` syntax\n":                     "The `[[x|y]]` syntax",
+		"# Plain [brackets] stay\n":                    "Plain [brackets] stay",
+		"# Unclosed [[link\n":                          "Unclosed [[link",
 	} {
 		if got := Parse("t.md", []byte(src)).Title; got != want {
 			t.Errorf("%q: title %q, want %q", src, got, want)

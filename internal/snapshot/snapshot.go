@@ -51,7 +51,7 @@ import (
 // postings counted in its term list, not its stem list. 6: the candidates of
 // a bare link name ordered by their path's length (Obsidian's order), not
 // their number of folders: the resolved links differ; and a title
-// heading's links shown as their text (markdown.displayText).
+// heading's links shown as their text (markdown.shownText).
 const Format = 6
 
 const magic = "VMCPSNAP"

@@ -155,9 +155,6 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.checkFolder("folder", f); err != nil {
-		return nil, err
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := &api.ListResult{Notes: []api.NoteSummary{}}
@@ -167,6 +164,11 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 		}
 		ni := s.notes[p]
 		out.Notes = append(out.Notes, api.NoteSummary{Path: p, Title: ni.title, Type: ni.typ, Status: ni.status, Tags: ni.tags})
+	}
+	if len(out.Notes) == 0 {
+		if err := s.checkFolderLocked("folder", f); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -219,15 +221,17 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.checkFolder("folder", f); err != nil {
-		return nil, err
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nodes := make(map[string]*api.GraphNode) // notes by path, broken targets by "\x00"+target
 	for p, ni := range s.notes {
 		if s.ix.Matches(p, f) {
 			nodes[p] = &api.GraphNode{Path: p, Title: ni.title, Type: ni.typ}
+		}
+	}
+	if len(nodes) == 0 {
+		if err := s.checkFolderLocked("folder", f); err != nil {
+			return nil, err
 		}
 	}
 	sources := sortedKeys(nodes)

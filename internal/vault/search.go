@@ -60,13 +60,19 @@ func (s *Service) filterOf(field string, typ, folder, status string, tags []stri
 // checkFolder refuses a folder filter under which no note lies (a
 // misspelling answered "no results" before), naming up to three folders
 // that hold notes and differ from it only in letter case or contain it.
-// The caller has waited for the first build.
+// It reads every note's path: the callers ask only when they found
+// nothing. The caller has waited for the first build.
 func (s *Service) checkFolder(field string, f index.Filter) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.checkFolderLocked(field, f)
+}
+
+// checkFolderLocked is checkFolder for a caller holding s.mu.
+func (s *Service) checkFolderLocked(field string, f index.Filter) error {
 	if f.Folder == "" {
 		return nil
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	prefix := f.Folder + "/"
 	for p := range s.notes {
 		if strings.HasPrefix(p, prefix) {
@@ -102,13 +108,15 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.checkFolder("folder", f); err != nil {
-		return nil, err
-	}
 	var hits []scored
 	var files map[string]string
 	for attempt := 0; ; attempt++ {
 		hits = s.rank(req.Query, f, req.Limit, req.Explain)
+		if len(hits) == 0 {
+			if err := s.checkFolder("folder", f); err != nil {
+				return nil, err
+			}
+		}
 		// Re-validate every hit against the disk before quoting it: a deleted
 		// or changed note is never served stale. The text read is the one
 		// quoted.

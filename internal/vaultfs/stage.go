@@ -336,29 +336,11 @@ func (v *Vault) publish(temp, rel, dir, name, expect string, create bool) error 
 // such a write is answered with a LateEdit holding that file's content as
 // it is now, for the caller to give back.
 func (d *dirHandle) replaceChecked(rel, tmpName, name, want string) error {
-	cur, err := d.plainFile(rel, name)
+	f, fi, err := d.expectOpen(rel, name, want)
 	if err != nil {
 		return err
 	}
-	if cur == nil {
-		return newErr(CodeChanged, rel, "the note was removed or renamed while the write was in progress")
-	}
-	f, err := d.root.OpenFile(name, os.O_RDONLY|openReadFlags, 0)
-	if err != nil {
-		return fromOS(rel, err)
-	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !os.SameFile(fi, cur) {
-		return newErr(CodeChanged, rel, "the note was replaced while the write was in progress")
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, MaxNoteSize+1)); err != nil {
-		return fromOS(rel, err)
-	}
-	if hex.EncodeToString(h.Sum(nil)) != want {
-		return newErr(CodeChanged, rel, "the note was changed by someone else while the write was in progress")
-	}
 	if testHookBetweenCheckAndRename != nil {
 		testHookBetweenCheckAndRename(d.join(name))
 	}
@@ -412,48 +394,52 @@ func (d *dirHandle) copyExclusive(rel, tmpName, name string, mode fs.FileMode) (
 // expect checks that name is what the write read: absent when want is "",
 // else a plain note whose bytes hash to want.
 func (d *dirHandle) expect(rel, name, want string) error {
+	f, _, err := d.expectOpen(rel, name, want)
+	if f != nil {
+		f.Close()
+	}
+	return err
+}
+
+// expectOpen is expect, keeping the note it hashed open (with its state as
+// hashed) for the caller to close; nil when it hashed none (want "" or
+// anyNote).
+func (d *dirHandle) expectOpen(rel, name, want string) (*os.File, fs.FileInfo, error) {
 	cur, err := d.plainFile(rel, name)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if want == anyNote {
-		return nil
+		return nil, nil, nil
 	}
 	if cur == nil {
 		if want == "" {
-			return nil
+			return nil, nil, nil
 		}
-		return newErr(CodeChanged, rel, "the note was removed or renamed while the write was in progress")
+		return nil, nil, newErr(CodeChanged, rel, "the note was removed or renamed while the write was in progress")
 	}
 	if want == "" {
-		return newErr(CodeChanged, rel, "a note appeared there while the write was in progress; it was left alone")
+		return nil, nil, newErr(CodeChanged, rel, "a note appeared there while the write was in progress; it was left alone")
 	}
-	got, err := d.hashOf(rel, name, cur)
-	if err != nil {
-		return err
-	}
-	if got != want {
-		return newErr(CodeChanged, rel, "the note was changed by someone else while the write was in progress")
-	}
-	return nil
-}
-
-// hashOf reads name (checked by plainFile as cur) and returns its SHA-256.
-func (d *dirHandle) hashOf(rel, name string, cur fs.FileInfo) (string, error) {
 	f, err := d.root.OpenFile(name, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
-		return "", fromOS(rel, err)
+		return nil, nil, fromOS(rel, err)
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !os.SameFile(fi, cur) {
-		return "", newErr(CodeChanged, rel, "the note was replaced while the write was in progress")
+		f.Close()
+		return nil, nil, newErr(CodeChanged, rel, "the note was replaced while the write was in progress")
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(f, MaxNoteSize+1)); err != nil {
-		return "", fromOS(rel, err)
+		f.Close()
+		return nil, nil, fromOS(rel, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	if hex.EncodeToString(h.Sum(nil)) != want {
+		f.Close()
+		return nil, nil, newErr(CodeChanged, rel, "the note was changed by someone else while the write was in progress")
+	}
+	return f, fi, nil
 }
 
 // RemoveIf removes the note at p (Move access, so an archived note can leave
