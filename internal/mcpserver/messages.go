@@ -1,8 +1,7 @@
 package mcpserver
 
 import (
-	"fmt"
-	"strings"
+	"github.com/vaultmcp/vaultmcp/internal/msgcat"
 )
 
 // msgID names one fixed text of the tool output. Every id has a text in
@@ -143,7 +142,7 @@ const (
 )
 
 // catalogue holds the texts by language, then by id.
-var catalogue = map[string]map[msgID]string{
+var catalogue = msgcat.Catalogue[msgID]{
 	"en": {
 		msgInstructions: "This server is the long-term memory of the project and its team: an Obsidian vault of notes " +
 			"(decisions, conventions, gotchas, how-tos, project state).\n" +
@@ -457,34 +456,11 @@ var catalogue = map[string]map[msgID]string{
 }
 
 // messages renders the texts of one language.
-type messages struct {
-	lang  string
-	texts map[msgID]string
-}
+type messages struct{ *msgcat.Texts[msgID] }
 
 // newMessages returns the catalogue of lang ("pt", also "PT" or "pt-BR");
 // an unknown or empty language falls back to English.
-func newMessages(lang string) *messages {
-	lang = strings.ToLower(lang)
-	if i := strings.IndexAny(lang, "-_"); i >= 0 {
-		lang = lang[:i]
-	}
-	if t, ok := catalogue[lang]; ok {
-		return &messages{lang: lang, texts: t}
-	}
-	return &messages{lang: "en", texts: catalogue["en"]}
-}
+func newMessages(lang string) *messages { return &messages{catalogue.For(lang)} }
 
 // get returns the text of id, formatted with args when there are any.
-func (m *messages) get(id msgID, args ...any) string {
-	s, ok := m.texts[id]
-	if !ok {
-		// Unreachable while the catalogue test passes; fall back to English
-		// rather than printing nothing.
-		s = catalogue["en"][id]
-	}
-	if len(args) == 0 {
-		return s
-	}
-	return fmt.Sprintf(s, args...)
-}
+func (m *messages) get(id msgID, args ...any) string { return m.Get(id, args...) }

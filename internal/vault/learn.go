@@ -69,21 +69,21 @@ type learning struct {
 // with other hard links), sends the insight to a free dated name, and a
 // warning says where it went.
 func (s *Service) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnResult, error) {
-	in, err := validateLearn(req)
+	in, err := validateLearn(s.msg, req)
 	if err != nil {
 		return nil, err
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	domain, known := s.matchDomain(in.domain)
 	if !known && !in.confirm {
-		msg := fmt.Sprintf("%q would be a new domain (no domain exists yet); pass confirm_new_domain: true to create the vault's first one", domain)
+		msg := s.msg.Get(eFirstDomain, domain)
 		if ds := s.domains(); len(ds) > 0 {
-			msg = fmt.Sprintf("%q would be a new domain (existing: %s); file the learning under one of those, or pass confirm_new_domain: true to create it", domain, strings.Join(ds, ", "))
+			msg = s.msg.Get(eNewDomainLearn, domain, strings.Join(ds, ", "))
 		}
 		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: msg}
 	}
@@ -164,13 +164,13 @@ func (s *Service) learn(ctx context.Context, t *tx, in *learning, lr *api.LearnR
 			line += " — " + sum
 		}
 		if err := s.addMOCLine(t, in.domain, line, r, target); err != nil {
-			t.warn("could not list the note in %s: %s", moc, s.fs.Redact(err.Error()))
+			t.warn(wMOCList, moc, s.fs.Redact(err.Error()))
 		}
 	}
 	_, fresh := t.byPath[target]
 	daily, err := s.addDailyLine(t, r, target, in, !fresh)
 	if err != nil {
-		t.warn("could not log the capture in %s: %s", daily, s.fs.Redact(err.Error()))
+		t.warn(wDailyLog, daily, s.fs.Redact(err.Error()))
 	}
 	for _, p := range []string{moc, knowledgeIndex, daily} {
 		if _, ok := t.byPath[p]; ok && p != target {
@@ -193,7 +193,7 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn("%s could not be written (%s); the insight went to a new note, %s", v.candidate, s.reasonOf(err), p)
+		t.warn(wCandidateFailed, v.candidate, s.reasonOf(err), p)
 		return p, true, nil
 	}
 	primary := in.primary()
@@ -202,7 +202,7 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn("%s is taken by something that is not a note (%s); the insight went to a new note, %s", primary, s.reasonOf(err), p)
+		t.warn(wNotANote, primary, s.reasonOf(err), p)
 		return p, true, nil
 	}
 	cur, err := t.current(primary)
@@ -214,7 +214,7 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn("a note named %s already exists (%s); the new note is %s, so that the links to [[%s]] keep their target", in.slug, other, p, in.slug)
+		t.warn(wNameTakenNew, in.slug, other, p, in.slug)
 		return p, true, nil
 	}
 	switch {
@@ -223,19 +223,19 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn("%s could not be read (%s); the insight went to a new note, %s", primary, s.reasonOf(err), p)
+		t.warn(wUnreadable, primary, s.reasonOf(err), p)
 		return p, true, nil
 	case cur != nil:
 		err := s.appendLearning(t, in, primary)
 		if err == nil {
-			t.warn("a note named %s already exists (%s); the insight was appended to it", in.slug, primary)
+			t.warn(wNameTakenAppend, in.slug, primary)
 			return primary, false, nil
 		}
 		p, err2 := s.createDated(t, in)
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn("a note named %s already exists (%s) but could not be written (%s); the insight went to a new note, %s", in.slug, primary, s.reasonOf(err), p)
+		t.warn(wNameTakenFailed, in.slug, primary, s.reasonOf(err), p)
 		return p, true, nil
 	}
 	content := s.newNote(t, in)
@@ -248,9 +248,9 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		return "", false, err2
 	}
 	if vaultfs.CodeOf(err) == vaultfs.CodeAlreadyExists {
-		t.warn("%s appeared while the note was being written; the insight went to a new note, %s", primary, p)
+		t.warn(wAppeared, primary, p)
 	} else {
-		t.warn("%s could not be written (%s); the insight went to a new note, %s", primary, s.reasonOf(err), p)
+		t.warn(wWriteFailed, primary, s.reasonOf(err), p)
 	}
 	return p, true, nil
 }
@@ -323,8 +323,8 @@ func (s *Service) createFree(t *tx, in *learning, base string) (string, error) {
 	if last == nil {
 		code = api.CodeInternal
 	}
-	return "", &api.Error{Code: code, Field: "domain", Err: last, Message: fmt.Sprintf(
-		"the insight could not be written under %s/%s (%s); nothing was recorded", wikiFolder, in.domain, s.reasonOf(last))}
+	return "", &api.Error{Code: code, Field: "domain", Err: last, Message: s.msg.Get(eNotRecorded,
+		wikiFolder+"/"+in.domain, s.reasonOf(last))}
 }
 
 // appendLearning adds the learning as a dated section at the end of the note
@@ -341,7 +341,7 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 		return fmt.Errorf("%s: %w", p, errVanished)
 	}
 	if in.recordedIn(before) {
-		t.warn("%s already holds this insight; it was not added again", p)
+		t.warn(wAlreadyHeld, p)
 		return nil
 	}
 	text := string(before)
@@ -390,6 +390,6 @@ func (s *Service) warnBrokenLinks(t *tx, r *links.Resolver, from string, ls []st
 		}
 	}
 	if len(broken) > 0 {
-		t.warn("no note exists yet for %s", strings.Join(broken, ", "))
+		t.warn(wNoNoteYet, strings.Join(broken, ", "))
 	}
 }

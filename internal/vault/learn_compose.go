@@ -87,7 +87,7 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 	head, err := renderFrontmatter(fm)
 	if err != nil {
 		// Only a template's exotic values can fail to render: start afresh.
-		t.warn("the frontmatter of %s could not be kept: %s", wikiTemplate, err.Error())
+		t.warn(wFMNotKept, wikiTemplate, err.Error())
 		head, _ = renderFrontmatter(map[string]any{p.typeKey: "wiki", "tags": mergeTags(nil, in.tags), p.createdKey: s.today()})
 	}
 
@@ -158,7 +158,7 @@ func fillNoteTemplate(t *tx, name, tpl string, vars templateVars) (map[string]an
 		fm, _ = markdown.ParseFrontmatter(filled)
 	}
 	if fm == nil {
-		t.warn("the frontmatter of %s is not valid YAML once filled; the new note has its own", name)
+		t.warn(wFMInvalid, name)
 	}
 	return fm, body, append(droppedFM, dropped...)
 }
@@ -166,7 +166,7 @@ func fillNoteTemplate(t *tx, name, tpl string, vars templateVars) (map[string]an
 // warnDropped warns about the expressions of a template that were removed.
 func warnDropped(t *tx, name string, dropped []string) {
 	if len(dropped) > 0 {
-		t.warn("%s has template expressions that vaultmcp cannot fill; they were left out of the new note: %s", name, droppedList(dropped))
+		t.warn(wTemplateDropped, name, droppedList(dropped))
 	}
 }
 
@@ -205,7 +205,7 @@ func (s *Service) template(t *tx, rel string) (string, bool) {
 	case err == nil:
 		return string(data), true
 	case vaultfs.CodeOf(err) != vaultfs.CodeNotFound:
-		t.warn("the template %s could not be read (%s); it was not used", rel, s.reasonOf(err))
+		t.warn(wTemplateUnread, rel, s.reasonOf(err))
 	}
 	return "", false
 }

@@ -11,46 +11,46 @@ import (
 )
 
 // validateLearn checks a request and normalises it.
-func validateLearn(req api.LearnRequest) (*learning, error) {
+func validateLearn(m *texts, req api.LearnRequest) (*learning, error) {
 	in := &learning{confirm: req.ConfirmNewDomain}
 	var err error
-	if in.title, err = oneLine("title", req.Title, maxTitleRunes); err != nil {
+	if in.title, err = oneLine(m, "title", req.Title, maxTitleRunes); err != nil {
 		return nil, err
 	}
 	if in.title == "" {
-		return nil, api.Invalid("title", "must not be empty")
+		return nil, api.Invalid("title", "%s", m.Get(vEmpty))
 	}
 	if in.slug = slugify(in.title); in.slug == "" {
-		return nil, api.Invalid("title", "must contain a letter or digit to name the note")
+		return nil, api.Invalid("title", "%s", m.Get(vTitleLetter))
 	}
-	if in.insight, err = multiLine("insight", req.Insight); err != nil {
+	if in.insight, err = multiLine(m, "insight", req.Insight); err != nil {
 		return nil, err
 	}
 	if in.insight == "" {
-		return nil, api.Invalid("insight", "must not be empty")
+		return nil, api.Invalid("insight", "%s", m.Get(vEmpty))
 	}
-	if in.context, err = multiLine("context", req.Context); err != nil {
+	if in.context, err = multiLine(m, "context", req.Context); err != nil {
 		return nil, err
 	}
-	if in.domain, err = validateDomain(req.Domain); err != nil {
+	if in.domain, err = validateDomain(m, req.Domain); err != nil {
 		return nil, err
 	}
-	if in.project, err = oneLine("project", req.Project, maxLineRunes); err != nil {
+	if in.project, err = oneLine(m, "project", req.Project, maxLineRunes); err != nil {
 		return nil, err
 	}
 	if len(req.Tags) > maxLearnItems {
-		return nil, api.Invalid("tags", "at most %d tags", maxLearnItems)
+		return nil, api.Invalid("tags", "%s", m.Get(vMaxTags, maxLearnItems))
 	}
 	seen := map[string]bool{}
 	for _, tag := range req.Tags {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
 		switch {
 		case tag == "":
-			return nil, api.Invalid("tags", "must not contain an empty tag")
+			return nil, api.Invalid("tags", "%s", m.Get(vEmptyTag))
 		case strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",#[]{}\"'|", r) }):
-			return nil, api.Invalid("tags", "%q: a tag is one word, without spaces, commas, # or brackets", tag)
+			return nil, api.Invalid("tags", "%s", m.Get(vTagWord, tag))
 		}
-		if _, err := oneLine("tags", tag, maxLineRunes); err != nil {
+		if _, err := oneLine(m, "tags", tag, maxLineRunes); err != nil {
 			return nil, err
 		}
 		if !seen[strings.ToLower(tag)] {
@@ -59,19 +59,19 @@ func validateLearn(req api.LearnRequest) (*learning, error) {
 		}
 	}
 	if len(req.Links) > maxLearnItems {
-		return nil, api.Invalid("links", "at most %d links", maxLearnItems)
+		return nil, api.Invalid("links", "%s", m.Get(vMaxLinks, maxLearnItems))
 	}
 	for _, l := range req.Links {
-		l, err := oneLine("links", l, maxLineRunes)
+		l, err := oneLine(m, "links", l, maxLineRunes)
 		if err != nil {
 			return nil, err
 		}
 		l = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "[["), "]]"))
 		switch {
 		case l == "":
-			return nil, api.Invalid("links", "must not contain an empty link")
+			return nil, api.Invalid("links", "%s", m.Get(vEmptyLink))
 		case strings.Contains(l, "[[") || strings.Contains(l, "]]"):
-			return nil, api.Invalid("links", "%q: give each link as a note name, e.g. retry-backoff", l)
+			return nil, api.Invalid("links", "%s", m.Get(vLinkName, l))
 		}
 		if !seen["\x00"+l] {
 			seen["\x00"+l] = true
@@ -84,32 +84,32 @@ func validateLearn(req api.LearnRequest) (*learning, error) {
 // oneLine normalises a one-line field: valid UTF-8, runs of white space
 // (line breaks included) become one space, no control or bidirectional
 // formatting character, at most max characters.
-func oneLine(field, s string, max int) (string, error) {
+func oneLine(m *texts, field, s string, max int) (string, error) {
 	if !utf8.ValidString(s) {
-		return "", api.Invalid(field, "must be valid UTF-8")
+		return "", api.Invalid(field, "%s", m.Get(vUTF8))
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if strings.ContainsFunc(s, badLineRune) {
-		return "", api.Invalid(field, "must not contain control or invisible formatting characters")
+		return "", api.Invalid(field, "%s", m.Get(vControlLine))
 	}
 	if utf8.RuneCountInString(s) > max {
-		return "", api.Invalid(field, "must be at most %d characters", max)
+		return "", api.Invalid(field, "%s", m.Get(vMaxChars, max))
 	}
 	return s, nil
 }
 
 // multiLine normalises a multi-line field: valid UTF-8, LF line ends, trimmed, no
 // control character but tab and line feed, bounded.
-func multiLine(field, s string) (string, error) {
+func multiLine(m *texts, field, s string) (string, error) {
 	if !utf8.ValidString(s) {
-		return "", api.Invalid(field, "must be valid UTF-8")
+		return "", api.Invalid(field, "%s", m.Get(vUTF8))
 	}
 	s = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"))
 	if strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }) {
-		return "", api.Invalid(field, "must not contain control characters")
+		return "", api.Invalid(field, "%s", m.Get(vControl))
 	}
 	if utf8.RuneCountInString(s) > maxLearnText {
-		return "", api.Invalid(field, "must be at most %d characters", maxLearnText)
+		return "", api.Invalid(field, "%s", m.Get(vMaxChars, maxLearnText))
 	}
 	return s, nil
 }
@@ -121,22 +121,22 @@ func badLineRune(r rune) bool {
 // validateDomain checks a domain name (DESIGN.md section 6 step 1): one
 // folder name, no spaces, none of / \ : * ? " < > |, not starting with ".",
 // at most 64 characters.
-func validateDomain(d string) (string, error) {
+func validateDomain(m *texts, d string) (string, error) {
 	if !utf8.ValidString(d) {
-		return "", api.Invalid("domain", "must be valid UTF-8")
+		return "", api.Invalid("domain", "%s", m.Get(vUTF8))
 	}
 	d = strings.TrimSpace(d)
 	switch {
 	case d == "":
-		return "", api.Invalid("domain", "must not be empty")
+		return "", api.Invalid("domain", "%s", m.Get(vEmpty))
 	case utf8.RuneCountInString(d) > maxDomainRunes:
-		return "", api.Invalid("domain", "must be at most %d characters", maxDomainRunes)
+		return "", api.Invalid("domain", "%s", m.Get(vMaxChars, maxDomainRunes))
 	case strings.ContainsFunc(d, func(r rune) bool { return unicode.IsSpace(r) || badLineRune(r) }):
-		return "", api.Invalid("domain", "must be one folder name without spaces, e.g. go or devops")
+		return "", api.Invalid("domain", "%s", m.Get(vDomainSpaces))
 	case strings.ContainsAny(d, `/\:*?"<>|`):
-		return "", api.Invalid("domain", `must be one folder name, without / \ : * ? " < > |`)
+		return "", api.Invalid("domain", "%s", m.Get(vDomainChars))
 	case strings.HasPrefix(d, "."):
-		return "", api.Invalid("domain", "must not start with a dot")
+		return "", api.Invalid("domain", "%s", m.Get(vDomainDot))
 	}
 	return d, nil
 }

@@ -205,7 +205,7 @@ func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, targ
 		}
 		// The MOC is written: a failure here is the index's alone.
 		if err := s.addIndexLine(t, domain); err != nil {
-			t.warn("could not list the new domain in %s: %s", knowledgeIndex, s.fs.Redact(err.Error()))
+			t.warn(wIndexList, knowledgeIndex, s.fs.Redact(err.Error()))
 		}
 		return nil
 	}

@@ -38,7 +38,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		return nil, err
 	}
 	if d := domainOf(to); d != "" && domainOf(from) != d && !s.domainExists(d) && !req.ConfirmNewDomain {
-		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: fmt.Sprintf("%q would be a new domain (existing: %s); pass confirm_new_domain: true to create it", d, strings.Join(s.domains(), ", "))}
+		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: s.msg.Get(eNewDomainMove, d, strings.Join(s.domains(), ", "))}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		t.warnVia(viaFrom)
@@ -55,7 +55,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			return nil, "", fieldErr("from", err)
 		}
 		if mode.Perm()&0o200 == 0 {
-			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: fmt.Sprintf("%s is read-only (mode %04o); it is not moved", vaultfs.QuotePath(from), mode.Perm())}
+			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: s.msg.Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
 		}
 		if _, err := s.fs.Resolve(to, vaultfs.Move); err != nil {
 			return nil, "", fieldErr("to", err)
@@ -64,7 +64,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			if err != nil {
 				return nil, "", fieldErr("to", err)
 			}
-			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: fmt.Sprintf("%s already exists; a move never overwrites a note", to)}
+			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: s.msg.Get(eMoveExists, to)}
 		}
 		// Plan every link edit against the vault as it is now. The linking
 		// notes are read (and parsed) on every core first: a hub note has
@@ -122,7 +122,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			}
 			if fe.Path == from {
 				if err := links.CheckEdits(moved, fe.Edits); err != nil {
-					t.warn("the moved note's own links were not updated: %s", err)
+					t.warn(wOwnLinks, err)
 					continue
 				}
 				linksRewritten += len(fe.Edits)
@@ -152,7 +152,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			files[i] = planned{u.path, u.before, u.after}
 		}
 		if err := t.writeFiles(files, vaultfs.Move); err != nil {
-			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: fmt.Sprintf("the links to %s cannot all be updated, so nothing was moved: %s", from, s.fs.Redact(err.Error())), Err: err}
+			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: s.msg.Get(eMoveLinks, from, s.fs.Redact(err.Error())), Err: err}
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}
@@ -179,7 +179,7 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 			if len(idxs) > 0 {
 				text, removed := removeLines(string(cur), idxs)
 				if err := t.writeFile(moc, cur, []byte(text), vaultfs.Move); err != nil {
-					t.warn("could not update %s: %s", moc, s.fs.Redact(err.Error()))
+					t.warn(wUpdateFailed, moc, s.fs.Redact(err.Error()))
 				}
 				line = removed[0]
 			}
@@ -201,6 +201,6 @@ func (s *Service) moveMOCLine(t *tx, from, to string, content []byte) {
 		line += " — " + summary
 	}
 	if err := s.addMOCLine(t, d2, line, after, to); err != nil {
-		t.warn("could not update %s: %s", moc, s.fs.Redact(err.Error()))
+		t.warn(wUpdateFailed, moc, s.fs.Redact(err.Error()))
 	}
 }

@@ -188,7 +188,7 @@ func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.notes[rel]; !ok {
-		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: fmt.Sprintf("%q is not an indexed note", rel)}
+		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: s.msg.Get(eNotIndexed, rel)}
 	}
 	page := s.graph.BacklinkPage(rel, api.MaxBacklinkNotes, api.MaxBacklinkLines)
 	out := &api.BacklinksResult{Path: rel, Total: page.Notes, Links: page.Links, Backlinks: make([]api.Backlink, len(page.Sources))}

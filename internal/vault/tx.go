@@ -78,8 +78,9 @@ type tx struct {
 	pruneDirs bool
 }
 
-func (t *tx) warn(format string, args ...any) {
-	t.warnings = append(t.warnings, fmt.Sprintf(format, args...))
+// warn adds the warning id (see messages.go), formatted with args.
+func (t *tx) warn(id msgID, args ...any) {
+	t.warnings = append(t.warnings, t.s.msg.Get(id, args...))
 }
 
 // create reports whether c publishes a note where none was.
@@ -218,7 +219,7 @@ func (t *tx) rename(from, to string, before, after []byte, mode fs.FileMode) err
 // warnVia adds writePath's note on a path through a symbolic link, if any.
 func (t *tx) warnVia(via string) {
 	if via != "" {
-		t.warn("%s", via)
+		t.warnings = append(t.warnings, via)
 	}
 }
 
@@ -253,19 +254,19 @@ var errReplan = errors.New("files changed while the write was planned")
 // lockErr is the answer when the write lock could not be taken: nothing was
 // written, so it is not uncertain.
 func (s *Service) lockErr(err error) error {
-	return &api.Error{Code: api.CodeBusy, Message: "could not take the write lock, nothing was written: " + s.fs.Redact(err.Error()), Err: err}
+	return &api.Error{Code: api.CodeBusy, Message: s.msg.Get(eLockFailed, s.fs.Redact(err.Error())), Err: err}
 }
 
 // write runs fn under the write lock as one transaction (see above).
 func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error) {
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	if !s.beginWrite() {
-		return nil, &api.Error{Code: api.CodeUnavailable, Message: "the server is shutting down; nothing was written"}
+		return nil, &api.Error{Code: api.CodeUnavailable, Message: s.msg.Get(eShuttingDown)}
 	}
 	defer s.inflight.Done()
 	release, exclusive, err := s.lock.Acquire(ctx)
@@ -279,7 +280,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 	for attempt := 1; ; attempt++ {
 		t := &tx{s: s, byPath: make(map[string]*change)}
 		if !exclusive {
-			t.warn("a previous write was stuck for over %s; exclusivity of this write was not guaranteed", s.opts.StuckAfter)
+			t.warn(wStuck, s.opts.StuckAfter)
 		}
 		res, message, err := fn(ctx, t)
 		if err == nil && len(t.changes) > 0 {
@@ -289,7 +290,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 			err = t.sync(ctx)
 		}
 		if err == nil && ctx.Err() != nil {
-			err = &api.Error{Code: api.CodeCancelled, Message: "the write was cancelled before anything was changed", Err: ctx.Err()}
+			err = &api.Error{Code: api.CodeCancelled, Message: s.msg.Get(eCancelled), Err: ctx.Err()}
 		}
 		if errors.Is(err, errReplan) && attempt < maxPlans {
 			t.discard()
@@ -298,7 +299,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 		if err != nil {
 			t.discard()
 			if errors.Is(err, errReplan) {
-				return nil, &api.Error{Code: api.CodeConflict, Message: fmt.Sprintf("notes kept changing while the write was planned (%d tries); nothing was changed: %s", attempt, s.fs.Redact(err.Error())), Err: err}
+				return nil, &api.Error{Code: api.CodeConflict, Message: s.msg.Get(eKeptChanging, attempt, s.fs.Redact(err.Error())), Err: err}
 			}
 			return nil, err
 		}
@@ -659,16 +660,16 @@ func (t *tx) diff() string {
 // commit commits the touched paths; failures are warnings, never rollbacks.
 func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, message string) {
 	if s.git == nil {
-		t.warn("the vault is not a git repository: the change was written but not committed")
+		t.warn(wNoGit)
 		return
 	}
 	sha, err := s.git.CommitWith(ctx, t.paths(), message, commitOptions(api.WriteMetaFrom(ctx)))
 	switch {
 	case errors.Is(err, gitx.ErrNothingToCommit):
-		t.warn("git had nothing to commit")
+		t.warn(wNothingToCommit)
 		return
 	case err != nil:
-		t.warn("the change was written but the commit failed: %s", s.fs.Redact(err.Error()))
+		t.warn(wCommitFailed, s.fs.Redact(err.Error()))
 		return
 	}
 	res.Committed = true
@@ -678,7 +679,7 @@ func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, messa
 	}
 	var warning string
 	if res.Pushed, warning = s.push(ctx); warning != "" {
-		t.warn("%s", warning)
+		t.warnings = append(t.warnings, warning)
 	}
 }
 
@@ -695,23 +696,23 @@ func (s *Service) push(ctx context.Context) (*bool, string) {
 	err := s.git.Push(ctx)
 	pushed := err == nil
 	if err != nil {
-		return &pushed, "push failed: " + describePush(err)
+		return &pushed, s.msg.Get(wPushFailed, s.describePush(err))
 	}
 	return &pushed, ""
 }
 
-func describePush(err error) string {
+func (s *Service) describePush(err error) string {
 	var pe *gitx.PushError
 	if errors.As(err, &pe) {
 		switch pe.Kind {
 		case gitx.PushNoUpstream:
-			return "the branch has no upstream (set one with git push -u)"
+			return s.msg.Get(wPushNoUpstream)
 		case gitx.PushRejected:
-			return "the remote is ahead; pull and push by hand (vaultmcp never pulls or merges)"
+			return s.msg.Get(wPushRejected)
 		case gitx.PushAuth:
-			return "authentication failed (vaultmcp never prompts; configure a credential helper or an SSH key)"
+			return s.msg.Get(wPushAuth)
 		case gitx.PushNetwork:
-			return "the remote could not be reached"
+			return s.msg.Get(wPushNetwork)
 		}
 		if pe.Detail != "" {
 			return pe.Detail

@@ -30,6 +30,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/journal"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/msgcat"
 	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 	"github.com/vaultmcp/vaultmcp/internal/watch"
@@ -102,6 +103,9 @@ type Service struct {
 	git  *gitx.Repo // nil when the vault is not in a git work tree
 	log  *slog.Logger
 	opts Options
+	// msg holds the texts of the vault's warnings and refusals, in the
+	// language of opts.Lang (see messages.go).
+	msg *msgcat.Texts[msgID]
 
 	mu        sync.RWMutex // guards notes, unindexed and compound updates of ix+graph
 	notes     map[string]*noteInfo
@@ -192,6 +196,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		fs:        fsys,
 		log:       opts.Logger,
 		opts:      opts,
+		msg:       catalogue.For(opts.Lang),
 		notes:     make(map[string]*noteInfo),
 		unindexed: make(map[string]string),
 		ix:        index.New(opts.Index),
@@ -383,7 +388,7 @@ func (s *Service) Ready(ctx context.Context) error {
 			}
 			return s.buildErr
 		case <-ctx.Done():
-			return &api.Error{Code: api.CodeUnavailable, Message: "the vault is still being indexed", Err: ctx.Err()}
+			return &api.Error{Code: api.CodeUnavailable, Message: s.msg.Get(eStillIndexing), Err: ctx.Err()}
 		case <-tick.C:
 		}
 	}
@@ -548,7 +553,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}
 	if err != nil {
 		<-snapc // its goroutines are done
-		s.buildErr = &api.Error{Code: api.CodeInternal, Message: "indexing failed: " + s.fs.Redact(err.Error()), Err: err}
+		s.buildErr = &api.Error{Code: api.CodeInternal, Message: s.msg.Get(eIndexFailed, s.fs.Redact(err.Error())), Err: err}
 		return
 	}
 	ph.done("walk")
@@ -1188,7 +1193,7 @@ func (s *Service) writePath(field, p string, acc vaultfs.Access) (rel, via strin
 		return "", "", fieldErr(field, err)
 	}
 	if c, cerr := vaultfs.Clean(p); cerr == nil && c != rel {
-		via = fmt.Sprintf("%s goes through a symbolic link; the write names the note it leads to, %s", c, rel)
+		via = s.msg.Get(wThroughLink, c, rel)
 	}
 	return rel, via, nil
 }

@@ -63,9 +63,9 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			current := sha256Hex(before)
 			switch {
 			case req.ExpectedSHA256 == "":
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note", rel, current)}
+				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eExists, rel, current)}
 			case !strings.EqualFold(req.ExpectedSHA256, current):
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, current)}
+				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eChanged, rel, current)}
 			}
 		}
 		content := req.Content
@@ -201,9 +201,9 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		switch {
 		case n == 0:
-			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
+			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: s.msg.Get(eNoMatch, rel)}
 		case n > 1:
-			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
+			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: s.msg.Get(eNotUnique, n, rel)}
 		}
 		newText = inEOLOf(newText, before)
 		after := []byte(text[:at] + newText + text[at+len(oldText):])
@@ -225,11 +225,11 @@ func (s *Service) structural(rel string) string {
 	s.mu.RUnlock()
 	switch {
 	case rel == knowledgeIndex:
-		return "it is the knowledge index"
+		return s.msg.Get(eIsIndex)
 	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
-		return "it is a map of content"
+		return s.msg.Get(eIsMOC)
 	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName().MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
-		return "it is a daily note"
+		return s.msg.Get(eIsDaily)
 	}
 	return ""
 }
@@ -248,17 +248,17 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			return nil, "", fieldErr("path", err)
 		}
 		if why := s.structural(rel); why != "" {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s cannot be deleted: %s", rel, why)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
 		}
 		if s.git == nil {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s cannot be deleted: the vault is not a git repository, so the deletion could not be undone", rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eDeleteNoGit, rel)}
 		}
 		committed, err := s.git.Committed(ctx, rel)
 		if err != nil {
 			return nil, "", s.errorf("checking %s in git: %w", rel, err)
 		}
 		if !committed {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: fmt.Sprintf("%s has changes that are not committed; deleting it would lose them for good (commit it first)", rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eUncommitted, rel)}
 		}
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(rel)
@@ -276,19 +276,19 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 			more := ""
 			if len(others) > 5 {
-				more = fmt.Sprintf(" and %d more", len(others)-5)
+				more = s.msg.Get(eAndMore, len(others)-5)
 			}
-			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", len(others), rel, strings.Join(shown, ", "), more)}
+			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: s.msg.Get(eLinkedTo, len(others), rel, strings.Join(shown, ", "), more)}
 		}
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
 		}
 		if err := s.dropMOCLine(t, rel); err != nil {
-			t.warn("could not update the map of content: %s", s.fs.Redact(err.Error()))
+			t.warn(wMOCFailed, s.fs.Redact(err.Error()))
 		}
 		res := &api.WriteResult{Action: api.ActionDeleted, Path: rel}
 		if len(others) > 0 {
-			t.warn("%d note(s) now have a broken link to %s", len(others), rel)
+			t.warn(wBrokenLinks, len(others), rel)
 		}
 		return res, fmt.Sprintf("docs(vault): delete %s", rel), nil
 	})
@@ -307,22 +307,22 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 		return nil, api.Invalid("commit", "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it")
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: "the vault is open read-only"}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
 	}
 	if s.git == nil {
-		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: "the vault is not a git repository"}
+		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eNoGit)}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		full, err := s.git.ResolveCommit(ctx, commit)
 		if err != nil {
-			return nil, "", &api.Error{Code: api.CodeNotFound, Field: "commit", Message: fmt.Sprintf("%s is not a commit of this repository", commit), Err: err}
+			return nil, "", &api.Error{Code: api.CodeNotFound, Field: "commit", Message: s.msg.Get(eNotACommit, commit), Err: err}
 		}
 		ours, err := s.git.IsOurs(ctx, full)
 		if err != nil {
 			return nil, "", s.errorf("reading %s: %w", commit, err)
 		}
 		if !ours {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s was not made by vaultmcp; revert it with git yourself", commit)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eNotOurs, commit)}
 		}
 		t.pruneDirs = true
 		changes, err := s.git.Changes(ctx, full)
@@ -330,7 +330,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.fs.Redact(err.Error()), Err: err}
 		}
 		conflict := func(p string) error {
-			return &api.Error{Code: api.CodeConflict, Field: "commit", Message: fmt.Sprintf("undoing %s conflicts with later changes of %s; nothing was changed", shortID(full), p)}
+			return &api.Error{Code: api.CodeConflict, Field: "commit", Message: s.msg.Get(eUndoConflict, shortID(full), p)}
 		}
 		for _, c := range changes {
 			if !vaultfs.IsNoteName(c.Path) {
@@ -369,7 +369,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			}
 		}
 		if len(t.changes) == 0 {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: fmt.Sprintf("%s is already undone: the notes it changed are as they were before it", shortID(full))}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eAlreadyUndone, shortID(full))}
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}

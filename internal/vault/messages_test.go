@@ -1,0 +1,73 @@
+package vault
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vaultmcp/vaultmcp/internal/api"
+)
+
+// TestCatalogueInStep: every text in both languages, none empty, the same
+// format verbs in the same order.
+func TestCatalogueInStep(t *testing.T) {
+	for _, bad := range catalogue.Check() {
+		t.Error(bad)
+	}
+}
+
+// TestMessagesFollowLang: the vault's own warnings and refusals are in the
+// language of Options.Lang (VAULT_LANG), as the rest of the tool output
+// is; English without it, whatever language the vault's notes are in.
+func TestMessagesFollowLang(t *testing.T) {
+	files := map[string]string{
+		"01-maps/go-moc.md":   "---\ntipo: moc\n---\n# Go\n",
+		"02-wiki/go/retry.md": "---\ntipo: wiki\n---\n# Retry\n\nUse backoff.\n",
+	}
+	for _, c := range []struct {
+		lang                        string
+		noGit, refused, badTag, row string
+	}{
+		{"pt", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
+			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md"},
+		{"pt-BR", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
+			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md"},
+		{"", "the vault is not a git repository", "cannot be deleted: it is a map of content",
+			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md"},
+	} {
+		ctx := context.Background()
+		// Not a git repository: the write's warning says so.
+		_, s := openLearn(t, files, learnOpts{lang: c.lang, noGit: true})
+		res, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new.md", Content: "# New\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), c.noGit) {
+			t.Errorf("lang %q: warnings %q, want %q", c.lang, res.Warnings, c.noGit)
+		}
+		// In git: a refusal, a field's refusal and a failed edit.
+		_, s = openLearn(t, files, learnOpts{lang: c.lang})
+		for _, call := range []struct {
+			want string
+			fn   func() error
+		}{
+			{c.refused, func() error {
+				_, err := s.Delete(ctx, api.DeleteRequest{Path: "01-maps/go-moc.md"})
+				return err
+			}},
+			{c.badTag, func() error {
+				_, err := s.Learn(ctx, api.LearnRequest{Title: "T", Insight: "I", Domain: "go", Tags: []string{"a b"}})
+				return err
+			}},
+			{c.row, func() error {
+				_, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/go/retry.md", OldText: "absent", NewText: "x"})
+				return err
+			}},
+		} {
+			err := call.fn()
+			if err == nil || !strings.Contains(err.Error(), call.want) {
+				t.Errorf("lang %q: %v, want %q", c.lang, err, call.want)
+			}
+		}
+	}
+}
