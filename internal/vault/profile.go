@@ -101,8 +101,10 @@ func (s *Service) profile() profile { return s.profileChoice().p }
 // Profile says which profile the service writes notes in ("en" or "pt") and
 // why: set by VAULT_LANG, or detected from the vault (with the signs seen),
 // or English by default.
-func (s *Service) Profile() (lang, why string) {
-	c := s.profileChoice()
+func (s *Service) Profile() (lang, why string) { return s.profileChoice().said() }
+
+// said is the profile's language and why it was chosen, as Profile says them.
+func (c *profileChoice) said() (lang, why string) {
 	if c.why != "" {
 		return c.p.lang, c.from + ": " + c.why
 	}

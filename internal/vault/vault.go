@@ -728,13 +728,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	// of a start of 100), and the line saying the vault is indexed, with
 	// the profile, comes once it is decided. A write that needs it first
 	// detects it itself (profileChoice), with the same answer.
-	logIndexed := func() {
-		lang, why := s.Profile()
+	logIndexed := func(c *profileChoice) {
+		lang, why := c.said()
 		s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", took,
 			"profile", lang, "profile_from", why)
 	}
 	if profc == nil {
-		logIndexed()
+		logIndexed(s.profileChoice())
 	}
 	writeSnap := s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil
 	if writeSnap && s.opts.CacheWriteOnClose {
@@ -751,8 +751,12 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		defer close(s.settled)
 		if profc != nil {
 			// gen 0: an undecided profile is detected again after a change.
-			s.prof.CompareAndSwap(nil, <-profc)
-			logIndexed()
+			// The line logs what the build detected: asking Profile here
+			// would detect again, beside the first writes (the notes may
+			// have changed since), for a log line.
+			c := <-profc
+			s.prof.CompareAndSwap(nil, c)
+			logIndexed(c)
 		}
 		t := time.NewTimer(afterBuildWait)
 		defer t.Stop()
