@@ -184,6 +184,9 @@ func explainLines(e *api.HitExplanation) []string {
 			lines = append(lines, "matched in "+strings.ReplaceAll(f, "_", " ")+": "+strings.Join(terms, ", "))
 		}
 	}
+	if e.FullTitle {
+		lines = append(lines, "full title: the query is the note's title, file name or an alias")
+	}
 	if len(e.TitlePhrase) > 0 {
 		lines = append(lines, "title phrase: "+strings.Join(e.TitlePhrase, "; "))
 	}

@@ -86,6 +86,9 @@ type HitExplanation struct {
 	// in the note's title, file name or an alias ("front matter"), which
 	// add a bonus to the note's first chunk.
 	TitlePhrase []string `json:"title_phrase,omitempty"`
+	// FullTitle says the query is the note's title, file name or an alias
+	// (its words in order), which adds a bonus to the note's first chunk.
+	FullTitle bool `json:"full_title,omitempty"`
 	// GraphFrom is, for a hit found via graph expansion, the direct hit
 	// whose score it inherited; GraphLink says how they are linked: "out"
 	// (GraphFrom links to this note), "in" (this note links to GraphFrom)

@@ -22,7 +22,7 @@
 // with w 1 for an exact match, StemWeight for a stem match and FuzzyWeight
 // for a misspelling expansion (the best of the three per term), N the live
 // chunks and link slots and df those holding t. A chunk's score is the sum
-// over query terms, plus its title phrase bonus, times the note factors (0.3
+// over query terms, plus its title phrase and full title bonuses, times the note factors (0.3
 // for type moc or daily, 0.4 under 99-archive/). Without head occurrences and
 // link text this is plain BM25 (k1 1.2, b 0.75).
 //
@@ -66,6 +66,19 @@
 // (1-3; help-en fell below its old figure without it), phrase weight 0.5
 // (0.25 the same, 1 lost help-en), and the title weighted as a heading (3.5
 // lost pt-br, 4 lost zh and help-en).
+//
+// A query that is the note's title, file name or an alias (its words in
+// order, as analyzed: stopwords left out, case and accents folded; every
+// word found as written, not through a misspelling) adds FullTitleWeight x
+// the sum of its words' factors to the first chunk's score: the full title
+// bonus. It is decided by a signature of each title's words kept per note
+// (titleSig). On the Obsidian hub "dataview" ranked the Dataview plugin's
+// own note 13th, below notes that say the word more often; it is first with
+// the bonus. MRR@10 on the ten sets of the README at weights 0 (none),
+// 0.25, 0.5, 0.75, 1, 2: help-en names 0.946, then 0.959 at every weight;
+// the hub 0.752, then 0.762 at every weight; the hub's names 0.920 at 0.25
+// and 0.5, 0.915 at 0.75 and 1, 0.912 at 2; the seven other sets unchanged
+// at every weight. 0.5, as the phrase weight.
 package index
 
 import (

@@ -107,16 +107,33 @@ type byteArena struct {
 const arenaBlock = 1 << 16
 
 // add copies b into the arena and returns the copy.
-func (a *byteArena) add(b []byte) []byte {
-	k := len(a.blocks) - 1
-	if k < 0 || cap(a.blocks[k])-len(a.blocks[k]) < len(b) {
-		a.blocks = append(a.blocks, make([]byte, 0, max(arenaBlock, len(b))))
+func (a *byteArena) add(b []byte) []byte { return arenaAdd(&a.blocks, b, arenaBlock) }
+
+// arenaAdd copies v into the last of blocks (a new one of at least size
+// elements when it has no room) and returns the copy.
+func arenaAdd[T any](blocks *[][]T, v []T, size int) []T {
+	out := arenaTake(blocks, len(v), size)
+	copy(out, v)
+	return out
+}
+
+// arenaTake returns n zero elements of the last of blocks (a new one of at
+// least size elements when it has no room).
+func arenaTake[T any](blocks *[][]T, n, size int) []T {
+	k := len(*blocks) - 1
+	if k < 0 || cap((*blocks)[k])-len((*blocks)[k]) < n {
+		*blocks = append(*blocks, make([]T, 0, max(size, n)))
 		k++
 	}
-	n := len(a.blocks[k])
-	a.blocks[k] = append(a.blocks[k], b...)
-	return a.blocks[k][n : n+len(b) : n+len(b)]
+	b := (*blocks)[k]
+	lo := len(b)
+	(*blocks)[k] = b[:lo+n]
+	return b[lo : lo+n : lo+n]
 }
+
+// sigBlock is how many title signatures a block of them holds (see
+// partial.sigs): one allocation for hundreds of notes.
+const sigBlock = 1024
 
 // str copies s into the arena and returns the copy.
 func (a *byteArena) str(s string) string {
@@ -206,6 +223,9 @@ type partNote struct {
 	// pairs[pairLo:pairHi] of the partial: the note's title pairs (see
 	// titlePairs), local ids.
 	pairLo, pairHi int
+	// titles are the signatures of the note's title, file name and
+	// aliases (see titleSig), sorted, without repeats.
+	titles []uint64
 }
 
 // partLink is the link slot of a note in a partial index (see
@@ -246,7 +266,10 @@ type partial struct {
 	sself []bool
 	// counts holds the notes' term counts, with local ids.
 	counts byteArena
-	pairs  []uint64 // the notes' title pairs (see partNote)
+	// sigs holds the notes' title signatures (partNote.titles), which the
+	// index keeps.
+	sigs  [][]uint64
+	pairs []uint64 // the notes' title pairs (see partNote)
 }
 
 type tfEntry struct {
@@ -320,7 +343,11 @@ type builder struct {
 	stamp  uint32
 	fmTags []string
 	seq    []uint32 // the title words of the note being analyzed, phraseBreak between titles
-	keyBuf []byte   // a stem key being looked up (see stemLocal)
+	// sig is the signature of the title being analyzed (see titleSig),
+	// titles those of the note's titles so far.
+	sig    uint64
+	titles []uint64
+	keyBuf []byte // a stem key being looked up (see stemLocal)
 }
 
 // termState is what a builder keeps of one local term.
@@ -525,6 +552,7 @@ func (b *builder) count(id uint32, tok, orig string) {
 // countMore is count's part for a title word or a variant.
 func (b *builder) countMore(id uint32, tok, orig string) {
 	if b.fld == fTitle {
+		b.sig = sigAdd(b.sig, tok)
 		// CJK bigrams overlap: two of them following each other say no more
 		// than the three characters they share, so they break a phrase.
 		if r, _ := utf8.DecodeRuneInString(tok); isCJK(r) {
@@ -577,13 +605,13 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 			b.field(h, b.fw.Heading, fHeading, true)
 		}
 		if ci == 0 {
-			b.seq = b.seq[:0]
-			b.field(n.Title, b.fw.Title, fTitle, true)
+			b.seq, b.titles = b.seq[:0], b.titles[:0]
+			b.title(n.Title)
 			b.seq = append(b.seq, phraseBreak)
-			b.field(fileTitle(path, n.Title), b.fw.Title, fTitle, true)
+			b.title(fileTitle(path, n.Title))
 			for _, a := range n.Aliases {
 				b.seq = append(b.seq, phraseBreak)
-				b.field(a, b.fw.Title, fTitle, true)
+				b.title(a)
 			}
 		}
 		for _, t := range b.fmTags {
@@ -604,8 +632,21 @@ func (b *builder) addNote(path string, n *markdown.Note) {
 		p.pairs = appendTitlePairs(p.pairs, b.seq)
 	}
 	pn.pairHi = len(p.pairs)
+	if len(b.titles) > 0 && len(n.Chunks) > 0 {
+		pn.titles = arenaAdd(&p.sigs, sortedUnique(b.titles), sigBlock)
+	}
 	pn.first, pn.n, pn.sumLen, pn.terms, pn.stems = b.flush(lang, uint32(len(p.notes)))
 	p.notes = append(p.notes, pn)
+}
+
+// title analyzes one title (the title, the file name or an alias) of the
+// note's first chunk, and keeps its signature.
+func (b *builder) title(text string) {
+	b.sig = sigStart
+	b.field(text, b.fw.Title, fTitle, true)
+	if b.sig != sigStart {
+		b.titles = append(b.titles, b.sig)
+	}
 }
 
 // major reports whether no language has more notes than lang (see langs).
@@ -824,6 +865,30 @@ type stemBits [64]uint64
 func (s *stemBits) set(id uint32)      { s[id>>6&63] |= 1 << (id & 63) }
 func (s *stemBits) clear(id uint32)    { s[id>>6&63] &^= 1 << (id & 63) }
 func (s *stemBits) has(id uint32) bool { return s[id>>6&63]&(1<<(id&63)) != 0 }
+
+// sigStart is the signature of no word (see titleSig).
+const sigStart uint64 = 14695981039346656037
+
+// sigAdd adds a word to a title signature: FNV-1a of the words, each
+// followed by a zero byte (no word holds one). Two titles with the same
+// words in the same order (as analyzed: stopwords left out, case and
+// accents folded) have the same signature, in every process (a snapshot
+// keeps them).
+func sigAdd(h uint64, w string) uint64 {
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * 1099511628211
+	}
+	return h * 1099511628211 // the zero byte: h ^ 0 is h
+}
+
+// titleSig returns the signature of a sequence of analyzed words.
+func titleSig(words []string) uint64 {
+	h := sigStart
+	for _, w := range words {
+		h = sigAdd(h, w)
+	}
+	return h
+}
 
 // phraseBreak separates two titles (title, file name, aliases) in a word
 // sequence.

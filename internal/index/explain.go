@@ -19,6 +19,11 @@ type Explanation struct {
 	// note's type and folder factors).
 	TitlePhrase []string
 	TitleBonus  float64
+	// FullTitle says the note's title, file name or an alias is the query
+	// (its words, in order, as analyzed), which earned the first chunk the
+	// full title bonus (FullTitleBonus, before the note's factors).
+	FullTitle      bool
+	FullTitleBonus float64
 }
 
 // TermMatch is how one query term matched a chunk.
@@ -167,6 +172,9 @@ func (ix *Index) explain(sc *scorer, terms []qterm, cands []cand) []Hit {
 	for k := range cands {
 		c := cands[k].slot
 		info := &ix.notes[ix.cnote[c]]
+		if s.titleB > 0 && c == info.first && s.isTitle(info) {
+			exps[k].FullTitle, exps[k].FullTitleBonus = true, s.titleB
+		}
 		if len(s.pairs) == 0 || c != info.first || len(info.pairs) == 0 {
 			continue
 		}

@@ -32,6 +32,8 @@ const (
 	linkMinIdf = 2.0
 	// TitlePhraseWeight weighs the title phrase bonus (see queryPairs).
 	TitlePhraseWeight = 0.5
+	// FullTitleWeight weighs the full title bonus (see fullTitle).
+	FullTitleWeight = 0.5
 )
 
 // Default weights, chosen with the labelled queries of eval_test.go on the
@@ -262,9 +264,13 @@ type noteInfo struct {
 	// pairMask has the pairMaskBit of every word of pairs: a query pair
 	// whose two bits are not both set is not in them.
 	pairMask uint64
-	terms    []byte // the note's terms and stems with their chunk counts,
-	stems    []byte // encoded (see termCount)
-	sumLen   float64
+	// titles are the signatures of its title, file name and aliases (see
+	// titleSig), sorted: a query that is one of them earns the first chunk
+	// the full title bonus.
+	titles []uint64
+	terms  []byte // the note's terms and stems with their chunk counts,
+	stems  []byte // encoded (see termCount)
+	sumLen float64
 }
 
 // New returns an empty index.
@@ -818,6 +824,7 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		first:  chunkBase + pn.first,
 		n:      pn.n,
 		sumLen: pn.sumLen,
+		titles: pn.titles,
 	}
 	if len(n.Tags) > 0 {
 		info.tags = make([]string, 0, len(n.Tags))

@@ -152,9 +152,12 @@ func TestFileNameAsTitle(t *testing.T) {
 	// A title equal to the file name counts once: zebra.md has length 4
 	// (title 3 + prose 1), like lion.md; "obsidian", "excalidraw", "plugin",
 	// "drawings" and "sketch" make 3 x 4 + 1 = 13. Average 7, N 3, idf
-	// ln(1 + 2.5/1.5); head tf 3 normalised by 0.75 + 0.25 x 4/7.
+	// ln(1 + 2.5/1.5); head tf 3 normalised by 0.75 + 0.25 x 4/7. The
+	// query is the note's title: the full title bonus, FullTitleWeight x
+	// the word's factor (idf x (k1 + 1)), comes on top.
 	tf := 3 / (0.75 + 0.25*4.0/7)
-	if got, want := scoreFor(t, ix, "zebra", "Plugins/zebra.md"), math.Log(1+2.5/1.5)*2.2*tf/(tf+1.2); !near(got, want) {
+	idf := math.Log(1 + 2.5/1.5)
+	if got, want := scoreFor(t, ix, "zebra", "Plugins/zebra.md"), idf*2.2*tf/(tf+1.2)+FullTitleWeight*idf*2.2; !near(got, want) {
 		t.Errorf("zebra: %v, want %v", got, want)
 	}
 }

@@ -97,6 +97,7 @@ func (ix *Index) search(query string, f Filter, max int, explain bool) []Hit {
 	if len(seq) > 1 {
 		s.queryPairs(seq, TitlePhraseWeight)
 	}
+	s.fullTitle(terms, seq, FullTitleWeight)
 	cands := ix.collect(s, &pf, max)
 	if explain {
 		return ix.explain(&sc, terms, cands)
@@ -178,6 +179,39 @@ func (s *scratch) queryPairs(seq []int, weight float64) {
 		s.pairMaxW = max(s.pairMaxW, p.w)
 		s.pairMasks = append(s.pairMasks, pairMaskBit(uint32(p.key>>32))|pairMaskBit(uint32(p.key)))
 	}
+}
+
+// fullTitle sets the full title bonus: a note whose title, file name or
+// an alias is the query (the same words in the same order, as analyzed)
+// earns its first chunk weight x the sum of the query words' weights. Only
+// a query whose every term was found as written can earn it.
+func (s *scratch) fullTitle(terms []qterm, seq []int, weight float64) {
+	s.qsig, s.titleB = 0, 0
+	sum := 0.0
+	for i := range terms {
+		found := false
+		for _, w := range s.words {
+			if w.term == i {
+				sum, found = sum+w.w, true
+				break
+			}
+		}
+		if !found {
+			return
+		}
+	}
+	h := sigStart
+	for _, i := range seq {
+		h = sigAdd(h, terms[i].term)
+	}
+	s.qsig, s.titleB = h, weight*sum
+}
+
+// isTitle reports whether the query is one of the note's titles (see
+// fullTitle).
+func (s *scratch) isTitle(info *noteInfo) bool {
+	_, ok := slices.BinarySearch(info.titles, s.qsig)
+	return ok
 }
 
 // mayHold reports whether a note whose title pairs have mask m may hold a
@@ -568,6 +602,10 @@ type scratch struct {
 	pairMasks []uint64    // their masks (see mayHold)
 	pairMax   float64     // their weights' sum
 	pairMaxW  float64     // and largest
+	// the full title bonus (see fullTitle): the query's signature, and
+	// the bonus (0: none)
+	qsig   uint64
+	titleB float64
 }
 
 // acc is a chunk's score for the current term and for the query, and
@@ -655,9 +693,9 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 	// kept hit is passed over before its note is looked at (a random
 	// read). (With pairMax for every chunk, most of the chunks of a
 	// two-word query on the Obsidian hub were looked at.)
-	maxBonus := 0.0
+	maxBonus := s.titleB
 	if bonus {
-		maxBonus = s.pairMax
+		maxBonus += s.pairMax
 	}
 	cidx := ix.cidx
 	for _, list := range [2][]uint32{s.termTouched, s.touched} {
@@ -678,6 +716,9 @@ func (ix *Index) collect(s *scratch, pf *preparedFilter, max int) []cand {
 				}
 			}
 			info := &ix.notes[ix.cnote[c]]
+			if s.titleB > 0 && c == info.first && s.isTitle(info) {
+				score += s.titleB
+			}
 			if bonus && c == info.first && (info.pairMask&pm0 == pm0 || s.mayHold(info.pairMask)) && !(h.full() && (score+s.maxBonus(len(info.pairs)))*info.mult < h.items[0].Score) {
 				score += s.titleBonus(info.pairs)
 			}

@@ -59,6 +59,10 @@ func (ix *Index) Encode(e *snapshot.Enc) {
 		for _, pr := range n.pairs {
 			e.Uvarint(pr)
 		}
+		e.Int(len(n.titles))
+		for _, t := range n.titles {
+			e.Uvarint(t)
+		}
 	}
 	e.U32s(ix.freeNotes)
 	e.Int(ix.live)
@@ -148,6 +152,7 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("%w: chunk arrays of different lengths", snapshot.ErrInvalid)
 	}
 	ix.notes = make([]noteInfo, d.Len(1))
+	var sigs [][]uint64 // the notes' title signatures, in blocks
 	for i := range ix.notes {
 		n := &ix.notes[i]
 		if n.live = d.Bool(); !n.live {
@@ -174,8 +179,19 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 				n.pairs[j] = d.Uvarint()
 			}
 		}
+		if k := d.Len(1); k > 0 {
+			n.titles = arenaTake(&sigs, k, sigBlock)
+			for j := range n.titles {
+				n.titles[j] = d.Uvarint()
+			}
+		}
 		if d.Err() != nil {
 			return nil, d.Err()
+		}
+		for j, t := range n.titles {
+			if j > 0 && t <= n.titles[j-1] {
+				return nil, fmt.Errorf("%w: note %q: title signatures", snapshot.ErrInvalid, n.path)
+			}
 		}
 		for j, pr := range n.pairs {
 			if pr>>32 >= uint64(len(ix.exact.terms)) || uint32(pr) >= uint32(len(ix.exact.terms)) || j > 0 && pr <= n.pairs[j-1] {

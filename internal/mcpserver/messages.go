@@ -61,6 +61,7 @@ const (
 	msgWhyStem           msgID = "search.why.stem"
 	msgWhyFuzzy          msgID = "search.why.fuzzy"
 	msgWhyPhrase         msgID = "search.why.title_phrase"
+	msgWhyFullTitle      msgID = "search.why.full_title"
 	msgWhyGraphOut       msgID = "search.why.graph_out"
 	msgWhyGraphIn        msgID = "search.why.graph_in"
 	msgWhyGraphBoth      msgID = "search.why.graph_both"
@@ -207,6 +208,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWhyStem:           "%s (stem)",
 		msgWhyFuzzy:          "%s (as %s)",
 		msgWhyPhrase:         "title phrase: %s",
+		msgWhyFullTitle:      "the query is the note's title",
 		msgWhyGraphOut:       "via graph, linked from %s",
 		msgWhyGraphIn:        "via graph, links to %s",
 		msgWhyGraphBoth:      "via graph, linked with %s",
@@ -362,6 +364,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWhyStem:           "%s (radical)",
 		msgWhyFuzzy:          "%s (como %s)",
 		msgWhyPhrase:         "frase do título: %s",
+		msgWhyFullTitle:      "a consulta é o título da nota",
 		msgWhyGraphOut:       "via grafo, com link de %s",
 		msgWhyGraphIn:        "via grafo, com link para %s",
 		msgWhyGraphBoth:      "via grafo, ligada a %s",

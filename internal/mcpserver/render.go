@@ -112,6 +112,9 @@ func writeWhy(b *strings.Builder, m *messages, e *api.HitExplanation) {
 			parts = append(parts, m.get(msgWhyField, m.get(f.id), strings.Join(terms, ", ")))
 		}
 	}
+	if e.FullTitle {
+		parts = append(parts, m.get(msgWhyFullTitle))
+	}
 	if len(e.TitlePhrase) > 0 {
 		parts = append(parts, m.get(msgWhyPhrase, escapedList(e.TitlePhrase)))
 	}

@@ -51,8 +51,9 @@ import (
 // postings counted in its term list, not its stem list. 6: the candidates of
 // a bare link name ordered by their path's length (Obsidian's order), not
 // their number of folders: the resolved links differ; and a title
-// heading's links shown as their text (markdown.shownText).
-const Format = 6
+// heading's links shown as their text (markdown.shownText). 7: each note's
+// title signatures (the full title bonus).
+const Format = 7
 
 const magic = "VMCPSNAP"
 

@@ -328,6 +328,7 @@ func (s *Service) explainHits(hits []scored) {
 		}
 		if h.why != nil {
 			e.TitlePhrase = h.why.TitlePhrase
+			e.FullTitle = h.why.FullTitle
 			e.Terms = make([]api.TermMatch, len(h.why.Terms))
 			for k, t := range h.why.Terms {
 				lo := len(fields)
