@@ -79,15 +79,19 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %s cannot be served right now; retry", meta.Name).write(w)
 			return
 		}
-		if forwarded {
+		key := owner.Owner + "/" + strconv.FormatInt(owner.Epoch, 10)
+		// The holder is dead when it did not answer, or when it is an
+		// earlier life of this replica (a restart at the same address): a
+		// request forwarded here by another replica is one for the vault's
+		// next holder, which this replica becomes once that lease expires.
+		dead := key == down || owner.Advertise == rep.advertised()
+		if forwarded && !dead {
 			s.met.forwards.Inc("refused_second_hop")
 			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "this replica does not serve project %s (another one took it over); retry", meta.Name).write(w)
 			return
 		}
-		key := owner.Owner + "/" + strconv.FormatInt(owner.Epoch, 10)
-		if key == down || owner.Advertise == rep.advertised() {
-			// The holder is dead (or an earlier life of this replica): wait
-			// for its lease to expire or change hands.
+		if dead {
+			// Wait for its lease to expire or change hands.
 			if time.Now().After(deadline) {
 				s.met.forwards.Inc("owner_down")
 				errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the replica serving project %s does not answer and its lease has not expired yet; retry", meta.Name).write(w)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,6 +74,12 @@ func newCluster(t *testing.T, n int) *cluster {
 
 func (c *cluster) start() *replicaProc {
 	c.t.Helper()
+	return c.startAt("")
+}
+
+// startAt starts a replica listening on addr (a free port when "").
+func (c *cluster) startAt(addr string) *replicaProc {
+	c.t.Helper()
 	d, err := OpenDataDB(context.Background(), c.t.TempDir(), c.db, c.clock.Now)
 	if err != nil {
 		c.t.Fatal(err)
@@ -81,7 +88,15 @@ func (c *cluster) start() *replicaProc {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	rp := &replicaProc{data: d, srv: srv, http: httptest.NewServer(srv.Handler())}
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	if addr != "" {
+		hs.Listener.Close()
+		if hs.Listener, err = net.Listen("tcp", addr); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	hs.Start()
+	rp := &replicaProc{data: d, srv: srv, http: hs}
 	srv.rep.start(rp.http.URL)
 	c.t.Cleanup(func() {
 		if !rp.dead {
@@ -366,6 +381,52 @@ func TestReplicaTakeoverAfterDeath(t *testing.T) {
 		}
 		if _, ok := (&env{t: t, http: a.http, rw: c.key}).fileAt("team", p); !ok {
 			t.Errorf("%s is not listed by the new holder", p)
+		}
+	}
+}
+
+// The holder dies and is restarted at once at the same address (a process
+// supervisor): its previous life's lease is still live. A request another
+// replica forwards to that address is the new life's to serve once the old
+// lease expires, not refused as a second hop: the client waits, it does not
+// get a 503 for the rest of the lease.
+func TestReplicaRestartedAtSameAddress(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/before.md", "# Before\n"), 201, "")
+	if c.owner() != b.srv.instance {
+		t.Fatal("b does not hold the lease")
+	}
+	addr := b.http.Listener.Addr().String()
+	b.kill()
+	b2 := c.startAt(addr)
+	if b2.http.URL != b.http.URL {
+		t.Fatalf("the restarted replica is at %s, want %s", b2.http.URL, b.http.URL)
+	}
+	done := make(chan answer, 1)
+	go func() { done <- c.create(a, "notes/after.md", "# After\n", "Idempotency-Key", "after-restart") }()
+	select {
+	case got := <-done:
+		t.Fatalf("answered while the earlier life's lease is live: %d %s", got.status, got.body)
+	case <-time.After(500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	var got answer
+	select {
+	case got = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer 30 s after the lease expired")
+	}
+	wantStatus(t, "the write forwarded to the restarted replica", got, 201, "")
+	if c.owner() != b2.srv.instance {
+		t.Errorf("the lease is held by %s, want the restarted replica %s", c.owner(), b2.srv.instance)
+	}
+	if n := b2.srv.met.forwards.Value("refused_second_hop"); n != 0 {
+		t.Errorf("the restarted replica refused %v forwarded request(s)", n)
+	}
+	for _, p := range []string{"notes/before.md", "notes/after.md"} {
+		if n := c.inRemote(p); n != 1 {
+			t.Errorf("%s is in the remote %d time(s), want 1", p, n)
 		}
 	}
 }
