@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -621,4 +623,124 @@ func TestCreateProjectRemote(t *testing.T) {
 	if _, err := d.Store.Project(ctx, "x3"); !errors.Is(err, teamstore.ErrNotFound) {
 		t.Errorf("a refused project was recorded: %v", err)
 	}
+}
+
+// cutProxy relays TCP connections to a database server until it is cut:
+// then every connection is closed and new ones are refused, as when the
+// database is restarted or fails over; restore lets connections in again.
+type cutProxy struct {
+	t        *testing.T
+	upstream string
+	ln       net.Listener
+	addr     string
+	mu       sync.Mutex
+	conns    []net.Conn
+	cut      bool
+}
+
+// newCutProxy returns the proxy and dbURL reached through it.
+func newCutProxy(t *testing.T, dbURL string) (*cutProxy, string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{t: t, upstream: u.Host}
+	p.listen("127.0.0.1:0")
+	t.Cleanup(p.close)
+	u.Host = p.addr
+	return p, u.String()
+}
+
+func (p *cutProxy) listen(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr, p.cut = ln, ln.Addr().String(), false
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			if p.cut {
+				p.mu.Unlock()
+				c.Close()
+				up.Close()
+				continue
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+}
+
+// close cuts every connection and stops listening.
+func (p *cutProxy) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// restore listens again at the same address.
+func (p *cutProxy) restore() { p.listen(p.addr) }
+
+// While the database cannot be reached, a request is answered 503
+// unavailable with Retry-After (a client retries it), not 500: nothing was
+// done, and the same request works once the database is back.
+func TestStoreUnreachableIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	px, db := newCutProxy(t, pgtest.DB(t))
+	d, err := OpenDataDB(ctx, t.TempDir(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.CreateProject(ctx, ProjectSpec{Name: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := d.AddKey(ctx, "alice", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ctx, Config{Data: d, NoSnapshots: true, LeaseTTL: testTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer func() {
+		hs.Close()
+		srv.Close()
+	}()
+	e := &env{t: t, http: hs}
+	wantStatus(t, "with the database up", e.do("GET", "/api/projects", key, nil), 200, "")
+	px.close()
+	for _, a := range []answer{
+		e.do("GET", "/api/projects", key, nil),
+		e.do("GET", "/api/projects/team/files", key, nil),
+		e.create(key, "team", "notes/a.md", "# A\n", "Idempotency-Key", "k-down"),
+	} {
+		wantStatus(t, "with the database unreachable", a, 503, teamapi.CodeUnavailable)
+		if a.header.Get("Retry-After") == "" {
+			t.Errorf("the 503 has no Retry-After: %s", a.body)
+		}
+	}
+	px.restore()
+	wantStatus(t, "with the database back", e.do("GET", "/api/projects", key, nil), 200, "")
 }
