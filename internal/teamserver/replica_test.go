@@ -82,7 +82,14 @@ func (c *cluster) start() *replicaProc {
 // startAt starts a replica listening on addr (a free port when "").
 func (c *cluster) startAt(addr string) *replicaProc {
 	c.t.Helper()
-	d, err := OpenDataDB(context.Background(), c.t.TempDir(), c.db, c.clock.Now)
+	return c.startWith(addr, c.db)
+}
+
+// startWith starts a replica listening on addr that reaches the database
+// at db (the cluster's, or through a proxy).
+func (c *cluster) startWith(addr, db string) *replicaProc {
+	c.t.Helper()
+	d, err := OpenDataDB(context.Background(), c.t.TempDir(), db, c.clock.Now)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -628,6 +635,8 @@ func TestCreateProjectRemote(t *testing.T) {
 // cutProxy relays TCP connections to a database server until it is cut:
 // then every connection is closed and new ones are refused, as when the
 // database is restarted or fails over; restore lets connections in again.
+// While stalled, it holds every byte (a process paused, a network that
+// stops answering) until resumed.
 type cutProxy struct {
 	t        *testing.T
 	upstream string
@@ -636,6 +645,30 @@ type cutProxy struct {
 	mu       sync.Mutex
 	conns    []net.Conn
 	cut      bool
+	gate     sync.RWMutex
+}
+
+func (p *cutProxy) stall()  { p.gate.Lock() }
+func (p *cutProxy) resume() { p.gate.Unlock() }
+
+// relay copies src to dst, each chunk passing the gate.
+func (p *cutProxy) relay(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.gate.RLock()
+			_, werr := dst.Write(buf[:n])
+			p.gate.RUnlock()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // newCutProxy returns the proxy and dbURL reached through it.
@@ -680,8 +713,8 @@ func (p *cutProxy) listen(addr string) {
 			}
 			p.conns = append(p.conns, c, up)
 			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); up.Close() }()
-			go func() { _, _ = io.Copy(c, up); c.Close() }()
+			go p.relay(up, c)
+			go p.relay(c, up)
 		}
 	}()
 }
@@ -743,4 +776,93 @@ func TestStoreUnreachableIsUnavailable(t *testing.T) {
 	}
 	px.restore()
 	wantStatus(t, "with the database back", e.do("GET", "/api/projects", key, nil), 200, "")
+}
+
+// A replica pushes a write and stalls before booking it (paused, or its
+// database stopped answering); its lease runs out and the vault's new
+// holder settles the write from the remote: booked, its answer stored.
+// When the first replica then wakes up, its own bookkeeping of the same
+// write is refused: one version, one audit row, the stored answer kept.
+func TestReplicaLateBookkeepingOnce(t *testing.T) {
+	c := newCluster(t, 1)
+	b := c.reps[0]
+	px, db := newCutProxy(t, c.db)
+	a := c.startWith("", db)
+	wantStatus(t, "first write, through a", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	if c.owner() != a.srv.instance {
+		t.Fatal("a does not hold the lease")
+	}
+	// The remote's hook holds a's push until told to go on.
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go")
+	hook := "#!/bin/sh\ncat >/dev/null\n: > " + started + "\ni=0\nwhile [ ! -e " + goOn + " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(c.bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan answer, 1)
+	go func() { done <- c.create(a, "notes/late.md", "# Late\n", "Idempotency-Key", "k-late") }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a's push never reached the remote")
+		}
+	}
+	px.stall()
+	stalled := true
+	defer func() {
+		if stalled {
+			px.resume()
+		}
+	}()
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); c.inRemote("notes/late.md") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a's push did not land")
+		}
+	}
+	// a's lease and heartbeat run out; b takes the vault over and settles
+	// the write a left running.
+	c.clock.Advance(testTTL + time.Second)
+	var list teamapi.FileList
+	got := c.do(b, "GET", "/api/projects/team/files?path=notes/late.md", nil)
+	got.json(t, &list)
+	if got.status != 200 || len(list.Files) != 1 {
+		t.Fatalf("through b after a's lease ran out: %d %s", got.status, got.body)
+	}
+	id := list.Files[0].ID
+	px.resume()
+	stalled = false
+	select {
+	case got = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("a never answered the write")
+	}
+	wantStatus(t, "a's answer to the write it pushed", got, 201, "")
+	var vs teamapi.VersionList
+	got = c.do(b, "GET", "/api/projects/team/files/"+id+"/versions", nil)
+	got.json(t, &vs)
+	if len(vs.Versions) != 1 {
+		t.Errorf("the write has %d versions, want 1: %s", len(vs.Versions), got.body)
+	}
+	rows, err := b.data.Store.Audit(context.Background(), teamstore.AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rows {
+		if r.IdempotencyKey == "k-late" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d audit rows for the write, want 1", n)
+	}
+	replayed := c.create(b, "notes/late.md", "# Late\n", "Idempotency-Key", "k-late")
+	if replayed.status != 201 || replayed.header.Get(teamapi.HeaderReplayed) != "true" {
+		t.Errorf("the retry: %d replayed=%q %s", replayed.status, replayed.header.Get(teamapi.HeaderReplayed), replayed.body)
+	}
 }
