@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -131,9 +132,26 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 	}
 }
 
+// How a forwarded request that waits for the holder's answer watches the
+// lease: from leaseWatchAfter on, every leaseWatchEvery. A holder that
+// took the connection but does not answer (a paused or frozen process)
+// loses its lease; the request then stops waiting for it.
+const (
+	leaseWatchAfter = time.Second
+	leaseWatchEvery = 500 * time.Millisecond
+)
+
+// States of a forwarded request while the holder's answer is awaited.
+const (
+	fwdWaiting int32 = iota
+	fwdAnswered
+	fwdAbandoned
+)
+
 // forward sends the request (its body already read) to the lease holder
-// and relays its answer. errOwnerDown means nothing was sent and nothing
-// answered: the caller may serve the request otherwise.
+// and relays its answer. errOwnerDown means nothing was answered: the
+// holder could not be reached, or (a GET or HEAD) it did not answer before
+// its lease ran out; the caller may serve the request otherwise.
 func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) error {
 	s := f.s
 	target, err := url.Parse(owner.Advertise)
@@ -142,6 +160,8 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		return errors.New("bad advertise URL")
 	}
 	var down bool
+	var state atomic.Int32
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(p *httputil.ProxyRequest) {
 			p.SetURL(target)
@@ -156,9 +176,25 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		Transport:     f.transport,
 		FlushInterval: -1, // MCP event streams
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ModifyResponse: func(*http.Response) error {
+			if !state.CompareAndSwap(fwdWaiting, fwdAnswered) {
+				return errors.New("the holder answered after its lease ran out")
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if isDialError(err) {
 				down = true
+				return
+			}
+			if state.Load() == fwdAbandoned {
+				s.log.Warn("the replica serving a vault took a forwarded request and its lease ran out before it answered", "replica", owner.Owner, "advertise", owner.Advertise)
+				if read {
+					down = true
+					return
+				}
+				errResponse(http.StatusServiceUnavailable, teamapi.ErrorDetail{Code: teamapi.CodeUnavailable, Uncertain: true,
+					Message: "the replica serving this project stopped answering and its lease ran out: the change may or may not have been applied; read the note before trying again (a retry with the same Idempotency-Key is safe)"}).write(w)
 				return
 			}
 			if req.Context().Err() != nil {
@@ -173,14 +209,12 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 			errResponse(http.StatusServiceUnavailable, d).write(w)
 		},
 	}
-	ctx := r.Context()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/mcp") {
 		// A forwarded MCP event stream lives as long as the holder's does,
 		// and ends when this replica shuts down.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		go func() {
 			select {
 			case <-s.stopping:
@@ -188,12 +222,43 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 			case <-ctx.Done():
 			}
 		}()
+	} else {
+		go f.watchLease(ctx, owner, func() {
+			if state.CompareAndSwap(fwdWaiting, fwdAbandoned) {
+				cancel()
+			}
+		})
 	}
 	proxy.ServeHTTP(w, r.WithContext(ctx))
 	if down {
 		return errOwnerDown
 	}
 	return nil
+}
+
+// watchLease calls abandon when the lease a forwarded request was sent
+// under is no longer live with the same holder (it expired, or changed
+// hands), until ctx ends.
+func (f *forwarder) watchLease(ctx context.Context, owner teamstore.Lease, abandon func()) {
+	t := time.NewTimer(leaseWatchAfter)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		l, err := f.s.rep.leases.Lease(ctx, owner.Project)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && l.Owner == owner.Owner && l.Epoch == owner.Epoch && l.Live(f.s.now()):
+		case err == nil || errors.Is(err, teamstore.ErrNotFound):
+			abandon()
+			return
+		}
+		t.Reset(leaseWatchEvery)
+	}
 }
 
 // isDialError says the connection was never made.

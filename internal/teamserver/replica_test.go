@@ -866,3 +866,83 @@ func TestReplicaLateBookkeepingOnce(t *testing.T) {
 		t.Errorf("the retry: %d replayed=%q %s", replayed.status, replayed.header.Get(teamapi.HeaderReplayed), replayed.body)
 	}
 }
+
+// The holder takes connections but never answers (a paused or frozen
+// process): a request forwarded to it stops waiting once its lease runs
+// out, instead of hanging until the client gives up. A read is then served
+// by the replica it reached, which takes the vault over; a write is
+// answered 503 uncertain, and its retry is applied once.
+func TestReplicaForwardToFrozenHolder(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/before.md", "# Before\n"), 201, "")
+	if c.owner() != b.srv.instance {
+		t.Fatal("b does not hold the lease")
+	}
+	addr := b.http.Listener.Addr().String()
+	b.kill()
+	// b's address takes connections and never answers.
+	frozen, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := frozen.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		frozen.Close()
+		mu.Lock()
+		for _, conn := range held {
+			conn.Close()
+		}
+		mu.Unlock()
+	}()
+	read := make(chan answer, 1)
+	write := make(chan answer, 1)
+	go func() { read <- c.do(a, "GET", "/api/projects/team/files?path=notes/before.md", nil) }()
+	go func() { write <- c.create(a, "notes/frozen.md", "# Frozen\n", "Idempotency-Key", "k-frozen") }()
+	select {
+	case got := <-read:
+		t.Fatalf("the read was answered while the frozen holder's lease is live: %d %s", got.status, got.body)
+	case got := <-write:
+		t.Fatalf("the write was answered while the frozen holder's lease is live: %d %s", got.status, got.body)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	for _, ch := range []chan answer{read, write} {
+		select {
+		case got := <-ch:
+			if ch == read {
+				var list teamapi.FileList
+				got.json(t, &list)
+				if got.status != 200 || len(list.Files) != 1 {
+					t.Errorf("the read once the frozen holder's lease ran out: %d %s", got.status, got.body)
+				}
+			} else {
+				wantStatus(t, "the write once the frozen holder's lease ran out", got, 503, teamapi.CodeUnavailable)
+				if !strings.Contains(string(got.body), `"uncertain":true`) {
+					t.Errorf("the write's 503 does not say it is uncertain: %s", got.body)
+				}
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("still waiting for the frozen holder 20 s after its lease ran out")
+		}
+	}
+	if c.owner() != a.srv.instance {
+		t.Errorf("the lease is held by %s, want a", c.owner())
+	}
+	wantStatus(t, "the write's retry", c.create(a, "notes/frozen.md", "# Frozen\n", "Idempotency-Key", "k-frozen"), 201, "")
+	if n := c.inRemote("notes/frozen.md"); n != 1 {
+		t.Errorf("the write is in the remote %d time(s), want 1", n)
+	}
+}
