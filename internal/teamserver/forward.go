@@ -135,10 +135,11 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 // How a forwarded request that waits for the holder's answer watches the
 // lease: from leaseWatchAfter on, every leaseWatchEvery. A holder that
 // took the connection but does not answer (a paused or frozen process)
-// loses its lease; the request then stops waiting for it.
+// loses its lease; the request then stops waiting for it (watchLease).
 const (
 	leaseWatchAfter = time.Second
 	leaseWatchEvery = 500 * time.Millisecond
+	leaseWatchGrace = time.Second
 )
 
 // States of a forwarded request while the holder's answer is awaited.
@@ -236,12 +237,15 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 	return nil
 }
 
-// watchLease calls abandon when the lease a forwarded request was sent
-// under is no longer live with the same holder (it expired, or changed
-// hands), until ctx ends.
+// watchLease calls abandon, until ctx ends, when the holder the request
+// was forwarded to will not answer it: the lease is held by a replica at
+// another address, or has been expired (or released) for leaseWatchGrace
+// without a replica at that address taking it again (one restarted there
+// serves the request once it holds the lease).
 func (f *forwarder) watchLease(ctx context.Context, owner teamstore.Lease, abandon func()) {
 	t := time.NewTimer(leaseWatchAfter)
 	defer t.Stop()
+	var lapsed time.Time // when the lease was first seen not live
 	for {
 		select {
 		case <-ctx.Done():
@@ -252,10 +256,19 @@ func (f *forwarder) watchLease(ctx context.Context, owner teamstore.Lease, aband
 		switch {
 		case ctx.Err() != nil:
 			return
-		case err == nil && l.Owner == owner.Owner && l.Epoch == owner.Epoch && l.Live(f.s.now()):
+		case err == nil && l.Live(f.s.now()):
+			if l.Advertise != owner.Advertise {
+				abandon()
+				return
+			}
+			lapsed = time.Time{}
 		case err == nil || errors.Is(err, teamstore.ErrNotFound):
-			abandon()
-			return
+			if lapsed.IsZero() {
+				lapsed = time.Now()
+			} else if time.Since(lapsed) >= leaseWatchGrace {
+				abandon()
+				return
+			}
 		}
 		t.Reset(leaseWatchEvery)
 	}
