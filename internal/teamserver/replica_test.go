@@ -946,3 +946,46 @@ func TestReplicaForwardToFrozenHolder(t *testing.T) {
 		t.Errorf("the write is in the remote %d time(s), want 1", n)
 	}
 }
+
+// A replica left a write in doubt (its push's fate unknown: the record
+// stays running until the remote's history settles it) and lost the
+// vault's lease while staying alive. The new holder settles that record
+// too, though its replica is alive: otherwise nobody ever would, and every
+// retry of the write would get 409 idempotency_key_in_use for a day.
+func TestReplicaSettlesWritesOfLiveFormerHolder(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	ctx := context.Background()
+	wantStatus(t, "write through a", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	if c.owner() != a.srv.instance {
+		t.Fatal("a does not hold the lease")
+	}
+	key, err := a.data.Store.KeyByHash(ctx, HashKey(c.key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := c.clock.Now()
+	doubt := teamstore.Idem{KeyID: key.ID, Key: "k-doubt", Fingerprint: fingerprint("create", c.p.ID, "notes/doubt.md", "# Doubt\n"), Project: c.p.ID,
+		Operation: "create", Target: "notes/doubt.md", Token: teamstore.NewID(), Owner: a.srv.instance, CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	if _, created, err := a.data.Store.BeginIdem(ctx, doubt); err != nil || !created {
+		t.Fatalf("BeginIdem: %v %v", created, err)
+	}
+	a.srv.running(doubt.Token, true) // in flight on a: a does not settle it now
+	// a's lease runs out while a lives on: it heartbeats, finds the lease
+	// gone, and gives the vault up.
+	c.clock.Advance(testTTL + time.Second)
+	a.srv.running(doubt.Token, false)
+	a.srv.rep.tick(ctx)
+	if a.srv.rep.leasesHeld() != 0 {
+		t.Fatal("a still holds the lease")
+	}
+	wantStatus(t, "a request through b takes the vault over", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	if c.owner() != b.srv.instance {
+		t.Fatalf("the lease is held by %s, want b", c.owner())
+	}
+	got := c.create(b, "notes/doubt.md", "# Doubt\n", "Idempotency-Key", "k-doubt")
+	wantStatus(t, "the retry of the write left in doubt", got, 201, "")
+	if n := c.inRemote("notes/doubt.md"); n != 1 {
+		t.Errorf("the write is in the remote %d time(s), want 1", n)
+	}
+}
