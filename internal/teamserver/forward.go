@@ -181,6 +181,9 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 			if !state.CompareAndSwap(fwdWaiting, fwdAnswered) {
 				return errors.New("the holder answered after its lease ran out")
 			}
+			// The holder's answer carries its own Cache-Control: the one this
+			// replica set on every answer would be sent twice.
+			w.Header().Del("Cache-Control")
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {

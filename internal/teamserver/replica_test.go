@@ -989,3 +989,17 @@ func TestReplicaSettlesWritesOfLiveFormerHolder(t *testing.T) {
 		t.Errorf("the write is in the remote %d time(s), want 1", n)
 	}
 }
+
+// A forwarded answer carries the holder's headers once, not the forwarding
+// replica's besides.
+func TestForwardedAnswerHeadersOnce(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/one.md", "# One\n"), 201, "")
+	for _, path := range []string{"/api/projects/team/files?path=notes/one.md", "/api/projects/team/files/none"} {
+		got := c.do(a, "GET", path, nil)
+		if v := got.header.Values("Cache-Control"); len(v) != 1 || v[0] != "no-store" {
+			t.Errorf("GET %s through a (%d): Cache-Control %q, want one no-store", path, got.status, v)
+		}
+	}
+}
