@@ -450,6 +450,9 @@ func TestReplicaPushRejected(t *testing.T) {
 	late := c.pushAside("notes/late.md", "# Late\n", "a late push")
 	got := c.create(a, "notes/mine.md", "# Mine\n", "Idempotency-Key", "k-rejected")
 	wantStatus(t, "a write while the remote moved", got, 503, teamapi.CodeUnavailable)
+	if !strings.Contains(string(got.body), "from outside the server") {
+		t.Errorf("the refusal does not say the remote may have been pushed to from outside: %s", got.body)
+	}
 	if c.inRemote("notes/mine.md") != 0 {
 		t.Fatal("the refused write is in the remote")
 	}
