@@ -973,11 +973,9 @@ func TestReplicaSettlesWritesOfLiveFormerHolder(t *testing.T) {
 	if _, created, err := a.data.Store.BeginIdem(ctx, doubt); err != nil || !created {
 		t.Fatalf("BeginIdem: %v %v", created, err)
 	}
-	a.srv.running(doubt.Token, true) // in flight on a: a does not settle it now
 	// a's lease runs out while a lives on: it heartbeats, finds the lease
 	// gone, and gives the vault up.
 	c.clock.Advance(testTTL + time.Second)
-	a.srv.running(doubt.Token, false)
 	a.srv.rep.tick(ctx)
 	if a.srv.rep.leasesHeld() != 0 {
 		t.Fatal("a still holds the lease")
