@@ -412,7 +412,8 @@ func TestReplicaFlags(t *testing.T) {
 	for args, says := range map[string]string{
 		"--advertise http://10.0.0.5:8787":                  "--advertise goes with --db",
 		"--db postgres://127.0.0.1:1/x --advertise ftp://x": "--advertise",
-		"--lease-ttl 0s": "--lease-ttl",
+		"--db postgres://127.0.0.1:1/x --lease-ttl 0s":      "--lease-ttl",
+		"--lease-ttl 5s": "--lease-ttl goes with --db",
 		"--db postgres://127.0.0.1:1/x --advertise http://h:1/path": "--advertise",
 	} {
 		cmd := exec.Command(binary, append([]string{"team-server", "--data", data}, strings.Fields(args)...)...)

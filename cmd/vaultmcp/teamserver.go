@@ -84,6 +84,13 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return &exitError{2, err}
 		}
 	}
+	if data.db == "" {
+		ttlSet := false
+		fs.Visit(func(f *flag.Flag) { ttlSet = ttlSet || f.Name == "lease-ttl" })
+		if ttlSet {
+			return &exitError{2, errors.New("--lease-ttl goes with --db postgres://... (leases are how replicas sharing a database share the vaults; one server on SQLite holds every vault)")}
+		}
+	}
 	if *leaseTTL < time.Second || *leaseTTL > 10*time.Minute {
 		return &exitError{2, fmt.Errorf("--lease-ttl %v: must be between 1s and 10m", *leaseTTL)}
 	}

@@ -54,8 +54,11 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	k, err := s.store.KeyByHash(r.Context(), want)
 	if err != nil {
 		if !errors.Is(err, teamstore.ErrNotFound) {
+			// The metadata store does not answer (a database restarting or
+			// failing over): nothing was done, and the client's retry works
+			// once it is back.
 			s.log.Error("looking up an API key", "err", err)
-			return nil, errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error")
+			return nil, errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the API key cannot be checked right now (the server's database does not answer); retry")
 		}
 		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}

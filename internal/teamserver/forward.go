@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -79,15 +80,19 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %s cannot be served right now; retry", meta.Name).write(w)
 			return
 		}
-		if forwarded {
+		key := owner.Owner + "/" + strconv.FormatInt(owner.Epoch, 10)
+		// The holder is dead when it did not answer, or when it is an
+		// earlier life of this replica (a restart at the same address): a
+		// request forwarded here by another replica is one for the vault's
+		// next holder, which this replica becomes once that lease expires.
+		dead := key == down || owner.Advertise == rep.advertised()
+		if forwarded && !dead {
 			s.met.forwards.Inc("refused_second_hop")
 			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "this replica does not serve project %s (another one took it over); retry", meta.Name).write(w)
 			return
 		}
-		key := owner.Owner + "/" + strconv.FormatInt(owner.Epoch, 10)
-		if key == down || owner.Advertise == rep.advertised() {
-			// The holder is dead (or an earlier life of this replica): wait
-			// for its lease to expire or change hands.
+		if dead {
+			// Wait for its lease to expire or change hands.
 			if time.Now().After(deadline) {
 				s.met.forwards.Inc("owner_down")
 				errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the replica serving project %s does not answer and its lease has not expired yet; retry", meta.Name).write(w)
@@ -127,9 +132,27 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 	}
 }
 
+// How a forwarded request that waits for the holder's answer watches the
+// lease: from leaseWatchAfter on, every leaseWatchEvery. A holder that
+// took the connection but does not answer (a paused or frozen process)
+// loses its lease; the request then stops waiting for it (watchLease).
+const (
+	leaseWatchAfter = time.Second
+	leaseWatchEvery = 500 * time.Millisecond
+	leaseWatchGrace = time.Second
+)
+
+// States of a forwarded request while the holder's answer is awaited.
+const (
+	fwdWaiting int32 = iota
+	fwdAnswered
+	fwdAbandoned
+)
+
 // forward sends the request (its body already read) to the lease holder
-// and relays its answer. errOwnerDown means nothing was sent and nothing
-// answered: the caller may serve the request otherwise.
+// and relays its answer. errOwnerDown means nothing was answered: the
+// holder could not be reached, or (a GET or HEAD) it did not answer before
+// its lease ran out; the caller may serve the request otherwise.
 func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) error {
 	s := f.s
 	target, err := url.Parse(owner.Advertise)
@@ -138,6 +161,8 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		return errors.New("bad advertise URL")
 	}
 	var down bool
+	var state atomic.Int32
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(p *httputil.ProxyRequest) {
 			p.SetURL(target)
@@ -152,9 +177,28 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		Transport:     f.transport,
 		FlushInterval: -1, // MCP event streams
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ModifyResponse: func(*http.Response) error {
+			if !state.CompareAndSwap(fwdWaiting, fwdAnswered) {
+				return errors.New("the holder answered after its lease ran out")
+			}
+			// The holder's answer carries its own Cache-Control: the one this
+			// replica set on every answer would be sent twice.
+			w.Header().Del("Cache-Control")
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
 			if isDialError(err) {
 				down = true
+				return
+			}
+			if state.Load() == fwdAbandoned {
+				s.log.Warn("the replica serving a vault took a forwarded request and its lease ran out before it answered", "replica", owner.Owner, "advertise", owner.Advertise)
+				if read {
+					down = true
+					return
+				}
+				errResponse(http.StatusServiceUnavailable, teamapi.ErrorDetail{Code: teamapi.CodeUnavailable, Uncertain: true,
+					Message: "the replica serving this project stopped answering and its lease ran out: the change may or may not have been applied; read the note before trying again (a retry with the same Idempotency-Key is safe)"}).write(w)
 				return
 			}
 			if req.Context().Err() != nil {
@@ -169,14 +213,12 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 			errResponse(http.StatusServiceUnavailable, d).write(w)
 		},
 	}
-	ctx := r.Context()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/mcp") {
 		// A forwarded MCP event stream lives as long as the holder's does,
 		// and ends when this replica shuts down.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		go func() {
 			select {
 			case <-s.stopping:
@@ -184,12 +226,55 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 			case <-ctx.Done():
 			}
 		}()
+	} else {
+		go f.watchLease(ctx, owner, func() {
+			if state.CompareAndSwap(fwdWaiting, fwdAbandoned) {
+				cancel()
+			}
+		})
 	}
 	proxy.ServeHTTP(w, r.WithContext(ctx))
 	if down {
 		return errOwnerDown
 	}
 	return nil
+}
+
+// watchLease calls abandon, until ctx ends, when the holder the request
+// was forwarded to will not answer it: the lease is held by a replica at
+// another address, or has been expired (or released) for leaseWatchGrace
+// without a replica at that address taking it again (one restarted there
+// serves the request once it holds the lease).
+func (f *forwarder) watchLease(ctx context.Context, owner teamstore.Lease, abandon func()) {
+	t := time.NewTimer(leaseWatchAfter)
+	defer t.Stop()
+	var lapsed time.Time // when the lease was first seen not live
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		l, err := f.s.rep.leases.Lease(ctx, owner.Project)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && l.Live(f.s.now()):
+			if l.Advertise != owner.Advertise {
+				abandon()
+				return
+			}
+			lapsed = time.Time{}
+		case err == nil || errors.Is(err, teamstore.ErrNotFound):
+			if lapsed.IsZero() {
+				lapsed = time.Now()
+			} else if time.Since(lapsed) >= leaseWatchGrace {
+				abandon()
+				return
+			}
+		}
+		t.Reset(leaseWatchEvery)
+	}
 }
 
 // isDialError says the connection was never made.

@@ -118,7 +118,7 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
 	})
 	out.result = "ok (settled after a restart)"
-	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
 	if err := s.finish(ctx, k, op, out, rec.Key, answer); err != nil {
 		return nil, err
 	}

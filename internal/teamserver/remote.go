@@ -192,7 +192,7 @@ func (s *Server) publish(ctx context.Context, pr *project, res *api.WriteResult)
 		}
 		if rejected {
 			s.met.pushes.Inc("rejected")
-			return s.unpublished(ctx, pr, tip, pushRefused, errors.New("the remote has commits this replica did not have (another replica wrote to the vault)"))
+			return s.unpublished(ctx, pr, tip, pushRefused, errors.New("the remote has commits this replica did not have: pushed by another replica or from outside the server; the vault now includes them"))
 		}
 		s.met.pushes.Inc("failed")
 		return s.unpublished(ctx, pr, tip, pushRefused, err)

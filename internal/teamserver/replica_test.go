@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +76,20 @@ func newCluster(t *testing.T, n int) *cluster {
 
 func (c *cluster) start() *replicaProc {
 	c.t.Helper()
-	d, err := OpenDataDB(context.Background(), c.t.TempDir(), c.db, c.clock.Now)
+	return c.startAt("")
+}
+
+// startAt starts a replica listening on addr (a free port when "").
+func (c *cluster) startAt(addr string) *replicaProc {
+	c.t.Helper()
+	return c.startWith(addr, c.db)
+}
+
+// startWith starts a replica listening on addr that reaches the database
+// at db (the cluster's, or through a proxy).
+func (c *cluster) startWith(addr, db string) *replicaProc {
+	c.t.Helper()
+	d, err := OpenDataDB(context.Background(), c.t.TempDir(), db, c.clock.Now)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -81,7 +97,15 @@ func (c *cluster) start() *replicaProc {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	rp := &replicaProc{data: d, srv: srv, http: httptest.NewServer(srv.Handler())}
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	if addr != "" {
+		hs.Listener.Close()
+		if hs.Listener, err = net.Listen("tcp", addr); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	hs.Start()
+	rp := &replicaProc{data: d, srv: srv, http: hs}
 	srv.rep.start(rp.http.URL)
 	c.t.Cleanup(func() {
 		if !rp.dead {
@@ -370,6 +394,52 @@ func TestReplicaTakeoverAfterDeath(t *testing.T) {
 	}
 }
 
+// The holder dies and is restarted at once at the same address (a process
+// supervisor): its previous life's lease is still live. A request another
+// replica forwards to that address is the new life's to serve once the old
+// lease expires, not refused as a second hop: the client waits, it does not
+// get a 503 for the rest of the lease.
+func TestReplicaRestartedAtSameAddress(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/before.md", "# Before\n"), 201, "")
+	if c.owner() != b.srv.instance {
+		t.Fatal("b does not hold the lease")
+	}
+	addr := b.http.Listener.Addr().String()
+	b.kill()
+	b2 := c.startAt(addr)
+	if b2.http.URL != b.http.URL {
+		t.Fatalf("the restarted replica is at %s, want %s", b2.http.URL, b.http.URL)
+	}
+	done := make(chan answer, 1)
+	go func() { done <- c.create(a, "notes/after.md", "# After\n", "Idempotency-Key", "after-restart") }()
+	select {
+	case got := <-done:
+		t.Fatalf("answered while the earlier life's lease is live: %d %s", got.status, got.body)
+	case <-time.After(500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	var got answer
+	select {
+	case got = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer 30 s after the lease expired")
+	}
+	wantStatus(t, "the write forwarded to the restarted replica", got, 201, "")
+	if c.owner() != b2.srv.instance {
+		t.Errorf("the lease is held by %s, want the restarted replica %s", c.owner(), b2.srv.instance)
+	}
+	if n := b2.srv.met.forwards.Value("refused_second_hop"); n != 0 {
+		t.Errorf("the restarted replica refused %v forwarded request(s)", n)
+	}
+	for _, p := range []string{"notes/before.md", "notes/after.md"} {
+		if n := c.inRemote(p); n != 1 {
+			t.Errorf("%s is in the remote %d time(s), want 1", p, n)
+		}
+	}
+}
+
 // A push refused because the remote moved (a former holder's late push)
 // answers 503 with nothing applied, the clone follows the remote, and the
 // retry is applied once on top of it.
@@ -380,6 +450,9 @@ func TestReplicaPushRejected(t *testing.T) {
 	late := c.pushAside("notes/late.md", "# Late\n", "a late push")
 	got := c.create(a, "notes/mine.md", "# Mine\n", "Idempotency-Key", "k-rejected")
 	wantStatus(t, "a write while the remote moved", got, 503, teamapi.CodeUnavailable)
+	if !strings.Contains(string(got.body), "from outside the server") {
+		t.Errorf("the refusal does not say the remote may have been pushed to from outside: %s", got.body)
+	}
 	if c.inRemote("notes/mine.md") != 0 {
 		t.Fatal("the refused write is in the remote")
 	}
@@ -559,5 +632,375 @@ func TestCreateProjectRemote(t *testing.T) {
 	}
 	if _, err := d.Store.Project(ctx, "x3"); !errors.Is(err, teamstore.ErrNotFound) {
 		t.Errorf("a refused project was recorded: %v", err)
+	}
+}
+
+// cutProxy relays TCP connections to a database server until it is cut:
+// then every connection is closed and new ones are refused, as when the
+// database is restarted or fails over; restore lets connections in again.
+// While stalled, it holds every byte (a process paused, a network that
+// stops answering) until resumed.
+type cutProxy struct {
+	t        *testing.T
+	upstream string
+	ln       net.Listener
+	addr     string
+	mu       sync.Mutex
+	conns    []net.Conn
+	cut      bool
+	gate     sync.RWMutex
+}
+
+func (p *cutProxy) stall()  { p.gate.Lock() }
+func (p *cutProxy) resume() { p.gate.Unlock() }
+
+// relay copies src to dst, each chunk passing the gate.
+func (p *cutProxy) relay(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.gate.RLock()
+			_, werr := dst.Write(buf[:n])
+			p.gate.RUnlock()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// newCutProxy returns the proxy and dbURL reached through it.
+func newCutProxy(t *testing.T, dbURL string) (*cutProxy, string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{t: t, upstream: u.Host}
+	p.listen("127.0.0.1:0")
+	t.Cleanup(p.close)
+	u.Host = p.addr
+	return p, u.String()
+}
+
+func (p *cutProxy) listen(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr, p.cut = ln, ln.Addr().String(), false
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			if p.cut {
+				p.mu.Unlock()
+				c.Close()
+				up.Close()
+				continue
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go p.relay(up, c)
+			go p.relay(c, up)
+		}
+	}()
+}
+
+// close cuts every connection and stops listening.
+func (p *cutProxy) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// restore listens again at the same address.
+func (p *cutProxy) restore() { p.listen(p.addr) }
+
+// While the database cannot be reached, a request is answered 503
+// unavailable with Retry-After (a client retries it), not 500: nothing was
+// done, and the same request works once the database is back.
+func TestStoreUnreachableIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	px, db := newCutProxy(t, pgtest.DB(t))
+	d, err := OpenDataDB(ctx, t.TempDir(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.CreateProject(ctx, ProjectSpec{Name: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := d.AddKey(ctx, "alice", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ctx, Config{Data: d, NoSnapshots: true, LeaseTTL: testTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer func() {
+		hs.Close()
+		srv.Close()
+	}()
+	e := &env{t: t, http: hs}
+	wantStatus(t, "with the database up", e.do("GET", "/api/projects", key, nil), 200, "")
+	px.close()
+	for _, a := range []answer{
+		e.do("GET", "/api/projects", key, nil),
+		e.do("GET", "/api/projects/team/files", key, nil),
+		e.create(key, "team", "notes/a.md", "# A\n", "Idempotency-Key", "k-down"),
+	} {
+		wantStatus(t, "with the database unreachable", a, 503, teamapi.CodeUnavailable)
+		if a.header.Get("Retry-After") == "" {
+			t.Errorf("the 503 has no Retry-After: %s", a.body)
+		}
+	}
+	px.restore()
+	wantStatus(t, "with the database back", e.do("GET", "/api/projects", key, nil), 200, "")
+}
+
+// A replica pushes a write and stalls before booking it (paused, or its
+// database stopped answering); its lease runs out and the vault's new
+// holder settles the write from the remote: booked, its answer stored.
+// When the first replica then wakes up, its own bookkeeping of the same
+// write is refused: one version, one audit row, the stored answer kept.
+func TestReplicaLateBookkeepingOnce(t *testing.T) {
+	c := newCluster(t, 1)
+	b := c.reps[0]
+	px, db := newCutProxy(t, c.db)
+	a := c.startWith("", db)
+	wantStatus(t, "first write, through a", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	if c.owner() != a.srv.instance {
+		t.Fatal("a does not hold the lease")
+	}
+	// The remote's hook holds a's push until told to go on.
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go")
+	hook := "#!/bin/sh\ncat >/dev/null\n: > " + started + "\ni=0\nwhile [ ! -e " + goOn + " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(c.bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan answer, 1)
+	go func() { done <- c.create(a, "notes/late.md", "# Late\n", "Idempotency-Key", "k-late") }()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a's push never reached the remote")
+		}
+	}
+	px.stall()
+	stalled := true
+	defer func() {
+		if stalled {
+			px.resume()
+		}
+	}()
+	if err := os.WriteFile(goOn, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); c.inRemote("notes/late.md") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a's push did not land")
+		}
+	}
+	// a's lease and heartbeat run out; b takes the vault over and settles
+	// the write a left running.
+	c.clock.Advance(testTTL + time.Second)
+	var list teamapi.FileList
+	got := c.do(b, "GET", "/api/projects/team/files?path=notes/late.md", nil)
+	got.json(t, &list)
+	if got.status != 200 || len(list.Files) != 1 {
+		t.Fatalf("through b after a's lease ran out: %d %s", got.status, got.body)
+	}
+	id := list.Files[0].ID
+	px.resume()
+	stalled = false
+	select {
+	case got = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("a never answered the write")
+	}
+	wantStatus(t, "a's answer to the write it pushed", got, 201, "")
+	var vs teamapi.VersionList
+	got = c.do(b, "GET", "/api/projects/team/files/"+id+"/versions", nil)
+	got.json(t, &vs)
+	if len(vs.Versions) != 1 {
+		t.Errorf("the write has %d versions, want 1: %s", len(vs.Versions), got.body)
+	}
+	rows, err := b.data.Store.Audit(context.Background(), teamstore.AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rows {
+		if r.IdempotencyKey == "k-late" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d audit rows for the write, want 1", n)
+	}
+	replayed := c.create(b, "notes/late.md", "# Late\n", "Idempotency-Key", "k-late")
+	if replayed.status != 201 || replayed.header.Get(teamapi.HeaderReplayed) != "true" {
+		t.Errorf("the retry: %d replayed=%q %s", replayed.status, replayed.header.Get(teamapi.HeaderReplayed), replayed.body)
+	}
+}
+
+// The holder takes connections but never answers (a paused or frozen
+// process): a request forwarded to it stops waiting once its lease runs
+// out, instead of hanging until the client gives up. A read is then served
+// by the replica it reached, which takes the vault over; a write is
+// answered 503 uncertain, and its retry is applied once.
+func TestReplicaForwardToFrozenHolder(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/before.md", "# Before\n"), 201, "")
+	if c.owner() != b.srv.instance {
+		t.Fatal("b does not hold the lease")
+	}
+	addr := b.http.Listener.Addr().String()
+	b.kill()
+	// b's address takes connections and never answers.
+	frozen, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := frozen.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		frozen.Close()
+		mu.Lock()
+		for _, conn := range held {
+			conn.Close()
+		}
+		mu.Unlock()
+	}()
+	read := make(chan answer, 1)
+	write := make(chan answer, 1)
+	go func() { read <- c.do(a, "GET", "/api/projects/team/files?path=notes/before.md", nil) }()
+	go func() { write <- c.create(a, "notes/frozen.md", "# Frozen\n", "Idempotency-Key", "k-frozen") }()
+	select {
+	case got := <-read:
+		t.Fatalf("the read was answered while the frozen holder's lease is live: %d %s", got.status, got.body)
+	case got := <-write:
+		t.Fatalf("the write was answered while the frozen holder's lease is live: %d %s", got.status, got.body)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	for _, ch := range []chan answer{read, write} {
+		select {
+		case got := <-ch:
+			if ch == read {
+				var list teamapi.FileList
+				got.json(t, &list)
+				if got.status != 200 || len(list.Files) != 1 {
+					t.Errorf("the read once the frozen holder's lease ran out: %d %s", got.status, got.body)
+				}
+			} else {
+				wantStatus(t, "the write once the frozen holder's lease ran out", got, 503, teamapi.CodeUnavailable)
+				if !strings.Contains(string(got.body), `"uncertain":true`) {
+					t.Errorf("the write's 503 does not say it is uncertain: %s", got.body)
+				}
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("still waiting for the frozen holder 20 s after its lease ran out")
+		}
+	}
+	if c.owner() != a.srv.instance {
+		t.Errorf("the lease is held by %s, want a", c.owner())
+	}
+	wantStatus(t, "the write's retry", c.create(a, "notes/frozen.md", "# Frozen\n", "Idempotency-Key", "k-frozen"), 201, "")
+	if n := c.inRemote("notes/frozen.md"); n != 1 {
+		t.Errorf("the write is in the remote %d time(s), want 1", n)
+	}
+}
+
+// A replica left a write in doubt (its push's fate unknown: the record
+// stays running until the remote's history settles it) and lost the
+// vault's lease while staying alive. The new holder settles that record
+// too, though its replica is alive: otherwise nobody ever would, and every
+// retry of the write would get 409 idempotency_key_in_use for a day.
+func TestReplicaSettlesWritesOfLiveFormerHolder(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	ctx := context.Background()
+	wantStatus(t, "write through a", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	if c.owner() != a.srv.instance {
+		t.Fatal("a does not hold the lease")
+	}
+	key, err := a.data.Store.KeyByHash(ctx, HashKey(c.key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := c.clock.Now()
+	doubt := teamstore.Idem{KeyID: key.ID, Key: "k-doubt", Fingerprint: fingerprint("create", c.p.ID, "notes/doubt.md", "# Doubt\n"), Project: c.p.ID,
+		Operation: "create", Target: "notes/doubt.md", Token: teamstore.NewID(), Owner: a.srv.instance, CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	if _, created, err := a.data.Store.BeginIdem(ctx, doubt); err != nil || !created {
+		t.Fatalf("BeginIdem: %v %v", created, err)
+	}
+	// a's lease runs out while a lives on: it heartbeats, finds the lease
+	// gone, and gives the vault up.
+	c.clock.Advance(testTTL + time.Second)
+	a.srv.rep.tick(ctx)
+	if a.srv.rep.leasesHeld() != 0 {
+		t.Fatal("a still holds the lease")
+	}
+	wantStatus(t, "a request through b takes the vault over", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	if c.owner() != b.srv.instance {
+		t.Fatalf("the lease is held by %s, want b", c.owner())
+	}
+	got := c.create(b, "notes/doubt.md", "# Doubt\n", "Idempotency-Key", "k-doubt")
+	wantStatus(t, "the retry of the write left in doubt", got, 201, "")
+	if n := c.inRemote("notes/doubt.md"); n != 1 {
+		t.Errorf("the write is in the remote %d time(s), want 1", n)
+	}
+}
+
+// A forwarded answer carries the holder's headers once, not the forwarding
+// replica's besides.
+func TestForwardedAnswerHeadersOnce(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/one.md", "# One\n"), 201, "")
+	for _, path := range []string{"/api/projects/team/files?path=notes/one.md", "/api/projects/team/files/none"} {
+		got := c.do(a, "GET", path, nil)
+		if v := got.header.Values("Cache-Control"); len(v) != 1 || v[0] != "no-store" {
+			t.Errorf("GET %s through a (%d): Cache-Control %q, want one no-store", path, got.status, v)
+		}
 	}
 }

@@ -99,10 +99,26 @@ func (s *Server) settleStale(ctx context.Context, pr *project) {
 			alive[rp.ID] = true
 		}
 	}
+	// Another replica's record is stale when that replica is dead, or when
+	// it began the record before this replica took the vault's lease: it
+	// lost the lease meanwhile (it may be alive again), so nobody else
+	// would ever settle it. Were it still pushing, the fence refuses that
+	// push, or the push lands first and the record is found applied.
+	var since time.Time
+	if h := pr.hold.Load(); h != nil {
+		since = h.get().AcquiredAt
+	}
 	var stale []teamstore.Idem
 	for _, rec := range mine {
-		if rec.Owner == s.instance && !s.isRunning(rec.Token) || s.rep != nil && rec.Owner != s.instance && !alive[rec.Owner] {
-			stale = append(stale, rec)
+		switch {
+		case rec.Owner == s.instance:
+			if !s.isRunning(rec.Token) {
+				stale = append(stale, rec)
+			}
+		case s.rep != nil:
+			if !alive[rec.Owner] || !since.IsZero() && rec.CreatedAt.Before(since) {
+				stale = append(stale, rec)
+			}
 		}
 	}
 	if len(stale) == 0 {

@@ -155,11 +155,17 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		out.resp.write(w)
 		return
 	}
-	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: idemKey, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: idemKey, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
 	if err := s.finish(ctx, k, op, out, idemKey, answer); err != nil {
-		// The write happened but its record could not be stored: the
-		// record stays running, and the next start settles it from git.
-		s.log.Error("recording a write", "err", err)
+		if errors.Is(err, teamstore.ErrNotRunning) {
+			// Settled meanwhile from the remote by the vault's new holder
+			// (this replica was too slow to keep its lease): booked there.
+			s.log.Warn("a write was booked by the replica that took the vault over meanwhile", "project", op.pr.meta.Name, "op", op.op, "idempotency_key", idemKey)
+		} else {
+			// The write happened but its record could not be stored: the
+			// record stays running, and the next start settles it from git.
+			s.log.Error("recording a write", "err", err)
+		}
 	}
 	out.resp.write(w)
 }

@@ -39,6 +39,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrExists: a project or active key of that name exists already.
 	ErrExists = errors.New("already exists")
+	// ErrNotRunning: an answer for an idempotency record that is not
+	// running under its token (answered or released meanwhile); it wraps
+	// ErrNotFound too.
+	ErrNotRunning = errors.New("idempotency record not running")
 )
 
 // Store is the metadata of the team server.
@@ -76,7 +80,9 @@ type Store interface {
 
 	// Record applies the bookkeeping of one write in one transaction:
 	// moves, tombstones, new version rows, the audit row, and the stored
-	// response of its idempotency record.
+	// response of its idempotency record. With an Answer, nothing is applied
+	// (ErrNotRunning) unless that record is still running under the
+	// answer's token: a write is booked once, by whoever answers it first.
 	Record(ctx context.Context, r Record) error
 
 	// BeginIdem creates rec (state running) unless a live record exists for
@@ -233,10 +239,14 @@ type Response struct {
 	Body   []byte
 }
 
-// IdemAnswer answers the record (KeyID, Key).
+// IdemAnswer answers the record (KeyID, Key) begun with Token.
 type IdemAnswer struct {
 	KeyID, Key string
-	Response   Response
+	// Token is the record's: an answer is stored only while the record it
+	// answers is running, so that two replicas settling the same write (its
+	// writer, late, and the vault's new holder) cannot both book it.
+	Token    string
+	Response Response
 }
 
 // AuditEntry is one row of the audit log.

@@ -492,11 +492,12 @@ func (s *Store) Record(ctx context.Context, r teamstore.Record) error {
 		if err != nil {
 			return err
 		}
-		steps = append(steps, step{sql: `UPDATE idempotency SET state = 'done', status = $1, header = $2, body = $3 WHERE key_id = $4 AND idem_key = $5`,
-			args: []any{a.Response.Status, string(header), bodyBytes(a.Response.Body), a.KeyID, a.Key},
+		steps = append(steps, step{sql: `UPDATE idempotency SET state = 'done', status = $1, header = $2, body = $3
+				WHERE key_id = $4 AND idem_key = $5 AND token = $6 AND state = 'running'`,
+			args: []any{a.Response.Status, string(header), bodyBytes(a.Response.Body), a.KeyID, a.Key, a.Token},
 			check: func(tag pgconn.CommandTag, err error) error {
 				if err == nil && tag.RowsAffected() == 0 {
-					return notFound("idempotency record %q", a.Key)
+					return fmt.Errorf("idempotency record %q with token %q: %w: %w", a.Key, a.Token, teamstore.ErrNotRunning, teamstore.ErrNotFound)
 				}
 				return err
 			}})

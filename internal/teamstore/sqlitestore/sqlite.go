@@ -454,13 +454,14 @@ func (s *Store) Record(ctx context.Context, r teamstore.Record) error {
 			if err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, `UPDATE idempotency SET state = 'done', status = ?, header = ?, body = ? WHERE key_id = ? AND idem_key = ?`,
-				a.Response.Status, string(header), a.Response.Body, a.KeyID, a.Key)
+			res, err := tx.ExecContext(ctx, `UPDATE idempotency SET state = 'done', status = ?, header = ?, body = ?
+				WHERE key_id = ? AND idem_key = ? AND token = ? AND state = 'running'`,
+				a.Response.Status, string(header), a.Response.Body, a.KeyID, a.Key, a.Token)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
-				return notFound("idempotency record %q", a.Key)
+				return fmt.Errorf("idempotency record %q with token %q: %w: %w", a.Key, a.Token, teamstore.ErrNotRunning, teamstore.ErrNotFound)
 			}
 		}
 		return nil

@@ -97,7 +97,7 @@ func (w *writer) write(b *testing.B) {
 	err := w.s.Record(ctx, teamstore.Record{Project: w.p.ID, At: at,
 		Versions: []teamstore.Version{{FileID: w.f.ID, Path: w.f.Path, Hash: "0123456789abcdef", VersionID: "0123456789abcdef0123456789abcdef01234567", Message: "update notes/a.md"}},
 		Audit:    &teamstore.AuditEntry{At: at, KeyID: "key", KeyName: "alice", Project: w.p.ID, Operation: "update", Paths: []string{w.f.Path}, Version: "0123456789abcdef", IdempotencyKey: rec.Key, Result: "ok"},
-		Answer:   &teamstore.IdemAnswer{KeyID: "key", Key: rec.Key, Response: w.resp}})
+		Answer:   &teamstore.IdemAnswer{KeyID: "key", Key: rec.Key, Token: rec.Token, Response: w.resp}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
 		{"Versions", testVersions},
 		{"RecordIsAtomic", testRecordAtomic},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyAnsweredOnce", testIdemAnsweredOnce},
 		{"IdempotencyScopedToKey", testIdempotencyScoped},
 		{"IdempotencyExpiry", testIdempotencyExpiry},
 		{"Audit", testAudit},
@@ -378,6 +379,57 @@ func testRecordAtomic(t *testing.T, s teamstore.Store) {
 	}
 }
 
+// A record is answered, and its write booked, once: a second answer (a
+// replica settling the write its writer answered meanwhile), or one under
+// the token of a record released and begun again since, is refused with
+// ErrNotRunning and leaves no version or audit row.
+func testIdemAnsweredOnce(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	book := func(token, by string, status int) error {
+		return s.Record(c, teamstore.Record{Project: p.ID, At: t0,
+			Versions: []teamstore.Version{{FileID: f.ID, Path: "a.md", Hash: "h", VersionID: "c1", Message: "update a.md"}},
+			Audit:    &teamstore.AuditEntry{At: t0, KeyID: "k", KeyName: by, Project: p.ID, Operation: "update", Result: "ok"},
+			Answer:   &teamstore.IdemAnswer{KeyID: "k", Key: "once", Token: token, Response: teamstore.Response{Status: status}}})
+	}
+	rec := newIdem("k", "once", "fp", t0)
+	rec.Project = p.ID
+	_, created, err := s.BeginIdem(c, rec)
+	must(t, err)
+	if !created {
+		t.Fatal("the record was not begun")
+	}
+	must(t, book(rec.Token, "writer", 200))
+	wantErr(t, book(rec.Token, "settler", 201), teamstore.ErrNotRunning, "answering an answered record again")
+	vs, err := s.Versions(c, p.ID, f.ID)
+	must(t, err)
+	audit, err := s.Audit(c, teamstore.AuditQuery{})
+	must(t, err)
+	if len(vs) != 1 || len(audit) != 1 || audit[0].KeyName != "writer" {
+		t.Errorf("after a second answer: %d version(s), audit %+v; want the first answer's only", len(vs), audit)
+	}
+	held, _, err := s.BeginIdem(c, rec)
+	must(t, err)
+	if held.Response == nil || held.Response.Status != 200 {
+		t.Errorf("the stored answer is %+v, want the first (200)", held.Response)
+	}
+	// Released and begun again: the old token answers nothing.
+	old := newIdem("k", "again", "fp", t0)
+	_, _, err = s.BeginIdem(c, old)
+	must(t, err)
+	must(t, s.ReleaseIdem(c, "k", "again", old.Token))
+	fresh := newIdem("k", "again", "fp", t0)
+	_, _, err = s.BeginIdem(c, fresh)
+	must(t, err)
+	err = s.Record(c, teamstore.Record{Project: p.ID, At: t0, Answer: &teamstore.IdemAnswer{KeyID: "k", Key: "again", Token: old.Token, Response: teamstore.Response{Status: 200}}})
+	wantErr(t, err, teamstore.ErrNotRunning, "answering under a released record's token")
+	if held, _, _ := s.BeginIdem(c, fresh); held.State != teamstore.IdemRunning || held.Token != fresh.Token {
+		t.Errorf("the record begun again was answered by the old token: %+v", held)
+	}
+}
+
 func newIdem(keyID, key, fp string, at time.Time) teamstore.Idem {
 	return teamstore.Idem{KeyID: keyID, Key: key, Fingerprint: fp, Project: "p", Operation: "create", Target: "a.md", Token: teamstore.NewID(),
 		Owner: "instance-1", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
@@ -406,7 +458,7 @@ func testIdempotency(t *testing.T, s teamstore.Store) {
 		t.Errorf("RunningIdem = %+v", running)
 	}
 	resp := teamstore.Response{Status: 201, Header: map[string][]string{"Etag": {`"abc"`}, "Content-Type": {"application/json"}}, Body: []byte(`{"file":{}}`)}
-	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-1", Response: resp}}))
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-1", Token: rec.Token, Response: resp}}))
 	held, created, err = s.BeginIdem(c, second)
 	must(t, err)
 	if created || held.State != teamstore.IdemDone || held.Response == nil || !reflect.DeepEqual(*held.Response, resp) {
@@ -438,7 +490,7 @@ func testIdempotency(t *testing.T, s teamstore.Store) {
 		t.Errorf("Begin after Release: created=%v %+v", created, held)
 	}
 	// An answer with no headers and an empty body round-trips.
-	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-2", Response: teamstore.Response{Status: 204}}}))
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "key-1", Key: "idem-2", Token: r2b.Token, Response: teamstore.Response{Status: 204}}}))
 	held, _, err = s.BeginIdem(c, r2b)
 	must(t, err)
 	if held.Response == nil || held.Response.Status != 204 || len(held.Response.Body) != 0 || len(held.Response.Header) != 0 {
@@ -466,7 +518,7 @@ func testIdempotencyExpiry(t *testing.T, s teamstore.Store) {
 	rec := newIdem("k", "old", "fp", t0)
 	_, _, err := s.BeginIdem(c, rec)
 	must(t, err)
-	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "k", Key: "old", Response: teamstore.Response{Status: 200, Body: []byte("x")}}}))
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: t0, Answer: &teamstore.IdemAnswer{KeyID: "k", Key: "old", Token: rec.Token, Response: teamstore.Response{Status: 200, Body: []byte("x")}}}))
 	justBefore := newIdem("k", "old", "fp2", rec.ExpiresAt.Add(-time.Microsecond))
 	held, created, err := s.BeginIdem(c, justBefore)
 	must(t, err)
