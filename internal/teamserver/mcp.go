@@ -116,7 +116,21 @@ func mcpVerify(_ context.Context, token string, r *http.Request) (*auth.TokenInf
 	if !k.ReadOnly {
 		scopes = append(scopes, "vault:write")
 	}
-	return &auth.TokenInfo{UserID: k.ID, Scopes: scopes}, nil
+	return &auth.TokenInfo{UserID: mcpUser(k), Scopes: scopes}, nil
+}
+
+// mcpUser is who a session belongs to: the key and its access. An OAuth
+// subject's key is made from each token, so the same subject may come with
+// vault:write once and with vault:read only the next time: a session opened
+// with one access is not continued with the other, and each access has its
+// own MCP server (its tools and its write check), so the tools always
+// follow the token of the request.
+func mcpUser(k *teamstore.Key) string {
+	access := "rw"
+	if k.ReadOnly {
+		access = "ro"
+	}
+	return k.ID + "\x00" + access + "\x00" + k.Name
 }
 
 // publicOrigins are the origins a browser-based client may send besides the
@@ -157,7 +171,7 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 // mcpServer is the MCP server of a (project, key): the project's vault
 // with the key's rights and authorship.
 func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
-	id := pr.meta.ID + "\x00" + k.ID
+	id := pr.meta.ID + "\x00" + mcpUser(k)
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
 	if srv, ok := s.mcp.servers[id]; ok {

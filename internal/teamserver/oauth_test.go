@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -112,5 +113,51 @@ func TestFilesAreStoredByteForByte(t *testing.T) {
 	wantStatus(t, "replace", e.do("PUT", "/api/projects/ex/files/"+created.File.ID, e.rw, []byte(lf), "Content-Type", "application/octet-stream", "If-Match", `"`+created.File.ContentHash+`"`), 200, "")
 	if got := e.do("GET", "/api/projects/ex/files/"+created.File.ID, e.rw, nil); string(got.body) != lf {
 		t.Fatalf("replaced with %q, sent %q", got.body, lf)
+	}
+}
+
+// The MCP tools follow the scopes of the token each request carries, not
+// those of the first token its subject used: a subject that opened an MCP
+// session with vault:write and then connects with a vault:read token gets
+// the read tools only, and a write through it is refused.
+func TestOAuthMCPFollowsEachTokensScopes(t *testing.T) {
+	p := oauthtest.New(t)
+	e := oauthEnv(t, p)
+	now := e.clock.Now()
+	writer := p.Sign(t, "RS256", p.KidRSA(), p.Claims(oauthAudience, now, "vault:read vault:write", nil))
+	reader := p.Sign(t, "RS256", p.KidRSA(), p.Claims(oauthAudience, now, "vault:read", nil))
+
+	w := e.mcpSession(t, "/projects/ex/mcp", writer)
+	if names := toolNames(t, w); !names["vault_write_note"] {
+		t.Fatalf("tools for a write token: %v", names)
+	}
+	r := e.mcpSession(t, "/projects/ex/mcp", reader)
+	if names := toolNames(t, r); names["vault_write_note"] || !names["vault_search"] {
+		t.Errorf("tools for a read token of the same subject: %v", names)
+	}
+	res, err := r.CallTool(context.Background(), &mcp.CallToolParams{Name: "vault_write_note", Arguments: map[string]any{"path": "notes/sneaky.md", "content": "# Sneaky\n"}})
+	if err == nil && !res.IsError {
+		t.Errorf("a read token wrote through MCP: %+v", res.Content)
+	}
+	if _, ok := e.fileAt("ex", "notes/sneaky.md"); ok {
+		t.Error("the note a read token sent was written")
+	}
+
+	// A session opened with the write token is not continued with the
+	// read token.
+	hdr := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	a := e.do("POST", "/projects/ex/mcp", "", init, append(hdr, "Authorization", "Bearer "+writer)...)
+	sid := a.header.Get("Mcp-Session-Id")
+	if a.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	call := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_write_note","arguments":{"path":"notes/sneaky2.md","content":"# Sneaky\n"}}}`)
+	b := e.do("POST", "/projects/ex/mcp", "", call, append(hdr, "Authorization", "Bearer "+reader, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...)
+	if b.status < 400 {
+		t.Errorf("a read token in a write token's session: %d %s", b.status, b.body)
+	}
+	if _, ok := e.fileAt("ex", "notes/sneaky2.md"); ok {
+		t.Error("a read token wrote through a write token's session")
 	}
 }
