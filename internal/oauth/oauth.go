@@ -62,6 +62,9 @@ const maxDoc = 1 << 20
 type Error struct {
 	Code   string
 	Reason string
+	// Scope is the scope the request needs (insufficient_scope only);
+	// empty names both.
+	Scope string
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Reason }
@@ -202,7 +205,7 @@ func Require(c *Claims, scope string) error {
 	if c.Has(scope) {
 		return nil
 	}
-	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope}
+	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope, Scope: scope}
 }
 
 func decodePart(s string, v any) error {
@@ -537,7 +540,11 @@ func Challenge(metadataURL string, err *Error) string {
 	if err != nil {
 		fmt.Fprintf(&b, `, error=%q, error_description=%q`, err.Code, strings.ReplaceAll(err.Reason, `"`, "'"))
 		if err.Code == "insufficient_scope" {
-			fmt.Fprintf(&b, `, scope=%q`, ScopeRead+" "+ScopeWrite)
+			scope := err.Scope
+			if scope == "" {
+				scope = ScopeRead + " " + ScopeWrite
+			}
+			fmt.Fprintf(&b, `, scope=%q`, scope)
 		}
 	}
 	return b.String()

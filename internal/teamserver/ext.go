@@ -125,7 +125,7 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 		return
 	}
 	if op.write {
-		if fail := writable(k); fail != nil {
+		if fail := s.writable(r, k); fail != nil {
 			fail.write(w)
 			return
 		}

@@ -161,3 +161,43 @@ func TestOAuthMCPFollowsEachTokensScopes(t *testing.T) {
 		t.Error("a read token wrote through a write token's session")
 	}
 }
+
+// A write with a token that lacks vault:write is 403 with the challenge an
+// OAuth client acts on (error="insufficient_scope", scope="vault:write",
+// where the metadata is), on every write endpoint; a request with no
+// credential at all is 401 with a challenge that carries no error code
+// (RFC 6750 section 3.1).
+func TestOAuthWriteScopeChallenge(t *testing.T) {
+	p := oauthtest.New(t)
+	e := oauthEnv(t, p)
+	reader := p.Sign(t, "RS256", p.KidRSA(), p.Claims(oauthAudience, e.clock.Now(), "vault:read", nil))
+	bearer := []string{"Authorization", "Bearer " + reader}
+	f, ok := e.fileAt("ex", "02-wiki/postgres/advisory-locks.md")
+	if !ok {
+		t.Fatal("no fixture note")
+	}
+	body, ctype := multipartBody(t, "notes/x.md", "# X\n")
+	for _, c := range []struct {
+		method, path string
+		body         []byte
+		hdr          []string
+	}{
+		{"POST", "/api/projects/ex/files", body, []string{"Content-Type", ctype}},
+		{"PUT", "/api/projects/ex/files/" + f.ID, []byte("# Y\n"), []string{"Content-Type", "application/octet-stream"}},
+		{"PATCH", "/api/projects/ex/files/" + f.ID, []byte(`{"newPath":"notes/y.md"}`), nil},
+		{"DELETE", "/api/projects/ex/files/" + f.ID, nil, nil},
+		{"POST", "/api/projects/ex/learn", []byte(`{"title":"t","insight":"i","context":"c","domain":"go"}`), nil},
+	} {
+		a := e.do(c.method, c.path, "", c.body, append(append([]string{}, bearer...), c.hdr...)...)
+		wantStatus(t, c.method+" "+c.path, a, 403, "read_only_key")
+		wa := a.header.Get("WWW-Authenticate")
+		if !strings.Contains(wa, `error="insufficient_scope"`) || !strings.Contains(wa, `scope="vault:write"`) || !strings.Contains(wa, `resource_metadata="`+e.http.URL+`/.well-known/oauth-protected-resource"`) {
+			t.Errorf("%s %s: WWW-Authenticate = %q", c.method, c.path, wa)
+		}
+	}
+	a := e.do("GET", "/api/projects", "", nil)
+	wantStatus(t, "no credential", a, 401, "unauthorized")
+	if wa := a.header.Get("WWW-Authenticate"); strings.Contains(wa, "error=") || !strings.Contains(wa, "resource_metadata=") {
+		t.Errorf("no credential: WWW-Authenticate = %q", wa)
+	}
+}
