@@ -9,7 +9,7 @@
 //     the issuer publishes in its JWKS (RS256, RS384, RS512, PS256, ES256,
 //     ES384; "none" and the HMAC algorithms are refused: an HMAC key would be
 //     a secret this server does not have), the issuer exactly the
-//     configured one, the configured audience among `aud`, `exp` in the
+//     configured one, a subject, the configured audience among `aud`, `exp` in the
 //     future and `nbf`/`iat` not in the future (with one minute of leeway for
 //     clock skew).
 //   - Scopes come from `scope` (space-separated, RFC 8693/9068) or `scp` (a
@@ -171,6 +171,12 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	}
 	if c.Iss != v.Issuer {
 		return nil, invalid("the token was issued by another issuer")
+	}
+	if strings.TrimSpace(c.Sub) == "" {
+		// The subject is who the token stands for (its rate limit, its
+		// audit rows, its MCP sessions): tokens without one would all be
+		// one caller.
+		return nil, invalid("the token has no subject (sub)")
 	}
 	if !audienceHas(c.Aud, v.Audience) {
 		return nil, invalid("the token is not meant for this server (audience)")

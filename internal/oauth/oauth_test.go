@@ -74,6 +74,8 @@ func TestVerifyRefuses(t *testing.T) {
 		"other audience":     p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"aud": "https://other.example"})),
 		"key of another alg": p.Sign(t, "ES256", p.KidRSA(), claims(p, nil)),
 		"unknown key":        p.Sign(t, "RS256", "rotated-away", claims(p, nil)),
+		"no subject":         p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"sub": nil})),
+		"empty subject":      p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"sub": ""})),
 	}
 	for name, tok := range cases {
 		_, err := v.Verify(context.Background(), tok)
