@@ -16,7 +16,9 @@
 //     list); the caller asks for the one it needs (ScopeRead, ScopeWrite).
 //   - The JWKS is fetched from the issuer's metadata (RFC 8414, then OpenID
 //     discovery), cached, and fetched again when a token names a key id it
-//     does not hold (key rotation), at most once every RefetchAfter.
+//     does not hold (key rotation) or the keys are older than MaxKeyAge (a
+//     key withdrawn stops being accepted), at most once every RefetchAfter;
+//     a fetch never holds up tokens whose key is known.
 //   - Every failure is an *Error with a reason fit for a WWW-Authenticate
 //     header; a token's content never appears in it.
 package oauth
@@ -50,9 +52,14 @@ const (
 // Leeway is the clock skew tolerated on exp, nbf and iat.
 const Leeway = time.Minute
 
-// RefetchAfter bounds how often an unknown key id makes the JWKS be fetched
-// again.
+// RefetchAfter bounds how often an unknown key id (or keys grown old) makes
+// the JWKS be fetched again.
 const RefetchAfter = 30 * time.Second
+
+// MaxKeyAge is how long the keys of a JWKS are used without asking the
+// identity provider again: a key it stopped publishing (retired, or
+// revoked after a leak) is refused at the latest this long after.
+const MaxKeyAge = 15 * time.Minute
 
 // maxDoc bounds a metadata or JWKS document.
 const maxDoc = 1 << 20
@@ -104,8 +111,13 @@ type Verifier struct {
 
 	mu      sync.Mutex
 	keys    map[string]crypto.PublicKey // by kid ("" for a key without one)
-	fetched time.Time
+	fetched time.Time                   // the last fetch that got keys
+	tried   time.Time                   // the last fetch, whatever its outcome
 	jwksURI string
+	// fetchMu makes one fetch at a time; it is not held with mu, so a
+	// token with a key already known never waits for the identity
+	// provider.
+	fetchMu sync.Mutex
 }
 
 func (v *Verifier) now() time.Time {
@@ -311,24 +323,48 @@ func verifySig(key crypto.PublicKey, kind sigKind, hash crypto.Hash, digest, sig
 	return invalid("the key does not match the token's algorithm")
 }
 
-// key returns the issuer's key kid, fetching the JWKS when it is not known
-// (at most once every RefetchAfter).
+// key returns the issuer's key kid. The JWKS is fetched again when it does
+// not hold kid (key rotation) or was fetched more than MaxKeyAge ago (a key
+// withdrawn), at most once every RefetchAfter; while the provider cannot
+// be reached, keys already known stay in use.
 func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if k, ok := v.lookup(kid); ok {
-		return k, nil
-	}
-	if !v.fetched.IsZero() && v.now().Sub(v.fetched) < RefetchAfter {
+	k, ok, due := v.cached(kid)
+	if !due {
+		if ok {
+			return k, nil
+		}
 		return nil, invalid("the token's signing key is not one the issuer publishes")
 	}
-	if err := v.fetchLocked(ctx); err != nil {
+	v.fetchMu.Lock()
+	defer v.fetchMu.Unlock()
+	// Another request may have fetched while this one waited.
+	if k, ok, due = v.cached(kid); !due {
+		if ok {
+			return k, nil
+		}
+		return nil, invalid("the token's signing key is not one the issuer publishes")
+	}
+	if err := v.fetch(ctx); err != nil {
+		if ok {
+			return k, nil
+		}
 		return nil, &Error{Code: "invalid_token", Reason: "the issuer's keys could not be fetched: " + err.Error()}
 	}
-	if k, ok := v.lookup(kid); ok {
+	if k, ok, _ := v.cached(kid); ok {
 		return k, nil
 	}
 	return nil, invalid("the token's signing key is not one the issuer publishes")
+}
+
+// cached is the key kid as last fetched, and whether a fetch is due.
+func (v *Verifier) cached(kid string) (crypto.PublicKey, bool, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.now()
+	k, ok := v.lookup(kid)
+	fresh := !v.fetched.IsZero() && now.Sub(v.fetched) < MaxKeyAge
+	canFetch := v.tried.IsZero() || now.Sub(v.tried) >= RefetchAfter
+	return k, ok, !(ok && fresh) && canFetch
 }
 
 func (v *Verifier) lookup(kid string) (crypto.PublicKey, bool) {
@@ -346,24 +382,31 @@ func (v *Verifier) lookup(kid string) (crypto.PublicKey, bool) {
 // Refresh fetches the issuer's metadata and keys now (at start, so a
 // misconfigured issuer is reported at once).
 func (v *Verifier) Refresh(ctx context.Context) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.fetchLocked(ctx)
+	v.fetchMu.Lock()
+	defer v.fetchMu.Unlock()
+	return v.fetch(ctx)
 }
 
-func (v *Verifier) fetchLocked(ctx context.Context) error {
-	v.fetched = v.now()
-	if v.jwksURI == "" {
-		uri, err := v.discover(ctx)
-		if err != nil {
+// fetch gets the JWKS (and, the first time, the metadata naming it); the
+// caller holds fetchMu.
+func (v *Verifier) fetch(ctx context.Context) error {
+	v.mu.Lock()
+	v.tried = v.now()
+	uri := v.jwksURI
+	v.mu.Unlock()
+	if uri == "" {
+		var err error
+		if uri, err = v.discover(ctx); err != nil {
 			return err
 		}
+		v.mu.Lock()
 		v.jwksURI = uri
+		v.mu.Unlock()
 	}
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	if err := v.getJSON(ctx, v.jwksURI, &set); err != nil {
+	if err := v.getJSON(ctx, uri, &set); err != nil {
 		return err
 	}
 	keys := make(map[string]crypto.PublicKey, len(set.Keys))
@@ -377,7 +420,10 @@ func (v *Verifier) fetchLocked(ctx context.Context) error {
 	if len(keys) == 0 {
 		return errors.New("the JWKS holds no usable key")
 	}
+	v.mu.Lock()
 	v.keys = keys
+	v.fetched = v.now()
+	v.mu.Unlock()
 	return nil
 }
 
