@@ -172,8 +172,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		Exp   *json.Number    `json:"exp"`
 		Nbf   *json.Number    `json:"nbf"`
 		Iat   *json.Number    `json:"iat"`
-		Scope string          `json:"scope"`
-		Scp   []string        `json:"scp"`
+		Scope scopes          `json:"scope"`
+		Scp   scopes          `json:"scp"`
 		Name  string          `json:"name"`
 		User  string          `json:"preferred_username"`
 		Email string          `json:"email"`
@@ -214,8 +214,26 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if out.Name == "" {
 		out.Name = c.User
 	}
-	out.Scopes = append(strings.Fields(c.Scope), c.Scp...)
+	out.Scopes = append(c.Scope, c.Scp...)
 	return out, nil
+}
+
+// scopes is a scope claim: a space-separated string (RFC 8693, RFC 9068;
+// some providers put their scp so too) or a list of strings.
+type scopes []string
+
+func (s *scopes) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = strings.Fields(one)
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("a scope claim is neither a string nor a list of strings")
+	}
+	*s = many
+	return nil
 }
 
 // Require checks that c carries scope.

@@ -49,6 +49,13 @@ func TestVerifyAccepts(t *testing.T) {
 	if err != nil || !c.Has(oauth.ScopeRead) || c.Has(oauth.ScopeWrite) {
 		t.Fatalf("claims %+v, %v", c, err)
 	}
+	// scp as a space-separated string, scope as a list: both are seen.
+	for _, extra := range []map[string]any{{"scope": nil, "scp": "vault:read vault:write"}, {"scope": []string{"vault:read", "vault:write"}}} {
+		c2, err := v.Verify(context.Background(), p.Sign(t, "RS256", p.KidRSA(), claims(p, extra)))
+		if err != nil || !c2.Has(oauth.ScopeRead) || !c2.Has(oauth.ScopeWrite) {
+			t.Fatalf("%v: claims %+v, %v", extra, c2, err)
+		}
+	}
 	if err := oauth.Require(c, oauth.ScopeWrite); err == nil || err.(*oauth.Error).Code != "insufficient_scope" {
 		t.Fatalf("Require write = %v", err)
 	}
