@@ -3,6 +3,7 @@ package teamclient
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -164,14 +165,20 @@ func (cl *call) rename(p project, id, to string) (*teamapi.MoveAnswer, string, e
 	return &out, strings.Trim(a.header.Get("ETag"), `"`), a.decode(&out)
 }
 
-// remove deletes a note (DELETE files/{id}).
-func (cl *call) remove(p project, id string) (*teamapi.DeleteAnswer, error) {
-	a, err := cl.send(request{method: http.MethodDelete, segs: projectSegs(p.ref, "files", id), write: true})
+// remove deletes a note (DELETE files/{id}) if its content still has the
+// hash ifMatch.
+func (cl *call) remove(p project, id, ifMatch string) (*teamapi.DeleteAnswer, error) {
+	a, err := cl.send(request{method: http.MethodDelete, segs: projectSegs(p.ref, "files", id), ifMatch: ifMatch, write: true})
 	if err != nil {
 		return nil, err
 	}
 	if !a.ok() {
-		return nil, cl.failure(a, nil)
+		err := cl.failure(a, nil)
+		var e *api.Error
+		if errors.As(err, &e) && e.Field == "expected_sha256" {
+			e.Field = "path" // a delete takes no hash: the note changed
+		}
+		return nil, err
 	}
 	var out teamapi.DeleteAnswer
 	return &out, a.decode(&out)
