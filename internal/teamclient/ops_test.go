@@ -153,6 +153,10 @@ func TestPathsNormalisedBeforeAnyRequest(t *testing.T) {
 		if e.Field != "path" {
 			t.Errorf("%q: field %q", tc.path, e.Field)
 		}
+		// The field is named once, as the local vault names it.
+		if strings.HasPrefix(e.Message, "path ") {
+			t.Errorf("%q: message %q names the path twice", tc.path, e.Message)
+		}
 	}
 	_, err := c.WriteNote(ctx, api.WriteRequest{Path: "_templates/t.md", Content: "x"})
 	wantCode(t, "write to _templates", err, "PROTECTED_PATH")

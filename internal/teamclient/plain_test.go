@@ -22,7 +22,9 @@ func TestPlainServerTools(t *testing.T) {
 		t.Fatalf("get: %+v %v", note, err)
 	}
 	_, err = c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/nothing.md"})
-	wantCode(t, "get of a missing note", err, api.CodeNotFound)
+	if e := wantCode(t, "get of a missing note", err, api.CodeNotFound); strings.HasPrefix(e.Message, "path ") {
+		t.Errorf("message %q names the path twice", e.Message)
+	}
 
 	created, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "# Plain\n\nSee [[context]].\n"})
 	if err != nil || created.Action != api.ActionCreated || !created.Committed || !strings.Contains(created.Diff, "+# Plain") {
