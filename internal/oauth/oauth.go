@@ -136,6 +136,16 @@ func (v *Verifier) client() *http.Client {
 
 // Verify checks a compact JWS access token and returns its claims.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
+	return v.VerifyFor(ctx, token, "")
+}
+
+// VerifyFor is Verify for a request to the resource at path under the
+// audience (an MCP endpoint, as its protected-resource metadata names it):
+// a token whose audience is that resource's URL (RFC 8707, as MCP clients
+// ask for one) is accepted there too, and only there. The URL is built from
+// the configured audience, never from the request's Host, so a token a
+// client obtained for another server is never taken.
+func (v *Verifier) VerifyFor(ctx context.Context, token, path string) (*Claims, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return nil, invalid("not a JWT")
@@ -190,7 +200,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		// one caller.
 		return nil, invalid("the token has no subject (sub)")
 	}
-	if !audienceHas(c.Aud, v.Audience) {
+	if !audienceHas(c.Aud, v.Audience) && (path == "" || !audienceHas(c.Aud, strings.TrimRight(v.Audience, "/")+path)) {
 		return nil, invalid("the token is not meant for this server (audience)")
 	}
 	now := v.now()

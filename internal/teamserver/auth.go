@@ -103,7 +103,13 @@ const oauthKeyPrefix = "oauth:"
 // stands for: the subject, read-only unless the token has vault:write, with
 // every project in scope. A token with neither scope is refused (403).
 func (s *Server) authenticateToken(r *http.Request, token string) (*teamstore.Key, *response) {
-	c, err := s.cfg.OAuth.Verify(r.Context(), token)
+	// An MCP endpoint is a protected resource of its own (its metadata
+	// says so): a token issued for it is good there.
+	resource := ""
+	if strings.HasSuffix(r.URL.Path, "/mcp") {
+		resource = r.URL.Path
+	}
+	c, err := s.cfg.OAuth.VerifyFor(r.Context(), token, resource)
 	if err != nil {
 		var oe *oauth.Error
 		if !errors.As(err, &oe) {

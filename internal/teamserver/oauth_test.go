@@ -201,3 +201,31 @@ func TestOAuthWriteScopeChallenge(t *testing.T) {
 		t.Errorf("no credential: WWW-Authenticate = %q", wa)
 	}
 }
+
+// An MCP client that follows the MCP authorization flow asks the provider
+// for a token for the endpoint's resource (RFC 8707: the URL its
+// protected-resource metadata names), so the token's audience is that URL:
+// it is accepted on that endpoint, and nowhere else.
+func TestOAuthTokenForAnMCPEndpoint(t *testing.T) {
+	p := oauthtest.New(t)
+	e := oauthEnv(t, p)
+	now := e.clock.Now()
+	m := e.do("GET", "/.well-known/oauth-protected-resource/projects/ex/mcp", "", nil)
+	var md oauth.ProtectedResource
+	m.json(t, &md)
+	resource := oauthAudience + "/projects/ex/mcp"
+	if !strings.HasSuffix(md.Resource, "/projects/ex/mcp") {
+		t.Fatalf("metadata resource %q", md.Resource)
+	}
+	tok := p.Sign(t, "RS256", p.KidRSA(), p.Claims(oauthAudience, now, "vault:read vault:write", map[string]any{"aud": resource}))
+	s := e.mcpSession(t, "/projects/ex/mcp", tok)
+	if names := toolNames(t, s); !names["vault_search"] {
+		t.Errorf("tools: %v", names)
+	}
+	bearer := []string{"Authorization", "Bearer " + tok}
+	wantStatus(t, "the endpoint's token on the REST API", e.do("GET", "/api/projects", "", nil, bearer...), 401, "unauthorized")
+	wantStatus(t, "the endpoint's token on another endpoint", e.do("POST", "/projects/other/mcp", "", []byte(`{}`), bearer...), 401, "unauthorized")
+	// A token for another server's endpoint of the same path is refused.
+	foreign := p.Sign(t, "RS256", p.KidRSA(), p.Claims(oauthAudience, now, "vault:read", map[string]any{"aud": "https://evil.example/projects/ex/mcp"}))
+	wantStatus(t, "another server's token", e.do("POST", "/projects/ex/mcp", "", []byte(`{}`), "Authorization", "Bearer "+foreign), 401, "unauthorized")
+}
