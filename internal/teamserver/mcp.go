@@ -34,6 +34,11 @@ import (
 // the key is the session's user, so another key presenting its id is
 // refused by the SDK.
 
+// mcpSessionsPerKey caps the MCP sessions of one key on a project: a key
+// opening more evicts its own session idle the longest, so that no key can
+// push the others' sessions out by reaching the project's cap.
+const mcpSessionsPerKey = 100
+
 // mcpKeyCtx carries the authenticated key to the MCP handler.
 type mcpKeyCtx struct{}
 
@@ -157,7 +162,7 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 			return nil
 		}
 		return s.mcpServer(pr, k)
-	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, MaxSessionsPerUser: mcpSessionsPerKey, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
 	if err != nil {
 		return nil, err
 	}

@@ -223,3 +223,37 @@ func TestMCPResourceSubscriptions(t *testing.T) {
 		t.Fatal("no notifications/resources/updated within 10 s")
 	}
 }
+
+// One key's MCP sessions on a project are capped: its 101st session evicts
+// its own session idle the longest, and another key's session stays.
+func TestMCPSessionsCappedPerKey(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	hdr := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	open := func(key string) string {
+		a := e.do("POST", "/projects/ex/mcp", key, init, hdr...)
+		sid := a.header.Get("Mcp-Session-Id")
+		if a.status != 200 || sid == "" {
+			t.Fatalf("initialize: %d %s", a.status, a.body)
+		}
+		return sid
+	}
+	list := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	status := func(key, sid string) int {
+		return e.do("POST", "/projects/ex/mcp", key, list, append(hdr, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...).status
+	}
+	other := open(e.ro)
+	var mine []string
+	for range mcpSessionsPerKey + 1 {
+		mine = append(mine, open(e.rw))
+	}
+	if st := status(e.rw, mine[0]); st != http.StatusNotFound {
+		t.Errorf("the key's oldest session after %d more: %d, want 404", mcpSessionsPerKey, st)
+	}
+	if st := status(e.rw, mine[len(mine)-1]); st != http.StatusOK {
+		t.Errorf("the key's newest session: %d", st)
+	}
+	if st := status(e.ro, other); st != http.StatusOK {
+		t.Errorf("another key's session: %d", st)
+	}
+}
