@@ -130,7 +130,7 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 			return
 		}
 	}
-	body, fail := readBody(w, r, maxBody)
+	body, fail := readBody(w, r, maxJSONBody)
 	if fail != nil {
 		fail.write(w)
 		return

@@ -162,7 +162,7 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 			return nil
 		}
 		return s.mcpServer(pr, k)
-	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, MaxSessionsPerUser: mcpSessionsPerKey, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxJSONBody, MaxSessionsPerUser: mcpSessionsPerKey, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
 	if err != nil {
 		return nil, err
 	}

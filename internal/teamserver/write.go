@@ -29,6 +29,11 @@ const MaxNote = vaultfs.MaxNoteSize
 // around it.
 const maxBody = MaxNote + 256<<10
 
+// maxJSONBody caps a JSON body (the extension endpoints, MCP): JSON spells
+// a quote, a backslash, a tab or a line break in two bytes, so a note the
+// vault takes may need up to twice its size.
+const maxJSONBody = 2*MaxNote + 256<<10
+
 // writeOp is one write request, parsed and checked, ready to run.
 type writeOp struct {
 	pr *project
