@@ -39,6 +39,10 @@ import (
 // push the others' sessions out by reaching the project's cap.
 const mcpSessionsPerKey = 100
 
+// mcpStreamRecheck is how often the key of an open MCP event stream is
+// checked again.
+var mcpStreamRecheck = 30 * time.Second
+
 // mcpKeyCtx carries the authenticated key to the MCP handler.
 type mcpKeyCtx struct{}
 
@@ -96,14 +100,31 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		// the server's write timeout, and ended when the server shuts down so
 		// that the shutdown does not wait for it.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		// Its key is checked again while it lasts: a key revoked (or a
+		// token expired) ends it, as it would refuse any other request.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
+		// A copy of the request's credentials: the MCP handler rewrites
+		// the headers of the request it serves.
+		again := r.Clone(ctx)
 		go func() {
-			select {
-			case <-s.stopping:
-				cancel()
-			case <-ctx.Done():
+			tick := time.NewTicker(mcpStreamRecheck)
+			defer tick.Stop()
+			for {
+				select {
+				case <-s.stopping:
+					cancel()
+					return
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if _, fail := s.authenticate(again); fail != nil && (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) {
+						s.log.Info("MCP event stream ended: its key is no longer accepted", "key", k.Name, "status", fail.status)
+						cancel()
+						return
+					}
+				}
 			}
 		}()
 	}

@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -255,5 +256,58 @@ func TestMCPSessionsCappedPerKey(t *testing.T) {
 	}
 	if st := status(e.ro, other); st != http.StatusOK {
 		t.Errorf("another key's session: %d", st)
+	}
+}
+
+// An MCP event stream outlives no revocation: when its key is revoked, the
+// open stream (which would go on carrying the project's change
+// notifications) is ended.
+func TestMCPStreamEndsWhenKeyRevoked(t *testing.T) {
+	old := mcpStreamRecheck
+	mcpStreamRecheck = 20 * time.Millisecond
+	t.Cleanup(func() { mcpStreamRecheck = old })
+	e := newEnv(t, envOpts{})
+	key, _, err := e.data.AddKey(context.Background(), "leaver", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	a := e.do("POST", "/projects/ex/mcp", key, init, hdr...)
+	sid := a.header.Get("Mcp-Session-Id")
+	if a.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	e.do("POST", "/projects/ex/mcp", key, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), append(hdr, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...)
+	req, _ := http.NewRequest("GET", e.http.URL+"/projects/ex/mcp", nil)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	ended := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		t.Fatal("the stream ended before the key was revoked")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := e.data.RevokeKey(context.Background(), "leaver"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream of a revoked key is still open")
 	}
 }
