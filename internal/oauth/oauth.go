@@ -361,7 +361,7 @@ func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error
 		if ok {
 			return k, nil
 		}
-		return nil, invalid("the token's signing key is not one the issuer publishes")
+		return nil, v.unknownKey()
 	}
 	v.fetchMu.Lock()
 	defer v.fetchMu.Unlock()
@@ -370,7 +370,7 @@ func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error
 		if ok {
 			return k, nil
 		}
-		return nil, invalid("the token's signing key is not one the issuer publishes")
+		return nil, v.unknownKey()
 	}
 	if err := v.fetch(ctx); err != nil {
 		if ok {
@@ -382,6 +382,18 @@ func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error
 		return k, nil
 	}
 	return nil, invalid("the token's signing key is not one the issuer publishes")
+}
+
+// unknownKey is the refusal of a key id the keys held do not have, or of
+// any token while no keys could be fetched yet.
+func (v *Verifier) unknownKey() error {
+	v.mu.Lock()
+	none := v.keys == nil
+	v.mu.Unlock()
+	if none {
+		return invalid("the issuer's keys could not be fetched yet; retry in %d s", int(RefetchAfter/time.Second))
+	}
+	return invalid("the token's signing key is not one the issuer publishes")
 }
 
 // cached is the key kid as last fetched, and whether a fetch is due.

@@ -232,3 +232,22 @@ func TestFetchDoesNotHoldUpKnownKeys(t *testing.T) {
 		t.Error("a token with an unknown key id was accepted")
 	}
 }
+
+// TestIssuerUnreachable: while no keys could be fetched, a token is refused
+// saying so, not as signed by a key the issuer does not publish.
+func TestIssuerUnreachable(t *testing.T) {
+	p := oauthtest.New(t)
+	tok := p.Sign(t, "RS256", p.KidRSA(), claims(p, nil))
+	issuer := p.Issuer()
+	p.Server.Close()
+	clock := now
+	v := &oauth.Verifier{Issuer: issuer, Audience: aud, Now: func() time.Time { return clock }}
+	if err := v.Refresh(context.Background()); err == nil {
+		t.Fatal("Refresh of a closed issuer succeeded")
+	}
+	_, err := v.Verify(context.Background(), tok)
+	var e *oauth.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Reason, "could not be fetched") {
+		t.Fatalf("err = %v", err)
+	}
+}
