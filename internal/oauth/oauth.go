@@ -151,12 +151,18 @@ func (v *Verifier) VerifyFor(ctx context.Context, token, path string) (*Claims, 
 		return nil, invalid("not a JWT")
 	}
 	var hdr struct {
-		Alg string `json:"alg"`
-		Kid string `json:"kid"`
-		Typ string `json:"typ"`
+		Alg  string          `json:"alg"`
+		Kid  string          `json:"kid"`
+		Typ  string          `json:"typ"`
+		Crit json.RawMessage `json:"crit"`
 	}
 	if err := decodePart(parts[0], &hdr); err != nil {
 		return nil, invalid("the header is not valid: %v", err)
+	}
+	if len(hdr.Crit) > 0 {
+		// Critical extensions must be understood or the token refused (RFC
+		// 7515 section 4.1.11); this verifier understands none.
+		return nil, invalid("the header names critical extensions (crit) this server does not understand")
 	}
 	hash, kind, ok := algorithm(hdr.Alg)
 	if !ok {

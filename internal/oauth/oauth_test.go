@@ -2,6 +2,10 @@ package oauth_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -248,6 +252,29 @@ func TestIssuerUnreachable(t *testing.T) {
 	_, err := v.Verify(context.Background(), tok)
 	var e *oauth.Error
 	if !errors.As(err, &e) || !strings.Contains(e.Reason, "could not be fetched") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestCriticalHeaderRefused: a token whose header lists critical extensions
+// (crit) is refused, since the verifier understands none (RFC 7515).
+func TestCriticalHeaderRefused(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	input := enc(map[string]any{"alg": "RS256", "kid": p.KidRSA(), "crit": []string{"exp-policy"}, "exp-policy": "ignore"}) + "." + enc(claims(p, nil))
+	digest := sha256.Sum256([]byte(input))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, p.RSA, crypto.SHA256, digest[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Verify(context.Background(), input+"."+base64.RawURLEncoding.EncodeToString(sig))
+	var e *oauth.Error
+	if !errors.As(err, &e) || e.Code != "invalid_token" || !strings.Contains(e.Reason, "crit") {
 		t.Fatalf("err = %v", err)
 	}
 }
