@@ -51,8 +51,21 @@ type mcpKeyCtx struct{}
 type mcpHandlers struct {
 	mu       sync.Mutex
 	handlers map[string]*mcphttp.Handler // by project id
-	servers  map[string]*mcp.Server      // by project id + key id
+	servers  map[string]*cachedServer    // by project id + mcpUser
 }
+
+// cachedServer is an MCP server kept for the sessions of a (project, key)
+// and the next ones. One costs about a third of a megabyte, and with OAuth
+// every user is a key of its own: a server without a session for
+// mcpServerKeep is dropped (when another is made), so the cache follows the
+// users of the moment, not all users ever seen.
+type cachedServer struct {
+	srv  *mcp.Server
+	used time.Time // when it was last handed out
+}
+
+// mcpServerKeep is how long a server with no session is kept.
+const mcpServerKeep = 10 * time.Minute
 
 // mcpVersion is reported in the MCP handshake.
 var mcpVersion = "dev"
@@ -200,16 +213,33 @@ func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
 	id := pr.meta.ID + "\x00" + mcpUser(k)
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
-	if srv, ok := s.mcp.servers[id]; ok {
-		return srv
+	now := s.now()
+	if c, ok := s.mcp.servers[id]; ok {
+		c.used = now
+		return c.srv
+	}
+	for other, c := range s.mcp.servers {
+		// A server handed out just now may be about to get its first
+		// session: only one unused for mcpServerKeep is dropped.
+		if now.Sub(c.used) >= mcpServerKeep && !hasSessions(c.srv) {
+			delete(s.mcp.servers, other)
+		}
 	}
 	key := *k
 	srv := mcpserver.New(&projectBackend{s: s, pr: pr, key: &key}, mcpserver.Options{Lang: s.cfg.Lang, ReadOnly: k.ReadOnly, Version: mcpVersion, Logger: s.log.With("project", pr.meta.Name, "key", k.Name)})
 	if s.mcp.servers == nil {
-		s.mcp.servers = make(map[string]*mcp.Server)
+		s.mcp.servers = make(map[string]*cachedServer)
 	}
-	s.mcp.servers[id] = srv
+	s.mcp.servers[id] = &cachedServer{srv: srv, used: now}
 	return srv
+}
+
+// hasSessions reports whether srv has a session open.
+func hasSessions(srv *mcp.Server) bool {
+	for range srv.Sessions() {
+		return true
+	}
+	return false
 }
 
 // dropMCP closes the MCP sessions of a project (its vault is served by

@@ -311,3 +311,32 @@ func TestMCPStreamEndsWhenKeyRevoked(t *testing.T) {
 		t.Fatal("the stream of a revoked key is still open")
 	}
 }
+
+// The MCP server kept for a (project, key) is dropped once it has had no
+// session for a while, so the cache does not grow with every key (every
+// OAuth user) ever seen; one with a session open is kept.
+func TestMCPServersOfGoneUsersDropped(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	gone := e.mcpSession(t, "/projects/ex/mcp", e.rw)
+	toolNames(t, gone)
+	live := e.mcpSession(t, "/projects/ex/mcp", e.ro)
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cached := func() int {
+		e.srv.mcp.mu.Lock()
+		defer e.srv.mcp.mu.Unlock()
+		return len(e.srv.mcp.servers)
+	}
+	if n := cached(); n != 2 {
+		t.Fatalf("%d servers cached, want 2", n)
+	}
+	e.clock.Advance(mcpServerKeep + time.Minute)
+	e.mcpSession(t, "/projects/other/mcp", e.rw) // a new server: the cache is swept
+	if n := cached(); n != 2 {
+		t.Errorf("%d servers cached after the sweep, want 2 (the live session's and the new one)", n)
+	}
+	if names := toolNames(t, live); !names["vault_search"] {
+		t.Errorf("the live session after the sweep: %v", names)
+	}
+}
