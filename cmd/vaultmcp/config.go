@@ -190,6 +190,18 @@ func cacheDir(v string) (string, error) {
 	return d, nil
 }
 
+// yesNo reads a switch that must be set right: 1/true/yes/on, or
+// 0/false/no/off or empty; anything else is an error naming the variable.
+func yesNo(name, s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "", "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %q is neither yes (1, true, yes, on) nor no (0, false, no, off)", name, s)
+}
+
 func truthy(s string) bool {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "1", "true", "yes", "on":

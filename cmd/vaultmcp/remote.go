@@ -23,6 +23,9 @@ import (
 type remoteConfig struct {
 	URL, Key, Project string
 	ReadOnly          bool
+	// readOnlyErr refuses a TEAM_VAULT_READ_ONLY that is neither yes nor
+	// no: taking it for no would offer the writes it meant to forbid.
+	readOnlyErr error
 }
 
 const remoteUsage = "remote mode needs TEAM_VAULT_URL (the team server, e.g. https://vault.example.com) and TEAM_VAULT_API_KEY " +
@@ -39,17 +42,20 @@ const connectWait = 5 * time.Second
 // TEAM_VAULT_URL or TEAM_VAULT_API_KEY is set.
 func remoteFromEnv() (remoteConfig, bool) {
 	r := remoteConfig{
-		URL:      strings.TrimSpace(os.Getenv("TEAM_VAULT_URL")),
-		Key:      strings.TrimSpace(os.Getenv("TEAM_VAULT_API_KEY")),
-		Project:  strings.TrimSpace(os.Getenv("TEAM_VAULT_PROJECT_ID")),
-		ReadOnly: truthy(os.Getenv("TEAM_VAULT_READ_ONLY")),
+		URL:     strings.TrimSpace(os.Getenv("TEAM_VAULT_URL")),
+		Key:     strings.TrimSpace(os.Getenv("TEAM_VAULT_API_KEY")),
+		Project: strings.TrimSpace(os.Getenv("TEAM_VAULT_PROJECT_ID")),
 	}
+	r.ReadOnly, r.readOnlyErr = yesNo("TEAM_VAULT_READ_ONLY", os.Getenv("TEAM_VAULT_READ_ONLY"))
 	return r, cmdline.Remote(os.Getenv)
 }
 
 func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey string, hc httpConfig, stdin io.Reader, stdout, stderr io.Writer) error {
 	if r.URL == "" || r.Key == "" {
 		return errors.New(remoteUsage)
+	}
+	if r.readOnlyErr != nil {
+		return r.readOnlyErr
 	}
 	var hopts mcphttp.Options
 	if httpAddr != "" {

@@ -293,6 +293,11 @@ func TestRemoteConfigErrors(t *testing.T) {
 		{[]string{"TEAM_VAULT_URL=ftp://vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "http"}},
 		{[]string{"TEAM_VAULT_URL=https://u:p@vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "credentials"}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_PROJECT_ID=a/b"}, []string{"TEAM_VAULT_PROJECT_ID"}},
+		// A read-only switch that is neither yes nor no is not taken for
+		// no: the server would offer the writes its operator meant to
+		// forbid.
+		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_READ_ONLY=y"}, []string{"TEAM_VAULT_READ_ONLY", `"y"`}},
+		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_READ_ONLY=read-only"}, []string{"TEAM_VAULT_READ_ONLY"}},
 	} {
 		cmd := exec.Command(binary)
 		cmd.Env = append(cleanEnv(), tc.env...)

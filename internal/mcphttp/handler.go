@@ -48,6 +48,12 @@ type Options struct {
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the open sessions; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MaxSessionsPerUser caps the open sessions of one user (the UserID
+	// Verify gives; sessions without one are not counted): a user at the
+	// cap who opens another evicts its own session idle the longest, so
+	// one key opening sessions without end cannot push out those of the
+	// others. 0 means no cap per user.
+	MaxSessionsPerUser int
 	// BodyTimeout bounds the time a request body takes to arrive; 0 means
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
@@ -83,6 +89,7 @@ type Handler struct {
 
 type session struct {
 	id       string
+	user     string // the TokenInfo's UserID, "" without one
 	ss       *mcp.ServerSession
 	inFlight int
 	// idleSince is when the last request ended; elem is its place in
@@ -111,6 +118,9 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 	}
 	if opts.MaxSessions < 0 {
 		return nil, fmt.Errorf("max sessions: %d is not a count", opts.MaxSessions)
+	}
+	if opts.MaxSessionsPerUser < 0 {
+		return nil, fmt.Errorf("max sessions per user: %d is not a count", opts.MaxSessionsPerUser)
 	}
 	if opts.BodyTimeout == 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
@@ -283,7 +293,11 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 	// errs towards making room); anything else makes no session the SDK
 	// keeps, and must not evict one.
 	mayInit := bytes.Contains(body, []byte(`"initialize"`))
-	if mayInit && !h.reserve(w) {
+	user := ""
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		user = ti.UserID
+	}
+	if mayInit && !h.reserve(w, user) {
 		return
 	}
 	sw := &statusWriter{ResponseWriter: w}
@@ -312,9 +326,14 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 		go ss.Close()
 		return
 	}
-	s := &session{id: id, ss: ss}
+	s := &session{id: id, ss: ss, user: user}
 	h.sessions[id] = s
 	h.idleLocked(s, h.opts.Now())
+	for h.userCapped(user, 0) {
+		if !h.evictUserLocked(user, h.opts.Now()) {
+			break
+		}
+	}
 	// A session made without room reserved (the SDK read as initialize
 	// what the test above did not) still counts: the cap holds.
 	for len(h.sessions) > h.opts.MaxSessions {
@@ -324,13 +343,20 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 }
 
-// reserve makes room for one new session, evicting the session idle the
+// reserve makes room for one new session of user, evicting the user's
+// session idle the longest at the user's cap, else the session idle the
 // longest at the cap; false when it answered 503 (every session busy).
-func (h *Handler) reserve(w http.ResponseWriter) bool {
+func (h *Handler) reserve(w http.ResponseWriter, user string) bool {
 	now := h.opts.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.expireLocked(now)
+	if h.userCapped(user, 1) && !h.evictUserLocked(user, now) {
+		h.log.Warn("new MCP session refused: the user's cap is reached and none of its sessions is idle", "max_sessions_per_user", h.opts.MaxSessionsPerUser)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions for this key: all %d are busy; close one or retry later", h.opts.MaxSessionsPerUser))
+		return false
+	}
 	if len(h.sessions)+h.pending >= h.opts.MaxSessions && !h.evictLocked(now) {
 		h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
 		w.Header().Set("Retry-After", "5")
@@ -352,6 +378,37 @@ func (h *Handler) evictLocked(now time.Time) bool {
 	h.log.Info("MCP session evicted to make room (the cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions", h.opts.MaxSessions)
 	go s.ss.Close()
 	return true
+}
+
+// userCapped reports whether user's sessions, plus extra about to be made,
+// are over the per-user cap.
+func (h *Handler) userCapped(user string, extra int) bool {
+	if user == "" || h.opts.MaxSessionsPerUser <= 0 {
+		return false
+	}
+	n := extra
+	for _, s := range h.sessions {
+		if s.user == user {
+			n++
+		}
+	}
+	return n > h.opts.MaxSessionsPerUser
+}
+
+// evictUserLocked closes user's session idle the longest; false when none
+// of its sessions is idle.
+func (h *Handler) evictUserLocked(user string, now time.Time) bool {
+	for e := h.idle.Back(); e != nil; e = e.Prev() {
+		s := e.Value.(*session)
+		if s.user != user {
+			continue
+		}
+		h.forgetLocked(s)
+		h.log.Info("MCP session evicted to make room (the key's cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions_per_user", h.opts.MaxSessionsPerUser)
+		go s.ss.Close()
+		return true
+	}
+	return false
 }
 
 // findSession is the SDK's session with id, if it is open and initialized.

@@ -489,3 +489,42 @@ func TestSDKClientAndClose(t *testing.T) {
 		t.Errorf("the SDK holds %d sessions after Close", n)
 	}
 }
+
+// With a cap per user, one key opening sessions without end evicts its own
+// idle sessions, not those of the other keys, even at the overall cap.
+func TestSessionCapPerUser(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token}, nil
+	}
+	ts := serve(t, mcphttp.Options{Verify: verify, MaxSessions: 6, MaxSessionsPerUser: 3, Now: clk.Now})
+	alice := map[string]string{"X-API-Key": "alice"}
+	bob := map[string]string{"X-API-Key": "bob"}
+	var bobs []string
+	for range 3 {
+		bobs = append(bobs, newSession(t, ts.url, bob))
+		clk.Add(time.Second)
+	}
+	var alices []string
+	for range 20 {
+		alices = append(alices, newSession(t, ts.url, alice))
+		clk.Add(time.Second)
+	}
+	for i, id := range bobs {
+		if st := ping(t, ts.url, id, bob); st != http.StatusOK {
+			t.Errorf("bob's session %d: %d after alice opened 20 sessions", i, st)
+		}
+	}
+	for i, id := range alices {
+		want := http.StatusNotFound
+		if i >= len(alices)-3 {
+			want = http.StatusOK
+		}
+		if st := ping(t, ts.url, id, alice); st != want {
+			t.Errorf("alice's session %d answered %d, want %d", i, st, want)
+		}
+	}
+	if n := ts.h.Sessions(); n != 6 {
+		t.Errorf("%d sessions, want 6", n)
+	}
+}

@@ -9,14 +9,16 @@
 //     the issuer publishes in its JWKS (RS256, RS384, RS512, PS256, ES256,
 //     ES384; "none" and the HMAC algorithms are refused: an HMAC key would be
 //     a secret this server does not have), the issuer exactly the
-//     configured one, the configured audience among `aud`, `exp` in the
+//     configured one, a subject, the configured audience among `aud`, `exp` in the
 //     future and `nbf`/`iat` not in the future (with one minute of leeway for
 //     clock skew).
 //   - Scopes come from `scope` (space-separated, RFC 8693/9068) or `scp` (a
 //     list); the caller asks for the one it needs (ScopeRead, ScopeWrite).
 //   - The JWKS is fetched from the issuer's metadata (RFC 8414, then OpenID
 //     discovery), cached, and fetched again when a token names a key id it
-//     does not hold (key rotation), at most once every RefetchAfter.
+//     does not hold (key rotation) or the keys are older than MaxKeyAge (a
+//     key withdrawn stops being accepted), at most once every RefetchAfter;
+//     a fetch never holds up tokens whose key is known.
 //   - Every failure is an *Error with a reason fit for a WWW-Authenticate
 //     header; a token's content never appears in it.
 package oauth
@@ -50,9 +52,14 @@ const (
 // Leeway is the clock skew tolerated on exp, nbf and iat.
 const Leeway = time.Minute
 
-// RefetchAfter bounds how often an unknown key id makes the JWKS be fetched
-// again.
+// RefetchAfter bounds how often an unknown key id (or keys grown old) makes
+// the JWKS be fetched again.
 const RefetchAfter = 30 * time.Second
+
+// MaxKeyAge is how long the keys of a JWKS are used without asking the
+// identity provider again: a key it stopped publishing (retired, or
+// revoked after a leak) is refused at the latest this long after.
+const MaxKeyAge = 15 * time.Minute
 
 // maxDoc bounds a metadata or JWKS document.
 const maxDoc = 1 << 20
@@ -62,6 +69,9 @@ const maxDoc = 1 << 20
 type Error struct {
 	Code   string
 	Reason string
+	// Scope is the scope the request needs (insufficient_scope only);
+	// empty names both.
+	Scope string
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Reason }
@@ -101,8 +111,13 @@ type Verifier struct {
 
 	mu      sync.Mutex
 	keys    map[string]crypto.PublicKey // by kid ("" for a key without one)
-	fetched time.Time
+	fetched time.Time                   // the last fetch that got keys
+	tried   time.Time                   // the last fetch, whatever its outcome
 	jwksURI string
+	// fetchMu makes one fetch at a time; it is not held with mu, so a
+	// token with a key already known never waits for the identity
+	// provider.
+	fetchMu sync.Mutex
 }
 
 func (v *Verifier) now() time.Time {
@@ -121,17 +136,33 @@ func (v *Verifier) client() *http.Client {
 
 // Verify checks a compact JWS access token and returns its claims.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
+	return v.VerifyFor(ctx, token, "")
+}
+
+// VerifyFor is Verify for a request to the resource at path under the
+// audience (an MCP endpoint, as its protected-resource metadata names it):
+// a token whose audience is that resource's URL (RFC 8707, as MCP clients
+// ask for one) is accepted there too, and only there. The URL is built from
+// the configured audience, never from the request's Host, so a token a
+// client obtained for another server is never taken.
+func (v *Verifier) VerifyFor(ctx context.Context, token, path string) (*Claims, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return nil, invalid("not a JWT")
 	}
 	var hdr struct {
-		Alg string `json:"alg"`
-		Kid string `json:"kid"`
-		Typ string `json:"typ"`
+		Alg  string          `json:"alg"`
+		Kid  string          `json:"kid"`
+		Typ  string          `json:"typ"`
+		Crit json.RawMessage `json:"crit"`
 	}
 	if err := decodePart(parts[0], &hdr); err != nil {
 		return nil, invalid("the header is not valid: %v", err)
+	}
+	if len(hdr.Crit) > 0 {
+		// Critical extensions must be understood or the token refused (RFC
+		// 7515 section 4.1.11); this verifier understands none.
+		return nil, invalid("the header names critical extensions (crit) this server does not understand")
 	}
 	hash, kind, ok := algorithm(hdr.Alg)
 	if !ok {
@@ -157,8 +188,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 		Exp   *json.Number    `json:"exp"`
 		Nbf   *json.Number    `json:"nbf"`
 		Iat   *json.Number    `json:"iat"`
-		Scope string          `json:"scope"`
-		Scp   []string        `json:"scp"`
+		Scope scopes          `json:"scope"`
+		Scp   scopes          `json:"scp"`
 		Name  string          `json:"name"`
 		User  string          `json:"preferred_username"`
 		Email string          `json:"email"`
@@ -169,7 +200,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if c.Iss != v.Issuer {
 		return nil, invalid("the token was issued by another issuer")
 	}
-	if !audienceHas(c.Aud, v.Audience) {
+	if strings.TrimSpace(c.Sub) == "" {
+		// The subject is who the token stands for (its rate limit, its
+		// audit rows, its MCP sessions): tokens without one would all be
+		// one caller.
+		return nil, invalid("the token has no subject (sub)")
+	}
+	if !audienceHas(c.Aud, v.Audience) && (path == "" || !audienceHas(c.Aud, strings.TrimRight(v.Audience, "/")+path)) {
 		return nil, invalid("the token is not meant for this server (audience)")
 	}
 	now := v.now()
@@ -193,8 +230,26 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Claims, error) {
 	if out.Name == "" {
 		out.Name = c.User
 	}
-	out.Scopes = append(strings.Fields(c.Scope), c.Scp...)
+	out.Scopes = append(c.Scope, c.Scp...)
 	return out, nil
+}
+
+// scopes is a scope claim: a space-separated string (RFC 8693, RFC 9068;
+// some providers put their scp so too) or a list of strings.
+type scopes []string
+
+func (s *scopes) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = strings.Fields(one)
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("a scope claim is neither a string nor a list of strings")
+	}
+	*s = many
+	return nil
 }
 
 // Require checks that c carries scope.
@@ -202,7 +257,7 @@ func Require(c *Claims, scope string) error {
 	if c.Has(scope) {
 		return nil
 	}
-	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope}
+	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope, Scope: scope}
 }
 
 func decodePart(s string, v any) error {
@@ -302,24 +357,60 @@ func verifySig(key crypto.PublicKey, kind sigKind, hash crypto.Hash, digest, sig
 	return invalid("the key does not match the token's algorithm")
 }
 
-// key returns the issuer's key kid, fetching the JWKS when it is not known
-// (at most once every RefetchAfter).
+// key returns the issuer's key kid. The JWKS is fetched again when it does
+// not hold kid (key rotation) or was fetched more than MaxKeyAge ago (a key
+// withdrawn), at most once every RefetchAfter; while the provider cannot
+// be reached, keys already known stay in use.
 func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if k, ok := v.lookup(kid); ok {
-		return k, nil
+	k, ok, due := v.cached(kid)
+	if !due {
+		if ok {
+			return k, nil
+		}
+		return nil, v.unknownKey()
 	}
-	if !v.fetched.IsZero() && v.now().Sub(v.fetched) < RefetchAfter {
-		return nil, invalid("the token's signing key is not one the issuer publishes")
+	v.fetchMu.Lock()
+	defer v.fetchMu.Unlock()
+	// Another request may have fetched while this one waited.
+	if k, ok, due = v.cached(kid); !due {
+		if ok {
+			return k, nil
+		}
+		return nil, v.unknownKey()
 	}
-	if err := v.fetchLocked(ctx); err != nil {
+	if err := v.fetch(ctx); err != nil {
+		if ok {
+			return k, nil
+		}
 		return nil, &Error{Code: "invalid_token", Reason: "the issuer's keys could not be fetched: " + err.Error()}
 	}
-	if k, ok := v.lookup(kid); ok {
+	if k, ok, _ := v.cached(kid); ok {
 		return k, nil
 	}
 	return nil, invalid("the token's signing key is not one the issuer publishes")
+}
+
+// unknownKey is the refusal of a key id the keys held do not have, or of
+// any token while no keys could be fetched yet.
+func (v *Verifier) unknownKey() error {
+	v.mu.Lock()
+	none := v.keys == nil
+	v.mu.Unlock()
+	if none {
+		return invalid("the issuer's keys could not be fetched yet; retry in %d s", int(RefetchAfter/time.Second))
+	}
+	return invalid("the token's signing key is not one the issuer publishes")
+}
+
+// cached is the key kid as last fetched, and whether a fetch is due.
+func (v *Verifier) cached(kid string) (crypto.PublicKey, bool, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now := v.now()
+	k, ok := v.lookup(kid)
+	fresh := !v.fetched.IsZero() && now.Sub(v.fetched) < MaxKeyAge
+	canFetch := v.tried.IsZero() || now.Sub(v.tried) >= RefetchAfter
+	return k, ok, !(ok && fresh) && canFetch
 }
 
 func (v *Verifier) lookup(kid string) (crypto.PublicKey, bool) {
@@ -337,24 +428,31 @@ func (v *Verifier) lookup(kid string) (crypto.PublicKey, bool) {
 // Refresh fetches the issuer's metadata and keys now (at start, so a
 // misconfigured issuer is reported at once).
 func (v *Verifier) Refresh(ctx context.Context) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.fetchLocked(ctx)
+	v.fetchMu.Lock()
+	defer v.fetchMu.Unlock()
+	return v.fetch(ctx)
 }
 
-func (v *Verifier) fetchLocked(ctx context.Context) error {
-	v.fetched = v.now()
-	if v.jwksURI == "" {
-		uri, err := v.discover(ctx)
-		if err != nil {
+// fetch gets the JWKS (and, the first time, the metadata naming it); the
+// caller holds fetchMu.
+func (v *Verifier) fetch(ctx context.Context) error {
+	v.mu.Lock()
+	v.tried = v.now()
+	uri := v.jwksURI
+	v.mu.Unlock()
+	if uri == "" {
+		var err error
+		if uri, err = v.discover(ctx); err != nil {
 			return err
 		}
+		v.mu.Lock()
 		v.jwksURI = uri
+		v.mu.Unlock()
 	}
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	if err := v.getJSON(ctx, v.jwksURI, &set); err != nil {
+	if err := v.getJSON(ctx, uri, &set); err != nil {
 		return err
 	}
 	keys := make(map[string]crypto.PublicKey, len(set.Keys))
@@ -368,7 +466,10 @@ func (v *Verifier) fetchLocked(ctx context.Context) error {
 	if len(keys) == 0 {
 		return errors.New("the JWKS holds no usable key")
 	}
+	v.mu.Lock()
 	v.keys = keys
+	v.fetched = v.now()
+	v.mu.Unlock()
 	return nil
 }
 
@@ -537,7 +638,11 @@ func Challenge(metadataURL string, err *Error) string {
 	if err != nil {
 		fmt.Fprintf(&b, `, error=%q, error_description=%q`, err.Code, strings.ReplaceAll(err.Reason, `"`, "'"))
 		if err.Code == "insufficient_scope" {
-			fmt.Fprintf(&b, `, scope=%q`, ScopeRead+" "+ScopeWrite)
+			scope := err.Scope
+			if scope == "" {
+				scope = ScopeRead + " " + ScopeWrite
+			}
+			fmt.Fprintf(&b, `, scope=%q`, scope)
 		}
 	}
 	return b.String()

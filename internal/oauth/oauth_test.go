@@ -2,10 +2,16 @@ package oauth_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +53,13 @@ func TestVerifyAccepts(t *testing.T) {
 	if err != nil || !c.Has(oauth.ScopeRead) || c.Has(oauth.ScopeWrite) {
 		t.Fatalf("claims %+v, %v", c, err)
 	}
+	// scp as a space-separated string, scope as a list: both are seen.
+	for _, extra := range []map[string]any{{"scope": nil, "scp": "vault:read vault:write"}, {"scope": []string{"vault:read", "vault:write"}}} {
+		c2, err := v.Verify(context.Background(), p.Sign(t, "RS256", p.KidRSA(), claims(p, extra)))
+		if err != nil || !c2.Has(oauth.ScopeRead) || !c2.Has(oauth.ScopeWrite) {
+			t.Fatalf("%v: claims %+v, %v", extra, c2, err)
+		}
+	}
 	if err := oauth.Require(c, oauth.ScopeWrite); err == nil || err.(*oauth.Error).Code != "insufficient_scope" {
 		t.Fatalf("Require write = %v", err)
 	}
@@ -74,6 +87,8 @@ func TestVerifyRefuses(t *testing.T) {
 		"other audience":     p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"aud": "https://other.example"})),
 		"key of another alg": p.Sign(t, "ES256", p.KidRSA(), claims(p, nil)),
 		"unknown key":        p.Sign(t, "RS256", "rotated-away", claims(p, nil)),
+		"no subject":         p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"sub": nil})),
+		"empty subject":      p.Sign(t, "RS256", p.KidRSA(), claims(p, map[string]any{"sub": ""})),
 	}
 	for name, tok := range cases {
 		_, err := v.Verify(context.Background(), tok)
@@ -136,5 +151,130 @@ func TestMetadataAndChallenge(t *testing.T) {
 	got := oauth.Challenge("https://vault.example/.well-known/oauth-protected-resource", &oauth.Error{Code: "insufficient_scope", Reason: `the token lacks "x"`})
 	if got != `Bearer realm="vaultmcp", resource_metadata="https://vault.example/.well-known/oauth-protected-resource", error="insufficient_scope", error_description="the token lacks 'x'", scope="vault:read vault:write"` {
 		t.Fatalf("challenge %s", got)
+	}
+}
+
+// TestWithdrawnKeyIsRefused: a key the provider stops publishing is
+// refused once the keys are older than MaxKeyAge, although no token named
+// an unknown key meanwhile; younger keys are not fetched again.
+func TestWithdrawnKeyIsRefused(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	old := p.Sign(t, "RS256", "rsa-1", claims(p, nil))
+	if _, err := v.Verify(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	p.RotateRSA("rsa-2") // rsa-1 is no longer published
+	clock = clock.Add(oauth.MaxKeyAge - time.Second)
+	if _, err := v.Verify(context.Background(), p.Sign(t, "RS256", "rsa-1", claims(p, map[string]any{"iat": clock.Unix(), "exp": clock.Add(time.Hour).Unix()}))); err != nil {
+		t.Fatalf("within MaxKeyAge: %v", err)
+	}
+	if n := p.Fetches.Load(); n != 1 {
+		t.Fatalf("fetches = %d within MaxKeyAge, want 1", n)
+	}
+	clock = clock.Add(2 * time.Second)
+	_, err := v.Verify(context.Background(), p.Sign(t, "RS256", "rsa-1", claims(p, map[string]any{"iat": clock.Unix(), "exp": clock.Add(time.Hour).Unix()})))
+	var e *oauth.Error
+	if !errors.As(err, &e) || e.Code != "invalid_token" {
+		t.Fatalf("a withdrawn key after MaxKeyAge: err = %v", err)
+	}
+	if n := p.Fetches.Load(); n != 2 {
+		t.Fatalf("fetches = %d, want 2", n)
+	}
+}
+
+// gate holds the JWKS downloads after the first until released.
+type gate struct {
+	n       atomic.Int64
+	waiting chan struct{}
+	release chan struct{}
+}
+
+func (g *gate) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/keys") && g.n.Add(1) > 1 {
+		g.waiting <- struct{}{}
+		<-g.release
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestFetchDoesNotHoldUpKnownKeys: while a token with an unknown key id
+// waits for a slow JWKS download, tokens signed with a known key are
+// verified.
+func TestFetchDoesNotHoldUpKnownKeys(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	g := &gate{waiting: make(chan struct{}), release: make(chan struct{})}
+	v := verifier(p, &clock)
+	v.Client = &http.Client{Transport: g}
+	if err := v.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(oauth.RefetchAfter + time.Second)
+	slow := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), p.Sign(t, "RS256", "unknown-kid", claims(p, nil)))
+		slow <- err
+	}()
+	<-g.waiting // the refetch is under way
+	known := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), p.Sign(t, "ES256", p.KidEC(), claims(p, nil)))
+		known <- err
+	}()
+	select {
+	case err := <-known:
+		if err != nil {
+			t.Errorf("a known key: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("a token with a known key waited for the JWKS download")
+	}
+	close(g.release)
+	if err := <-slow; err == nil {
+		t.Error("a token with an unknown key id was accepted")
+	}
+}
+
+// TestIssuerUnreachable: while no keys could be fetched, a token is refused
+// saying so, not as signed by a key the issuer does not publish.
+func TestIssuerUnreachable(t *testing.T) {
+	p := oauthtest.New(t)
+	tok := p.Sign(t, "RS256", p.KidRSA(), claims(p, nil))
+	issuer := p.Issuer()
+	p.Server.Close()
+	clock := now
+	v := &oauth.Verifier{Issuer: issuer, Audience: aud, Now: func() time.Time { return clock }}
+	if err := v.Refresh(context.Background()); err == nil {
+		t.Fatal("Refresh of a closed issuer succeeded")
+	}
+	_, err := v.Verify(context.Background(), tok)
+	var e *oauth.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Reason, "could not be fetched") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestCriticalHeaderRefused: a token whose header lists critical extensions
+// (crit) is refused, since the verifier understands none (RFC 7515).
+func TestCriticalHeaderRefused(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	input := enc(map[string]any{"alg": "RS256", "kid": p.KidRSA(), "crit": []string{"exp-policy"}, "exp-policy": "ignore"}) + "." + enc(claims(p, nil))
+	digest := sha256.Sum256([]byte(input))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, p.RSA, crypto.SHA256, digest[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Verify(context.Background(), input+"."+base64.RawURLEncoding.EncodeToString(sig))
+	var e *oauth.Error
+	if !errors.As(err, &e) || e.Code != "invalid_token" || !strings.Contains(e.Reason, "crit") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package teamclient
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -164,17 +165,35 @@ func (cl *call) rename(p project, id, to string) (*teamapi.MoveAnswer, string, e
 	return &out, strings.Trim(a.header.Get("ETag"), `"`), a.decode(&out)
 }
 
-// remove deletes a note (DELETE files/{id}).
-func (cl *call) remove(p project, id string) (*teamapi.DeleteAnswer, error) {
-	a, err := cl.send(request{method: http.MethodDelete, segs: projectSegs(p.ref, "files", id), write: true})
+// remove deletes a note (DELETE files/{id}) if its content still has the
+// hash ifMatch.
+func (cl *call) remove(p project, id, ifMatch string) (*teamapi.DeleteAnswer, error) {
+	a, err := cl.send(request{method: http.MethodDelete, segs: projectSegs(p.ref, "files", id), ifMatch: ifMatch, write: true})
 	if err != nil {
 		return nil, err
 	}
 	if !a.ok() {
-		return nil, cl.failure(a, nil)
+		err := cl.failure(a, nil)
+		var e *api.Error
+		if errors.As(err, &e) && e.Field == "expected_sha256" {
+			e.Field = "path" // a delete takes no hash: the note changed
+		}
+		return nil, err
 	}
 	var out teamapi.DeleteAnswer
 	return &out, a.decode(&out)
+}
+
+// encodeJSON is v as JSON with <, > and & as they are: escaped, each is
+// six bytes, and a note of markup would outgrow the body a server takes.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // ext calls an extension endpoint: POST /api/projects/{p}/{op} with the
@@ -185,7 +204,7 @@ func ext[Out any](cl *call, p project, op string, req any, write bool) (*Out, er
 
 // extIf is ext with an If-Match header (the hash a replacement expects).
 func extIf[Out any](cl *call, p project, op string, req any, write bool, ifMatch string) (*Out, error) {
-	body, err := json.Marshal(req)
+	body, err := encodeJSON(req)
 	if err != nil {
 		return nil, api.Invalid("arguments", "%v", err)
 	}

@@ -160,7 +160,7 @@ func oneLine(s string, n int) string {
 func fieldErr(field string, err error) error {
 	var ve *vaultfs.Error
 	if errors.As(err, &ve) {
-		return &api.Error{Code: string(ve.Code), Field: field, Message: strings.TrimPrefix(ve.Error(), string(ve.Code)+": "), Err: err}
+		return &api.Error{Code: string(ve.Code), Field: field, Message: ve.Detail(), Err: err}
 	}
 	return err
 }
@@ -180,7 +180,7 @@ func cleanPath(field, p string, acc vaultfs.Access) (string, error) {
 
 // notFound is the error of a path with no note on the server.
 func notFound(field, rel, project string) error {
-	return &api.Error{Code: api.CodeNotFound, Field: field, Message: fmt.Sprintf("path %s: no such note in project %s", vaultfs.QuotePath(rel), project)}
+	return &api.Error{Code: api.CodeNotFound, Field: field, Message: fmt.Sprintf("%s: no such note in project %s", vaultfs.QuotePath(rel), project)}
 }
 
 func unsupported(tool string) error {

@@ -152,7 +152,9 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 	if err != nil {
 		return nil, err
 	}
-	ans, err := cl.remove(p, f.ID)
+	// What is deleted is what was read (and is shown in the diff): a
+	// change made since is refused by the server (412), not deleted unseen.
+	ans, err := cl.remove(p, f.ID, sha256Hex(before))
 	if err != nil {
 		return nil, err
 	}

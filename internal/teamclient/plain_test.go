@@ -22,7 +22,9 @@ func TestPlainServerTools(t *testing.T) {
 		t.Fatalf("get: %+v %v", note, err)
 	}
 	_, err = c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/nothing.md"})
-	wantCode(t, "get of a missing note", err, api.CodeNotFound)
+	if e := wantCode(t, "get of a missing note", err, api.CodeNotFound); strings.HasPrefix(e.Message, "path ") {
+		t.Errorf("message %q names the path twice", e.Message)
+	}
 
 	created, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/plain.md", Content: "# Plain\n\nSee [[context]].\n"})
 	if err != nil || created.Action != api.ActionCreated || !created.Committed || !strings.Contains(created.Diff, "+# Plain") {
@@ -140,5 +142,49 @@ func TestApplyEdit(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%q: %q %v, want %q", tc.before, got, err, tc.want)
 		}
+	}
+}
+
+// A delete on a server without the extensions sends the hash of the
+// content it read (and shows in its diff) as If-Match: a colleague's edit
+// made between that read and the DELETE is not deleted unseen.
+func TestPlainDeleteKeepsAColleaguesEdit(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	if _, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/doomed.md", Content: "# Doomed\n"}); err != nil {
+		t.Fatal(err)
+	}
+	p.setPlan(func(_ int, r *http.Request) (fault, *canned) {
+		if r.Method == http.MethodDelete {
+			full := newClient(t, s.http.URL, s.rw, "ex", nil, 0)
+			if _, err := full.EditNote(ctx, api.EditRequest{Path: "notes/doomed.md", OldText: "# Doomed", NewText: "# Saved by a colleague"}); err != nil {
+				t.Error(err)
+			}
+		}
+		return pass, nil
+	})
+	_, err := c.Delete(ctx, api.DeleteRequest{Path: "notes/doomed.md"})
+	if e := wantCode(t, "delete over a colleague's edit", err, api.CodeConflict); e.Field != "path" {
+		t.Errorf("field %q", e.Field)
+	}
+	var del *seen
+	for _, x := range p.seen() {
+		if x.method == http.MethodDelete {
+			del = &x
+		}
+	}
+	if del == nil || del.ifMatch == "" {
+		t.Errorf("the DELETE was sent as %+v, want If-Match", del)
+	}
+	p.setPlan(nil)
+	got, err := c.GetNote(ctx, api.NoteRequest{Path: "notes/doomed.md"})
+	if err != nil || !strings.Contains(got.Content, "Saved by a colleague") {
+		t.Fatalf("the colleague's edit was deleted: %+v %v", got, err)
+	}
+	deleted, err := c.Delete(ctx, api.DeleteRequest{Path: "notes/doomed.md"})
+	if err != nil || !strings.Contains(deleted.Diff, "-# Saved by a colleague") {
+		t.Fatalf("delete: %+v %v", deleted, err)
 	}
 }

@@ -45,7 +45,11 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	}
 	secret := credential(r)
 	if secret == "" {
-		return nil, s.unauthorized(r, "no API key: send the X-API-Key header (or Authorization: Bearer)")
+		resp := s.unauthorized(r, "no API key: send the X-API-Key header (or Authorization: Bearer)")
+		// No credential at all: the challenge carries no error code (RFC
+		// 6750 section 3.1), only where the metadata is.
+		resp.header.Set("WWW-Authenticate", oauth.Challenge(s.metadataURL(r), nil))
+		return nil, resp
 	}
 	if s.cfg.OAuth != nil && looksLikeJWT(secret) {
 		return s.authenticateToken(r, secret)
@@ -95,11 +99,20 @@ func looksLikeJWT(s string) bool {
 	return !strings.HasPrefix(s, KeyPrefix) && strings.Count(s, ".") == 2
 }
 
+// oauthKeyPrefix starts the id of the key an access token stands for.
+const oauthKeyPrefix = "oauth:"
+
 // authenticateToken checks an OAuth access token and makes the key it
 // stands for: the subject, read-only unless the token has vault:write, with
 // every project in scope. A token with neither scope is refused (403).
 func (s *Server) authenticateToken(r *http.Request, token string) (*teamstore.Key, *response) {
-	c, err := s.cfg.OAuth.Verify(r.Context(), token)
+	// An MCP endpoint is a protected resource of its own (its metadata
+	// says so): a token issued for it is good there.
+	resource := ""
+	if strings.HasSuffix(r.URL.Path, "/mcp") {
+		resource = r.URL.Path
+	}
+	c, err := s.cfg.OAuth.VerifyFor(r.Context(), token, resource)
 	if err != nil {
 		var oe *oauth.Error
 		if !errors.As(err, &oe) {
@@ -119,7 +132,7 @@ func (s *Server) authenticateToken(r *http.Request, token string) (*teamstore.Ke
 	if name == "" {
 		name = c.Subject
 	}
-	return &teamstore.Key{ID: "oauth:" + c.Subject, Name: name, Hash: HashKey(token), ReadOnly: !c.Has(oauth.ScopeWrite)}, nil
+	return &teamstore.Key{ID: oauthKeyPrefix + c.Subject, Name: name, Hash: HashKey(token), ReadOnly: !c.Has(oauth.ScopeWrite)}, nil
 }
 
 // touch records the key's last use, at most once a minute per key.

@@ -125,12 +125,12 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 		return
 	}
 	if op.write {
-		if fail := writable(k); fail != nil {
+		if fail := s.writable(r, k); fail != nil {
 			fail.write(w)
 			return
 		}
 	}
-	body, fail := readBody(w, r, maxBody)
+	body, fail := readBody(w, r, maxJSONBody)
 	if fail != nil {
 		fail.write(w)
 		return

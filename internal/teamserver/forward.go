@@ -106,11 +106,13 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 			continue
 		}
 		if !haveBody {
-			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			// The largest body any endpoint takes; the replica serving the
+			// vault applies the endpoint's own limit.
+			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
-					errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the request body is over %d bytes", int64(maxBody)).write(w)
+					errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the request body is over %d bytes", int64(maxJSONBody)).write(w)
 					return
 				}
 				errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "reading the request body: %v", err).write(w)

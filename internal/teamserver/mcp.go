@@ -34,6 +34,15 @@ import (
 // the key is the session's user, so another key presenting its id is
 // refused by the SDK.
 
+// mcpSessionsPerKey caps the MCP sessions of one key on a project: a key
+// opening more evicts its own session idle the longest, so that no key can
+// push the others' sessions out by reaching the project's cap.
+const mcpSessionsPerKey = 100
+
+// mcpStreamRecheck is how often the key of an open MCP event stream is
+// checked again.
+var mcpStreamRecheck = 30 * time.Second
+
 // mcpKeyCtx carries the authenticated key to the MCP handler.
 type mcpKeyCtx struct{}
 
@@ -42,8 +51,21 @@ type mcpKeyCtx struct{}
 type mcpHandlers struct {
 	mu       sync.Mutex
 	handlers map[string]*mcphttp.Handler // by project id
-	servers  map[string]*mcp.Server      // by project id + key id
+	servers  map[string]*cachedServer    // by project id + mcpUser
 }
+
+// cachedServer is an MCP server kept for the sessions of a (project, key)
+// and the next ones. One costs about a third of a megabyte, and with OAuth
+// every user is a key of its own: a server without a session for
+// mcpServerKeep is dropped (when another is made), so the cache follows the
+// users of the moment, not all users ever seen.
+type cachedServer struct {
+	srv  *mcp.Server
+	used time.Time // when it was last handed out
+}
+
+// mcpServerKeep is how long a server with no session is kept.
+const mcpServerKeep = 10 * time.Minute
 
 // mcpVersion is reported in the MCP handshake.
 var mcpVersion = "dev"
@@ -91,14 +113,31 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		// the server's write timeout, and ended when the server shuts down so
 		// that the shutdown does not wait for it.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		// Its key is checked again while it lasts: a key revoked (or a
+		// token expired) ends it, as it would refuse any other request.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
+		// A copy of the request's credentials: the MCP handler rewrites
+		// the headers of the request it serves.
+		again := r.Clone(ctx)
 		go func() {
-			select {
-			case <-s.stopping:
-				cancel()
-			case <-ctx.Done():
+			tick := time.NewTicker(mcpStreamRecheck)
+			defer tick.Stop()
+			for {
+				select {
+				case <-s.stopping:
+					cancel()
+					return
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if _, fail := s.authenticate(again); fail != nil && (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) {
+						s.log.Info("MCP event stream ended: its key is no longer accepted", "key", k.Name, "status", fail.status)
+						cancel()
+						return
+					}
+				}
 			}
 		}()
 	}
@@ -116,7 +155,21 @@ func mcpVerify(_ context.Context, token string, r *http.Request) (*auth.TokenInf
 	if !k.ReadOnly {
 		scopes = append(scopes, "vault:write")
 	}
-	return &auth.TokenInfo{UserID: k.ID, Scopes: scopes}, nil
+	return &auth.TokenInfo{UserID: mcpUser(k), Scopes: scopes}, nil
+}
+
+// mcpUser is who a session belongs to: the key and its access. An OAuth
+// subject's key is made from each token, so the same subject may come with
+// vault:write once and with vault:read only the next time: a session opened
+// with one access is not continued with the other, and each access has its
+// own MCP server (its tools and its write check), so the tools always
+// follow the token of the request.
+func mcpUser(k *teamstore.Key) string {
+	access := "rw"
+	if k.ReadOnly {
+		access = "ro"
+	}
+	return k.ID + "\x00" + access + "\x00" + k.Name
 }
 
 // publicOrigins are the origins a browser-based client may send besides the
@@ -143,7 +196,7 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 			return nil
 		}
 		return s.mcpServer(pr, k)
-	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxBody, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
+	}, mcphttp.Options{Verify: mcpVerify, MaxBodyBytes: maxJSONBody, MaxSessionsPerUser: mcpSessionsPerKey, AllowedOrigins: s.publicOrigins(), Logger: s.log.With("project", pr.meta.Name)})
 	if err != nil {
 		return nil, err
 	}
@@ -157,19 +210,36 @@ func (s *Server) mcpHandler(pr *project) (*mcphttp.Handler, error) {
 // mcpServer is the MCP server of a (project, key): the project's vault
 // with the key's rights and authorship.
 func (s *Server) mcpServer(pr *project, k *teamstore.Key) *mcp.Server {
-	id := pr.meta.ID + "\x00" + k.ID
+	id := pr.meta.ID + "\x00" + mcpUser(k)
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
-	if srv, ok := s.mcp.servers[id]; ok {
-		return srv
+	now := s.now()
+	if c, ok := s.mcp.servers[id]; ok {
+		c.used = now
+		return c.srv
+	}
+	for other, c := range s.mcp.servers {
+		// A server handed out just now may be about to get its first
+		// session: only one unused for mcpServerKeep is dropped.
+		if now.Sub(c.used) >= mcpServerKeep && !hasSessions(c.srv) {
+			delete(s.mcp.servers, other)
+		}
 	}
 	key := *k
 	srv := mcpserver.New(&projectBackend{s: s, pr: pr, key: &key}, mcpserver.Options{Lang: s.cfg.Lang, ReadOnly: k.ReadOnly, Version: mcpVersion, Logger: s.log.With("project", pr.meta.Name, "key", k.Name)})
 	if s.mcp.servers == nil {
-		s.mcp.servers = make(map[string]*mcp.Server)
+		s.mcp.servers = make(map[string]*cachedServer)
 	}
-	s.mcp.servers[id] = srv
+	s.mcp.servers[id] = &cachedServer{srv: srv, used: now}
 	return srv
+}
+
+// hasSessions reports whether srv has a session open.
+func hasSessions(srv *mcp.Server) bool {
+	for range srv.Sessions() {
+		return true
+	}
+	return false
 }
 
 // dropMCP closes the MCP sessions of a project (its vault is served by

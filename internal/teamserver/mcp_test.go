@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -221,5 +222,121 @@ func TestMCPResourceSubscriptions(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no notifications/resources/updated within 10 s")
+	}
+}
+
+// One key's MCP sessions on a project are capped: its 101st session evicts
+// its own session idle the longest, and another key's session stays.
+func TestMCPSessionsCappedPerKey(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	hdr := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	open := func(key string) string {
+		a := e.do("POST", "/projects/ex/mcp", key, init, hdr...)
+		sid := a.header.Get("Mcp-Session-Id")
+		if a.status != 200 || sid == "" {
+			t.Fatalf("initialize: %d %s", a.status, a.body)
+		}
+		return sid
+	}
+	list := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	status := func(key, sid string) int {
+		return e.do("POST", "/projects/ex/mcp", key, list, append(hdr, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...).status
+	}
+	other := open(e.ro)
+	var mine []string
+	for range mcpSessionsPerKey + 1 {
+		mine = append(mine, open(e.rw))
+	}
+	if st := status(e.rw, mine[0]); st != http.StatusNotFound {
+		t.Errorf("the key's oldest session after %d more: %d, want 404", mcpSessionsPerKey, st)
+	}
+	if st := status(e.rw, mine[len(mine)-1]); st != http.StatusOK {
+		t.Errorf("the key's newest session: %d", st)
+	}
+	if st := status(e.ro, other); st != http.StatusOK {
+		t.Errorf("another key's session: %d", st)
+	}
+}
+
+// An MCP event stream outlives no revocation: when its key is revoked, the
+// open stream (which would go on carrying the project's change
+// notifications) is ended.
+func TestMCPStreamEndsWhenKeyRevoked(t *testing.T) {
+	old := mcpStreamRecheck
+	mcpStreamRecheck = 20 * time.Millisecond
+	t.Cleanup(func() { mcpStreamRecheck = old })
+	e := newEnv(t, envOpts{})
+	key, _, err := e.data.AddKey(context.Background(), "leaver", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	a := e.do("POST", "/projects/ex/mcp", key, init, hdr...)
+	sid := a.header.Get("Mcp-Session-Id")
+	if a.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	e.do("POST", "/projects/ex/mcp", key, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), append(hdr, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...)
+	req, _ := http.NewRequest("GET", e.http.URL+"/projects/ex/mcp", nil)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	ended := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		t.Fatal("the stream ended before the key was revoked")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := e.data.RevokeKey(context.Background(), "leaver"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream of a revoked key is still open")
+	}
+}
+
+// The MCP server kept for a (project, key) is dropped once it has had no
+// session for a while, so the cache does not grow with every key (every
+// OAuth user) ever seen; one with a session open is kept.
+func TestMCPServersOfGoneUsersDropped(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	gone := e.mcpSession(t, "/projects/ex/mcp", e.rw)
+	toolNames(t, gone)
+	live := e.mcpSession(t, "/projects/ex/mcp", e.ro)
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cached := func() int {
+		e.srv.mcp.mu.Lock()
+		defer e.srv.mcp.mu.Unlock()
+		return len(e.srv.mcp.servers)
+	}
+	if n := cached(); n != 2 {
+		t.Fatalf("%d servers cached, want 2", n)
+	}
+	e.clock.Advance(mcpServerKeep + time.Minute)
+	e.mcpSession(t, "/projects/other/mcp", e.rw) // a new server: the cache is swept
+	if n := cached(); n != 2 {
+		t.Errorf("%d servers cached after the sweep, want 2 (the live session's and the new one)", n)
+	}
+	if names := toolNames(t, live); !names["vault_search"] {
+		t.Errorf("the live session after the sweep: %v", names)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -27,6 +28,11 @@ const MaxNote = vaultfs.MaxNoteSize
 // maxBody caps a request body: a note plus room for the multipart or JSON
 // around it.
 const maxBody = MaxNote + 256<<10
+
+// maxJSONBody caps a JSON body (the extension endpoints, MCP): JSON spells
+// a quote, a backslash, a tab or a line break in two bytes, so a note the
+// vault takes may need up to twice its size.
+const maxJSONBody = 2*MaxNote + 256<<10
 
 // writeOp is one write request, parsed and checked, ready to run.
 type writeOp struct {
@@ -362,7 +368,7 @@ func preconditionFailed(path, current string) *response {
 
 // createFile: POST .../files, multipart with "path" and "file".
 func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
-	if fail := writable(k); fail != nil {
+	if fail := s.writable(r, k); fail != nil {
 		fail.write(w)
 		return
 	}
@@ -451,17 +457,25 @@ func parseCreate(body []byte, boundary string) (string, []byte, *response) {
 	return path, content, nil
 }
 
-// writable refuses a write with a read-only key.
-func writable(k *teamstore.Key) *response {
-	if k.ReadOnly {
-		return errorf(http.StatusForbidden, teamapi.CodeReadOnlyKey, "the key %q is read-only", k.Name)
+// writable refuses a write with a read-only key. A token without
+// vault:write is told so in the challenge too (RFC 6750 insufficient_scope,
+// naming the scope), so that an OAuth client can ask for it.
+func (s *Server) writable(r *http.Request, k *teamstore.Key) *response {
+	if !k.ReadOnly {
+		return nil
 	}
-	return nil
+	if strings.HasPrefix(k.ID, oauthKeyPrefix) {
+		oe := &oauth.Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + oauth.ScopeWrite, Scope: oauth.ScopeWrite}
+		resp := errorf(http.StatusForbidden, teamapi.CodeReadOnlyKey, "the access token of %q is read-only: a write needs the scope %s", k.Name, oauth.ScopeWrite)
+		resp.header.Set("WWW-Authenticate", oauth.Challenge(s.metadataURL(r), oe))
+		return resp
+	}
+	return errorf(http.StatusForbidden, teamapi.CodeReadOnlyKey, "the key %q is read-only", k.Name)
 }
 
 // updateFile: PUT .../files/{id}, the raw new content.
 func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
-	if fail := writable(k); fail != nil {
+	if fail := s.writable(r, k); fail != nil {
 		fail.write(w)
 		return
 	}
@@ -508,7 +522,7 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 // moveFile: PATCH .../files/{id} {"newPath"}, through the vault's move, so
 // every link to the note is rewritten and its MOC line follows it.
 func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
-	if fail := writable(k); fail != nil {
+	if fail := s.writable(r, k); fail != nil {
 		fail.write(w)
 		return
 	}
@@ -558,7 +572,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 // deleteFile: DELETE .../files/{id}: the note is removed from the vault (a
 // commit, so it can be brought back) and its id becomes a tombstone.
 func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
-	if fail := writable(k); fail != nil {
+	if fail := s.writable(r, k); fail != nil {
 		fail.write(w)
 		return
 	}
