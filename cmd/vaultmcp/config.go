@@ -88,6 +88,13 @@ func (c *Config) checkLang() error {
 
 // checkEnv reads the cache folder and the log level from the environment.
 func (c *Config) checkEnv() error {
+	// A switch that is neither yes nor no is not taken for no: a mistyped
+	// VAULT_READ_ONLY would serve the writes its user meant to forbid.
+	for _, name := range []string{"VAULT_READ_ONLY", "VAULT_AUTO_PUSH"} {
+		if _, err := yesNo(name, os.Getenv(name)); err != nil {
+			return err
+		}
+	}
 	dir, err := cacheDir(os.Getenv("VAULTMCP_CACHE_DIR"))
 	if err != nil {
 		return err

@@ -298,6 +298,9 @@ func TestRemoteConfigErrors(t *testing.T) {
 		// forbid.
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_READ_ONLY=y"}, []string{"TEAM_VAULT_READ_ONLY", `"y"`}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_READ_ONLY=read-only"}, []string{"TEAM_VAULT_READ_ONLY"}},
+		// The same for the local server's switches.
+		{[]string{"VAULT_PATH=.", "VAULT_READ_ONLY=maybe"}, []string{"VAULT_READ_ONLY", `"maybe"`}},
+		{[]string{"VAULT_PATH=.", "VAULT_AUTO_PUSH=y"}, []string{"VAULT_AUTO_PUSH", `"y"`}},
 	} {
 		cmd := exec.Command(binary)
 		cmd.Env = append(cleanEnv(), tc.env...)
