@@ -108,6 +108,8 @@ func (s *Server) settleStale(ctx context.Context, pr *project) {
 	if len(stale) == 0 {
 		return
 	}
+	pr.book.RLock()
+	defer pr.book.RUnlock()
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if s.rep != nil && pr.hold.Load() == nil {

@@ -102,8 +102,10 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	ctx := context.WithoutCancel(r.Context())
 	idemKey := r.Header.Get(teamapi.HeaderIdempotencyKey)
 	if idemKey == "" {
+		op.pr.book.RLock()
 		out := s.applyOp(ctx, k, op, "")
 		s.finish(ctx, k, op, out, "", nil)
+		op.pr.book.RUnlock()
 		out.resp.write(w)
 		return
 	}
@@ -136,6 +138,14 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		return
 	}
 	s.crash(CrashBeforeApply)
+	s.applyIdem(ctx, k, op, rec).write(w)
+}
+
+// applyIdem applies a write whose idempotency record rec was just created,
+// stores its bookkeeping and answer, and returns the answer.
+func (s *Server) applyIdem(ctx context.Context, k *teamstore.Key, op writeOp, rec teamstore.Idem) *response {
+	op.pr.book.RLock()
+	defer op.pr.book.RUnlock()
 	out := s.applyOp(ctx, k, op, rec.Token)
 	s.crash(CrashAfterApply)
 	if (out.resp.status >= 500 || out.uncertain) && !out.applied {
@@ -144,24 +154,22 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		if sha, err := op.pr.git.commitWithToken(ctx, rec.Token); err == nil && sha != "" {
 			settled, err := s.settle(ctx, k, op.pr, rec, sha)
 			if err == nil {
-				settled.write(w)
-				return
+				return settled
 			}
 			s.log.Error("settling a write from its commit", "err", err)
 		} else if err == nil && !out.unsettled {
-			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey, rec.Token)
+			_ = s.store.ReleaseIdem(ctx, k.ID, rec.Key, rec.Token)
 		}
-		s.finish(ctx, k, op, out, idemKey, nil)
-		out.resp.write(w)
-		return
+		s.finish(ctx, k, op, out, rec.Key, nil)
+		return out.resp
 	}
-	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: idemKey, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
-	if err := s.finish(ctx, k, op, out, idemKey, answer); err != nil {
+	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: rec.Key, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	if err := s.finish(ctx, k, op, out, rec.Key, answer); err != nil {
 		// The write happened but its record could not be stored: the
 		// record stays running, and the next start settles it from git.
 		s.log.Error("recording a write", "err", err)
 	}
-	out.resp.write(w)
+	return out.resp
 }
 
 func replay(w http.ResponseWriter, stored *teamstore.Response) {
