@@ -53,6 +53,19 @@ func TestAuthFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStatus(t, "a revoked key", e.do("GET", "/api/projects", e.rw, nil), 401, teamapi.CodeUnauthorized)
+	// The revocation's audit row names the key by id as well as by name
+	// (a name is given to a new key once the old one is revoked).
+	var aliceID string
+	keys, _ := e.data.Store.Keys(context.Background())
+	for _, k := range keys {
+		if k.Name == "alice" {
+			aliceID = k.ID
+		}
+	}
+	rows, err := e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Limit: 1})
+	if err != nil || len(rows) != 1 || rows[0].Operation != "key revoke" || rows[0].KeyName != "alice" || rows[0].KeyID == "" || rows[0].KeyID != aliceID {
+		t.Errorf("the revocation's audit row = %+v (%v), want alice's, with her key id %s", rows, err, aliceID)
+	}
 }
 
 // Read-only keys read but never write; a scoped key sees only its projects.
