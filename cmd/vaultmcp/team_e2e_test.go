@@ -7,9 +7,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -622,6 +624,34 @@ func TestTeamServerCrashAfterApplyMove(t *testing.T) {
 	}
 	if e := rebuilt.header.Get("ETag"); e == "" || e != plain.header.Get("ETag") {
 		t.Errorf("rebuilt answer's ETag %q, want %q", e, plain.header.Get("ETag"))
+	}
+}
+
+// kill -9 between applying an edit (an extension write) and recording its
+// answer: the rebuilt answer gives the note's new sha256, which the next
+// write of the note is made against.
+func TestTeamServerCrashAfterApplyEdit(t *testing.T) {
+	data, key, vault := teamData(t)
+	const body = `{"path":"02-wiki/go/context.md","old_text":"# Context cancellation in Go","new_text":"# Context cancellation in Go (edited)"}`
+	srv := startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=after-apply"})
+	if a, err := teamTry("POST", srv.url+"/api/projects/ex/edit", key, []byte(body), "Idempotency-Key", "edit-1"); err == nil {
+		t.Fatalf("the server answered %d instead of dying", a.status)
+	}
+	srv.waitDead(t)
+	srv = startTeam(t, data, nil)
+	a := teamDo(t, "POST", srv.url+"/api/projects/ex/edit", key, []byte(body), "Idempotency-Key", "edit-1")
+	want(t, "the retry", a, 200, "")
+	var res struct {
+		SHA256  string `json:"sha256"`
+		Version string `json:"version"`
+	}
+	a.decode(t, &res)
+	now, err := os.ReadFile(filepath.Join(vault, "02-wiki", "go", "context.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(now); a.header.Get("Idempotent-Replayed") != "true" || res.Version == "" || res.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("rebuilt answer %s (replayed %q), want the sha256 of the note as edited", a.body, a.header.Get("Idempotent-Replayed"))
 	}
 }
 

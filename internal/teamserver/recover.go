@@ -115,15 +115,18 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 			res.Files = append(res.Files, c.Path)
 		}
 	}
+	if res.Path != "" && res.Action != api.ActionDeleted {
+		// The note's hash as the write left it (the ETag, the sha256 a
+		// client writes against next).
+		if h, err := pr.git.blobHash(ctx, sha, res.Path); err == nil {
+			res.SHA256 = h
+		}
+	}
 	if res.Action == api.ActionMoved {
-		// What the move did to links is in its commit's trailers; the ETag
-		// is the moved note's hash.
+		// What the move did to links is in its commit's trailers.
 		if t, err := pr.git.trailers(ctx, sha); err == nil {
 			res.LinksRewritten, _ = strconv.Atoi(t[gitx.LinksRewrittenTrailer])
 			res.NotesRewritten, _ = strconv.Atoi(t[gitx.NotesRewrittenTrailer])
-		}
-		if data, _, err := pr.svc.FS().ReadNote(res.Path); err == nil {
-			res.SHA256 = sha256Hex(data)
 		}
 	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}

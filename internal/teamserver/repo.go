@@ -51,6 +51,15 @@ func (g *repo) trailers(ctx context.Context, commit string) (map[string]string, 
 	return t, nil
 }
 
+// blobHash is the SHA-256 of the file at path in a commit.
+func (g *repo) blobHash(ctx context.Context, commit, path string) (string, error) {
+	out, err := g.r.Run(ctx, "cat-file", "blob", commit+":"+path)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(out), nil
+}
+
 // fileChange is one path a commit changed: status A, M, D or R (with From).
 type fileChange struct {
 	Status string
