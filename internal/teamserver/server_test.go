@@ -47,6 +47,9 @@ func TestAuthFailures(t *testing.T) {
 	wantStatus(t, "a wrong key", e.do("GET", "/api/projects", "tv_"+strings.Repeat("0", 64), nil), 401, teamapi.CodeUnauthorized)
 	wantStatus(t, "a key in the query string", e.do("GET", "/api/projects?api_key="+e.rw, "", nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key in the query string next to a valid header", e.do("GET", "/api/projects?token=x", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key in a query parameter of any name", e.do("GET", "/api/projects?credential="+e.rw, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key inside a query value", e.do("GET", "/api/projects?q=x%20"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a query value that is not a key", e.do("GET", "/api/projects/ex/files?prefix=tv_notes/", e.rw, nil), 200, "")
 	wantStatus(t, "Authorization: Bearer", e.do("GET", "/api/projects", "", nil, "Authorization", "Bearer "+e.rw), 200, "")
 	wantStatus(t, "an unknown path still needs a key", e.do("GET", "/api/nothing", "", nil), 401, teamapi.CodeUnauthorized)
 	if err := e.data.RevokeKey(context.Background(), "alice"); err != nil {
