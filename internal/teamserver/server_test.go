@@ -673,4 +673,15 @@ func TestRefusedWritesAudited(t *testing.T) {
 	if rows[0].IdempotencyKey != "ik-1" {
 		t.Errorf("the refused reuse of an Idempotency-Key is audited without it: %+v", rows[0])
 	}
+	// A write that changes nothing (the same bytes again) makes no commit;
+	// its row still names the note.
+	a, ok := e.fileAt("ex", "notes/a.md")
+	if !ok {
+		t.Fatal("notes/a.md not listed")
+	}
+	wantStatus(t, "the same content again", e.do("PUT", "/api/projects/ex/files/"+a.ID, e.rw, []byte("# A\n")), 200, "")
+	rows, _ = e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
+	if rows[0].Operation != "update" || rows[0].Result != "ok" || rows[0].Version != "" || strings.Join(rows[0].Paths, ",") != "notes/a.md" {
+		t.Errorf("audit row of a write that changed nothing = %+v, want notes/a.md, no version", rows[0])
+	}
 }

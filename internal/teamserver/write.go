@@ -369,9 +369,19 @@ func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult
 	if err != nil {
 		s.log.Error("recording the files of a write", "err", err)
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
-			paths: res.Files, version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
+			paths: writtenPaths(res), version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
 	}
-	return &outcome{resp: answer(at, files), rec: rec, paths: res.Files, version: versionOf(res), applied: true, at: at}
+	return &outcome{resp: answer(at, files), rec: rec, paths: writtenPaths(res), version: versionOf(res), applied: true, at: at}
+}
+
+// writtenPaths are the paths a write's audit row names: the notes it
+// changed, or the note it was about when it changed none (the same content
+// again).
+func writtenPaths(res *api.WriteResult) []string {
+	if len(res.Files) == 0 && res.Path != "" {
+		return []string{res.Path}
+	}
+	return res.Files
 }
 
 // fileAnswer is the wire file of path right after a write.
