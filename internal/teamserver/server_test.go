@@ -639,6 +639,13 @@ func TestRefusedWritesAudited(t *testing.T) {
 			415, teamapi.CodeUnsupportedMedia, "alice", "create", ""},
 		{"a move without newPath", func() answer { return e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{}`)) },
 			400, teamapi.CodeInvalidArgument, "alice", "move", f.Path},
+		{"a move to where the note is", func() answer {
+			a := e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"./`+f.Path+`"}`))
+			if !strings.Contains(string(a.body), `newPath: \"`+f.Path+`\" is where the note is already`) {
+				t.Errorf("a move to the note's own path: %s", a.body)
+			}
+			return a
+		}, 400, teamapi.CodeInvalidArgument, "alice", "move", f.Path},
 		{"a stale If-Match", func() answer {
 			return e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, []byte("x"), "If-Match", `"`+strings.Repeat("0", 64)+`"`)
 		}, 412, teamapi.CodePreconditionFailed, "alice", "update", f.Path},

@@ -605,6 +605,10 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
 				return failedAt(preconditionFailed(f.Path, current), f.Path)
 			}
+			if to, err := vaultfs.Clean(req.NewPath); err == nil && to == f.Path {
+				return failedAt(errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "newPath",
+					Message: fmt.Sprintf("newPath: %s is where the note is already", vaultfs.QuotePath(f.Path))}), f.Path)
+			}
 			res, err := pr.svc.Move(ctx, api.MoveRequest{From: f.Path, To: req.NewPath, ConfirmNewDomain: true})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeAlreadyExists {
