@@ -3,6 +3,7 @@ package teamserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -203,4 +204,58 @@ func (e *env) send(method, path string, body []byte, header ...string) answer {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return answer{resp.StatusCode, resp.Header, b}
+}
+
+// failStore fails the first recording of a write's answer: the write is
+// applied (in git) and its bookkeeping is not stored.
+type failStore struct {
+	teamstore.Store
+	once sync.Once
+}
+
+func (f *failStore) Record(ctx context.Context, r teamstore.Record) error {
+	failed := false
+	if r.Answer != nil {
+		f.once.Do(func() { failed = true })
+	}
+	if failed {
+		return errors.New("the disk is full")
+	}
+	return f.Store.Record(ctx, r)
+}
+
+// A write applied whose answer could not be stored is settled from git by
+// the running server: its retry gets the answer (not 409
+// idempotency_key_in_use until a restart), and the write is in git once.
+func TestUnrecordedWriteSettledWhileRunning(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	e.data.Store = &failStore{Store: e.data.Store}
+	e.start(envOpts{})
+	commits := len(e.gitLog(e.ex, "%H"))
+	first := e.create(e.rw, "ex", "notes/unrecorded.md", "# Unrecorded\n", "Idempotency-Key", "unrec-1")
+	wantStatus(t, "the create", first, 201, "")
+	var got answer
+	deadline := time.Now().Add(3 * settleEvery)
+	for {
+		got = e.create(e.rw, "ex", "notes/unrecorded.md", "# Unrecorded\n", "Idempotency-Key", "unrec-1")
+		if got.status != http.StatusConflict || got.code() != teamapi.CodeIdempotencyInUse || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	wantStatus(t, "the retry", got, 201, "")
+	if got.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was not answered from the record: %v %s", got.header, got.body)
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
+		t.Errorf("%d commits for one create, want 1", n-commits)
+	}
+	var fa teamapi.FileAnswer
+	got.json(t, &fa)
+	var vl teamapi.VersionList
+	e.do("GET", "/api/projects/ex/files/"+fa.File.ID+"/versions", e.rw, nil).json(t, &vl)
+	if len(vl.Versions) != 1 {
+		t.Errorf("versions of the settled create = %+v, want one", vl.Versions)
+	}
 }
