@@ -7,9 +7,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -571,6 +573,85 @@ func TestTeamServerCrashAfterApply(t *testing.T) {
 	raw := teamDo(t, "GET", srv2.url+"/api/projects/ex/files/"+created.File.ID, key, nil)
 	if strings.Count(string(raw.body), "once") != 1 {
 		t.Errorf("note after the retry: %q", raw.body)
+	}
+}
+
+// kill -9 between applying a move and recording its answer: the answer the
+// retry gets says how many links the move rewrote in how many notes, and
+// carries the moved note's ETag, as the answer of the same move not
+// interrupted does.
+func TestTeamServerCrashAfterApplyMove(t *testing.T) {
+	type moveAnswer struct {
+		File           struct{ ID, Path string }
+		LinksRewritten int `json:"linksRewritten"`
+		NotesRewritten int `json:"notesRewritten"`
+	}
+	const from, body = "02-wiki/go/retry-backoff.md", `{"newPath":"02-wiki/go/backoff.md"}`
+	move := func(crash bool) (teamAnswer, moveAnswer) {
+		data, key, _ := teamData(t)
+		srv := startTeam(t, data, nil)
+		var l struct{ Files []wireFile }
+		teamDo(t, "GET", srv.url+"/api/projects/ex/files?path="+from, key, nil).decode(t, &l)
+		if len(l.Files) != 1 {
+			t.Fatalf("%s not listed", from)
+		}
+		id := l.Files[0].ID
+		if crash {
+			srv.stop(t)
+			srv = startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=after-apply"})
+			if a, err := teamTry("PATCH", srv.url+"/api/projects/ex/files/"+id, key, []byte(body), "Idempotency-Key", "move-1"); err == nil {
+				t.Fatalf("the server answered %d instead of dying", a.status)
+			}
+			srv.waitDead(t)
+			srv = startTeam(t, data, nil)
+		}
+		a := teamDo(t, "PATCH", srv.url+"/api/projects/ex/files/"+id, key, []byte(body), "Idempotency-Key", "move-1")
+		want(t, "the move", a, 200, "")
+		var m moveAnswer
+		a.decode(t, &m)
+		return a, m
+	}
+	plain, want := move(false)
+	rebuilt, got := move(true)
+	if rebuilt.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was not answered from the record: %v", rebuilt.header)
+	}
+	if want.LinksRewritten == 0 || want.NotesRewritten == 0 {
+		t.Fatalf("the move rewrote no links (%+v): the test needs a note with backlinks", want)
+	}
+	if got.File.Path != want.File.Path || got.LinksRewritten != want.LinksRewritten || got.NotesRewritten != want.NotesRewritten {
+		t.Errorf("rebuilt answer %+v, want the counts of the move %+v", got, want)
+	}
+	if e := rebuilt.header.Get("ETag"); e == "" || e != plain.header.Get("ETag") {
+		t.Errorf("rebuilt answer's ETag %q, want %q", e, plain.header.Get("ETag"))
+	}
+}
+
+// kill -9 between applying an edit (an extension write) and recording its
+// answer: the rebuilt answer gives the note's new sha256, which the next
+// write of the note is made against.
+func TestTeamServerCrashAfterApplyEdit(t *testing.T) {
+	data, key, vault := teamData(t)
+	const body = `{"path":"02-wiki/go/context.md","old_text":"# Context cancellation in Go","new_text":"# Context cancellation in Go (edited)"}`
+	srv := startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=after-apply"})
+	if a, err := teamTry("POST", srv.url+"/api/projects/ex/edit", key, []byte(body), "Idempotency-Key", "edit-1"); err == nil {
+		t.Fatalf("the server answered %d instead of dying", a.status)
+	}
+	srv.waitDead(t)
+	srv = startTeam(t, data, nil)
+	a := teamDo(t, "POST", srv.url+"/api/projects/ex/edit", key, []byte(body), "Idempotency-Key", "edit-1")
+	want(t, "the retry", a, 200, "")
+	var res struct {
+		SHA256  string `json:"sha256"`
+		Version string `json:"version"`
+	}
+	a.decode(t, &res)
+	now, err := os.ReadFile(filepath.Join(vault, "02-wiki", "go", "context.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(now); a.header.Get("Idempotent-Replayed") != "true" || res.Version == "" || res.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("rebuilt answer %s (replayed %q), want the sha256 of the note as edited", a.body, a.header.Get("Idempotent-Replayed"))
 	}
 }
 

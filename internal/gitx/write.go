@@ -147,6 +147,14 @@ func (r *Repo) identityOpts(ctx context.Context) []string {
 // idempotency key of the write a commit made (CommitOptions.IdempotencyKey).
 const IdempotencyTrailer = "Vaultmcp-Idempotency-Key"
 
+// LinksRewrittenTrailer and NotesRewrittenTrailer record, in the commit of
+// a move, how many links it rewrote and in how many other notes, so that an
+// answer rebuilt from the commit (after a crash) says what the move did.
+const (
+	LinksRewrittenTrailer = "Vaultmcp-Links-Rewritten"
+	NotesRewrittenTrailer = "Vaultmcp-Notes-Rewritten"
+)
+
 // CommitOptions are the extras of one commit.
 type CommitOptions struct {
 	// AuthorName and AuthorEmail, when set, make the commit's author (the

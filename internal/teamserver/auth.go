@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,21 @@ var queryKeyNames = map[string]bool{
 	"token": true, "access_token": true, "auth": true, "authorization": true,
 }
 
+// looksLikeKey reports whether a query value holds an API key (KeyPrefix
+// and 64 hex digits), whatever the parameter's name.
+func looksLikeKey(v string) bool {
+	i := strings.Index(v, KeyPrefix)
+	if i < 0 || len(v)-i-len(KeyPrefix) < 64 {
+		return false
+	}
+	for _, c := range v[i+len(KeyPrefix) : i+len(KeyPrefix)+64] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // credential returns the key a request presents: X-API-Key, else
 // Authorization: Bearer.
 func credential(r *http.Request) string {
@@ -38,8 +54,8 @@ func credential(r *http.Request) string {
 
 // authenticate finds the key of a request, or the answer refusing it.
 func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
-	for name := range r.URL.Query() {
-		if queryKeyNames[strings.ToLower(name)] {
+	for name, values := range r.URL.Query() {
+		if queryKeyNames[strings.ToLower(name)] || slices.ContainsFunc(values, looksLikeKey) {
 			return nil, errorf(http.StatusBadRequest, teamapi.CodeKeyInQuery, "query parameter %q: API keys are never accepted in a query string; send the X-API-Key header (or Authorization: Bearer)", name)
 		}
 	}

@@ -161,13 +161,22 @@ func (d *Data) AddKey(ctx context.Context, name string, projects []string, readO
 
 // RevokeKey revokes the active key of that name.
 func (d *Data) RevokeKey(ctx context.Context, name string) error {
+	// The key's id, for the audit row (names are reused after a revoke).
+	var id string
+	if keys, err := d.Store.Keys(ctx); err == nil {
+		for _, k := range keys {
+			if k.Name == name && k.RevokedAt.IsZero() {
+				id = k.ID
+			}
+		}
+	}
 	if err := d.Store.RevokeKey(ctx, name, d.Now()); err != nil {
 		if errors.Is(err, teamstore.ErrNotFound) {
 			return fmt.Errorf("no active key named %q", name)
 		}
 		return err
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyName: name, Operation: "key revoke", Result: "ok"})
+	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: id, KeyName: name, Operation: "key revoke", Result: "ok"})
 	return nil
 }
 

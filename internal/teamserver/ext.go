@@ -126,12 +126,16 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 	}
 	if op.write {
 		if fail := s.writable(r, k); fail != nil {
-			fail.write(w)
+			s.refuse(w, r, k, pr, name, "", fail)
 			return
 		}
 	}
 	body, fail := readBody(w, r, maxJSONBody)
 	if fail != nil {
+		if op.write {
+			s.refuse(w, r, k, pr, name, "", fail)
+			return
+		}
 		fail.write(w)
 		return
 	}
@@ -154,10 +158,10 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 	}
 	canon, err := op.decode(body)
 	if err != nil {
-		badRequest(err)
+		s.refuse(w, r, k, pr, name, "", errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be a JSON %s request: %v", name, err))
 		return
 	}
-	s.runWrite(w, r, k, writeOp{pr: pr, op: name, target: "", fingerprint: fingerprint(name, pr.meta.ID, string(canon)),
+	s.runWrite(w, r, k, writeOp{pr: pr, op: name, target: requestPath(canon), fingerprint: fingerprint(name, pr.meta.ID, string(canon)),
 		apply: func(ctx context.Context) *outcome {
 			result, res, _, err := op.run(ctx, pr.svc, body)
 			if err != nil {
@@ -167,6 +171,23 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 				return jsonResponse(http.StatusOK, result)
 			})
 		}})
+}
+
+// requestPath is the note an extension write's request names, for its audit
+// row: its "path", else its "from" (a move); "" when it names none (learn,
+// undo).
+func requestPath(canon []byte) string {
+	var req struct {
+		Path string `json:"path"`
+		From string `json:"from"`
+	}
+	if json.Unmarshal(canon, &req) != nil {
+		return ""
+	}
+	if req.Path != "" {
+		return req.Path
+	}
+	return req.From
 }
 
 // badBody is a request body that does not decode.

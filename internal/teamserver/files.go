@@ -40,10 +40,31 @@ func wireFile(f teamstore.File, fi vaultfs.FileInfo, hash string) teamapi.File {
 }
 
 // ensure gives ids to notes found on disk that have none yet, each with a
-// first version saying so.
-func (s *Server) ensure(ctx context.Context, pr *project, paths, hashes []string) ([]teamstore.File, error) {
+// first version saying so, and returns the files of those still there (in
+// order; a note gone since it was seen is left out). It holds the project's
+// book alone, so no write of the server is between its change on disk and
+// its bookkeeping meanwhile: a note the server just created, moved or
+// revived gets the id its write recorded, with no version of its own.
+func (s *Server) ensure(ctx context.Context, pr *project, paths []string) ([]teamstore.File, error) {
+	pr.book.Lock()
+	defer pr.book.Unlock()
+	var present, hashes []string
+	for _, p := range paths {
+		fi, err := pr.svc.FS().Stat(p)
+		if err != nil {
+			continue // deleted or moved away since it was seen
+		}
+		h, _, err := pr.noteHash(fi)
+		if err != nil {
+			continue
+		}
+		present, hashes = append(present, p), append(hashes, h)
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
 	at := s.now()
-	fs, err := s.store.EnsureFiles(ctx, pr.meta.ID, paths, at)
+	fs, err := s.store.EnsureFiles(ctx, pr.meta.ID, present, at)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +101,7 @@ func (s *Server) listFiles(ctx context.Context, pr *project, keep func(string) b
 		hash string
 	}
 	var notes []found
-	var newPaths, newHashes []string
+	var newPaths []string
 	err = pr.svc.FS().Walk(ctx, func(fi vaultfs.FileInfo) error {
 		if !fi.IsNote || !keep(fi.Path) {
 			return nil
@@ -91,7 +112,7 @@ func (s *Server) listFiles(ctx context.Context, pr *project, keep func(string) b
 		}
 		notes = append(notes, found{got, h})
 		if _, ok := byPath[fi.Path]; !ok {
-			newPaths, newHashes = append(newPaths, fi.Path), append(newHashes, h)
+			newPaths = append(newPaths, fi.Path)
 		}
 		return nil
 	}, nil)
@@ -99,7 +120,7 @@ func (s *Server) listFiles(ctx context.Context, pr *project, keep func(string) b
 		return nil, err
 	}
 	if len(newPaths) > 0 {
-		fs, err := s.ensure(ctx, pr, newPaths, newHashes)
+		fs, err := s.ensure(ctx, pr, newPaths)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +130,11 @@ func (s *Server) listFiles(ctx context.Context, pr *project, keep func(string) b
 	}
 	out := make([]teamapi.File, 0, len(notes))
 	for _, n := range notes {
-		out = append(out, wireFile(byPath[n.fi.Path], n.fi, n.hash))
+		f, ok := byPath[n.fi.Path]
+		if !ok {
+			continue // gone since the walk saw it
+		}
+		out = append(out, wireFile(f, n.fi, n.hash))
 	}
 	return out, nil
 }
@@ -148,9 +173,12 @@ func (s *Server) describe(ctx context.Context, pr *project, fi vaultfs.FileInfo)
 		if err != nil && !errors.Is(err, teamstore.ErrNotFound) {
 			return teamapi.File{}, false, err
 		}
-		fs, err := s.ensure(ctx, pr, []string{got.Path}, []string{h})
+		fs, err := s.ensure(ctx, pr, []string{got.Path})
 		if err != nil {
 			return teamapi.File{}, false, err
+		}
+		if len(fs) == 0 {
+			return teamapi.File{}, false, nil // gone meanwhile
 		}
 		f = fs[0]
 	}

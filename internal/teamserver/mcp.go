@@ -340,10 +340,12 @@ func (b *projectBackend) write(ctx context.Context, op string, fn func(ctx conte
 	defer b.s.writes.Done()
 	b.s.inflightWrites.Add(1)
 	defer b.s.inflightWrites.Add(-1)
+	b.pr.book.RLock()
 	out := b.s.applyOp(ctx, b.key, wop, "")
 	if err := b.s.finish(context.WithoutCancel(ctx), b.key, wop, out, "", nil); err != nil {
 		b.s.log.Error("recording an MCP write", "err", err)
 	}
+	b.pr.book.RUnlock()
 	if failure == nil && out.resp.status >= 400 {
 		// The vault wrote, but the write did not stand: it was not pushed
 		// to the vault's git remote, or this replica no longer serves it.

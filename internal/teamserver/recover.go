@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -113,6 +115,20 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 			res.Files = append(res.Files, c.Path)
 		}
 	}
+	if res.Path != "" && res.Action != api.ActionDeleted {
+		// The note's hash as the write left it (the ETag, the sha256 a
+		// client writes against next).
+		if h, err := pr.git.blobHash(ctx, sha, res.Path); err == nil {
+			res.SHA256 = h
+		}
+	}
+	if res.Action == api.ActionMoved {
+		// What the move did to links is in its commit's trailers.
+		if t, err := pr.git.trailers(ctx, sha); err == nil {
+			res.LinksRewritten, _ = strconv.Atoi(t[gitx.LinksRewrittenTrailer])
+			res.NotesRewritten, _ = strconv.Atoi(t[gitx.NotesRewrittenTrailer])
+		}
+	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
 	out := s.recorded(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
 		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
@@ -145,8 +161,8 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 		}
 		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
 	case "move":
-		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, Warnings: res.Warnings}
-		return jsonResponse(http.StatusOK, ans)
+		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}
+		return withETag(jsonResponse(http.StatusOK, ans), res.SHA256)
 	case "delete":
 		return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
 	}

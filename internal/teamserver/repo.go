@@ -34,6 +34,32 @@ func (g *repo) commitWithToken(ctx context.Context, token string) (string, error
 	return strings.TrimSpace(string(out)), nil
 }
 
+// trailers returns the trailer lines ("Key: value") that end a commit's
+// message.
+func (g *repo) trailers(ctx context.Context, commit string) (map[string]string, error) {
+	out, err := g.r.Run(ctx, "log", "-1", "--format=%B", commit, "--")
+	if err != nil {
+		return nil, err
+	}
+	paras := strings.Split(strings.TrimSpace(string(out)), "\n\n")
+	t := map[string]string{}
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok {
+			t[k] = strings.TrimSpace(v)
+		}
+	}
+	return t, nil
+}
+
+// blobHash is the SHA-256 of the file at path in a commit.
+func (g *repo) blobHash(ctx context.Context, commit, path string) (string, error) {
+	out, err := g.r.Run(ctx, "cat-file", "blob", commit+":"+path)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(out), nil
+}
+
 // fileChange is one path a commit changed: status A, M, D or R (with From).
 type fileChange struct {
 	Status string

@@ -123,7 +123,13 @@ type project struct {
 	dir  string
 	// mu serialises the API's writes to this project, so that a check of
 	// If-Match, the write and its bookkeeping happen as one step.
-	mu     sync.Mutex
+	mu sync.Mutex
+	// book is held shared by each write of the server from before it is
+	// applied until its bookkeeping is stored, and alone by a read that
+	// gives a note found on disk its id (ensure): so that a read never
+	// takes a note a write has just made, moved or deleted for one changed
+	// outside the server. Taken before mu, never twice by one write.
+	book   sync.RWMutex
 	hashes hashCache
 	git    *repo
 	// hold is the lease this replica holds on the vault (replicas only):

@@ -47,12 +47,28 @@ func TestAuthFailures(t *testing.T) {
 	wantStatus(t, "a wrong key", e.do("GET", "/api/projects", "tv_"+strings.Repeat("0", 64), nil), 401, teamapi.CodeUnauthorized)
 	wantStatus(t, "a key in the query string", e.do("GET", "/api/projects?api_key="+e.rw, "", nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key in the query string next to a valid header", e.do("GET", "/api/projects?token=x", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key in a query parameter of any name", e.do("GET", "/api/projects?credential="+e.rw, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key inside a query value", e.do("GET", "/api/projects?q=x%20"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a query value that is not a key", e.do("GET", "/api/projects/ex/files?prefix=tv_notes/", e.rw, nil), 200, "")
 	wantStatus(t, "Authorization: Bearer", e.do("GET", "/api/projects", "", nil, "Authorization", "Bearer "+e.rw), 200, "")
 	wantStatus(t, "an unknown path still needs a key", e.do("GET", "/api/nothing", "", nil), 401, teamapi.CodeUnauthorized)
 	if err := e.data.RevokeKey(context.Background(), "alice"); err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, "a revoked key", e.do("GET", "/api/projects", e.rw, nil), 401, teamapi.CodeUnauthorized)
+	// The revocation's audit row names the key by id as well as by name
+	// (a name is given to a new key once the old one is revoked).
+	var aliceID string
+	keys, _ := e.data.Store.Keys(context.Background())
+	for _, k := range keys {
+		if k.Name == "alice" {
+			aliceID = k.ID
+		}
+	}
+	rows, err := e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Limit: 1})
+	if err != nil || len(rows) != 1 || rows[0].Operation != "key revoke" || rows[0].KeyName != "alice" || rows[0].KeyID == "" || rows[0].KeyID != aliceID {
+		t.Errorf("the revocation's audit row = %+v (%v), want alice's, with her key id %s", rows, err, aliceID)
+	}
 }
 
 // Read-only keys read but never write; a scoped key sees only its projects.
@@ -591,5 +607,88 @@ func TestProjectLanguage(t *testing.T) {
 		}
 		srv.Close()
 		d.Close()
+	}
+}
+
+// Every write request of a key is in the audit log, refused ones included
+// (a read-only key, a hidden path, a bad body, a stale If-Match, an
+// Idempotency-Key reused on another request), each naming the note's path
+// and the refusal's code.
+func TestRefusedWritesAudited(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, ok := e.fileAt("ex", "02-wiki/go/context.md")
+	if !ok {
+		t.Fatal("context.md not listed")
+	}
+	wantStatus(t, "create", e.create(e.rw, "ex", "notes/a.md", "# A\n", "Idempotency-Key", "ik-1"), 201, "")
+	tests := []struct {
+		what      string
+		send      func() answer
+		status    int
+		code, key string
+		op, path  string
+	}{
+		{"a read-only key's PUT", func() answer { return e.do("PUT", "/api/projects/ex/files/"+f.ID, e.ro, []byte("x")) },
+			403, teamapi.CodeReadOnlyKey, "reader", "update", f.Path},
+		{"a read-only key's edit", func() answer {
+			return e.do("POST", "/api/projects/ex/edit", e.ro, []byte(`{"path":"02-wiki/go/context.md","old_text":"a","new_text":"b"}`))
+		}, 403, teamapi.CodeReadOnlyKey, "reader", "edit", ""},
+		{"a create in .git", func() answer { return e.create(e.rw, "ex", ".git/hooks/x.md", "x") },
+			400, "hidden_segment", "alice", "create", ".git/hooks/x.md"},
+		{"a create that is not multipart", func() answer { return e.do("POST", "/api/projects/ex/files", e.rw, []byte("x=y")) },
+			415, teamapi.CodeUnsupportedMedia, "alice", "create", ""},
+		{"a move without newPath", func() answer { return e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{}`)) },
+			400, teamapi.CodeInvalidArgument, "alice", "move", f.Path},
+		{"a move to where the note is", func() answer {
+			a := e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"./`+f.Path+`"}`))
+			if !strings.Contains(string(a.body), `newPath: \"`+f.Path+`\" is where the note is already`) {
+				t.Errorf("a move to the note's own path: %s", a.body)
+			}
+			return a
+		}, 400, teamapi.CodeInvalidArgument, "alice", "move", f.Path},
+		{"a stale If-Match", func() answer {
+			return e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, []byte("x"), "If-Match", `"`+strings.Repeat("0", 64)+`"`)
+		}, 412, teamapi.CodePreconditionFailed, "alice", "update", f.Path},
+		{"an edit that matches nothing", func() answer {
+			return e.do("POST", "/api/projects/ex/edit", e.rw, []byte(`{"path":"02-wiki/go/context.md","old_text":"not in the note at all","new_text":"b"}`))
+		}, 422, "no_match", "alice", "edit", "02-wiki/go/context.md"},
+		{"an edit that is not JSON", func() answer { return e.do("POST", "/api/projects/ex/edit", e.rw, []byte(`{`)) },
+			400, teamapi.CodeBadRequest, "alice", "edit", ""},
+		{"an Idempotency-Key reused on another request", func() answer {
+			return e.create(e.rw, "ex", "notes/b.md", "# B\n", "Idempotency-Key", "ik-1")
+		}, 422, teamapi.CodeIdempotencyMisuse, "alice", "create", "notes/b.md"},
+	}
+	for _, tc := range tests {
+		wantStatus(t, tc.what, tc.send(), tc.status, tc.code)
+		rows, err := e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 {
+			t.Fatalf("%s: no audit row", tc.what)
+		}
+		got := rows[0]
+		wantPaths := []string{}
+		if tc.path != "" {
+			wantPaths = []string{tc.path}
+		}
+		if got.Result != tc.code || got.KeyName != tc.key || got.Operation != tc.op || strings.Join(got.Paths, ",") != strings.Join(wantPaths, ",") || got.Version != "" {
+			t.Errorf("%s: audit row %+v, want %s by %s of %v refused with %s", tc.what, got, tc.op, tc.key, wantPaths, tc.code)
+		}
+	}
+	rows, _ := e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
+	if rows[0].IdempotencyKey != "ik-1" {
+		t.Errorf("the refused reuse of an Idempotency-Key is audited without it: %+v", rows[0])
+	}
+	// A write that changes nothing (the same bytes again) makes no commit;
+	// its row still names the note.
+	a, ok := e.fileAt("ex", "notes/a.md")
+	if !ok {
+		t.Fatal("notes/a.md not listed")
+	}
+	wantStatus(t, "the same content again", e.do("PUT", "/api/projects/ex/files/"+a.ID, e.rw, []byte("# A\n")), 200, "")
+	rows, _ = e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
+	if rows[0].Operation != "update" || rows[0].Result != "ok" || rows[0].Version != "" || strings.Join(rows[0].Paths, ",") != "notes/a.md" {
+		t.Errorf("audit row of a write that changed nothing = %+v, want notes/a.md, no version", rows[0])
 	}
 }

@@ -18,8 +18,11 @@ import (
 // writes whose push ended in doubt (replicas do it at each lease renewal).
 const settleEvery = 10 * time.Second
 
-// settleLoop runs settleStale over the vaults with a git remote until ctx
-// ends (one server, no replicas).
+// settleLoop runs settleStale over the vaults until ctx ends (one server,
+// no replicas): with a git remote, the writes whose push ended in doubt;
+// without, the writes applied whose bookkeeping could not be stored (their
+// records would otherwise stay running, and every retry be told 409
+// idempotency_key_in_use, until the next start).
 func (s *Server) settleLoop(ctx context.Context) {
 	t := time.NewTicker(settleEvery)
 	defer t.Stop()
@@ -32,9 +35,7 @@ func (s *Server) settleLoop(ctx context.Context) {
 		s.mu.Lock()
 		var prs []*project
 		for _, pr := range s.projects {
-			if pr.meta.Remote != "" {
-				prs = append(prs, pr)
-			}
+			prs = append(prs, pr)
 		}
 		s.mu.Unlock()
 		for _, pr := range prs {
@@ -124,6 +125,8 @@ func (s *Server) settleStale(ctx context.Context, pr *project) {
 	if len(stale) == 0 {
 		return
 	}
+	pr.book.RLock()
+	defer pr.book.RUnlock()
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if s.rep != nil && pr.hold.Load() == nil {

@@ -73,6 +73,59 @@ func failed(resp *response) *outcome {
 	return &outcome{resp: resp, result: code, uncertain: body.Error.Uncertain}
 }
 
+// failedAt is failed for a write about the notes at paths (its audit row
+// names them).
+func failedAt(resp *response, paths ...string) *outcome {
+	out := failed(resp)
+	out.paths = paths
+	return out
+}
+
+// refuse answers a write request refused before it could run (a read-only
+// key, a bad body or path, a bad or reused Idempotency-Key) and adds its
+// audit row: time, key, project, operation, the path it named (or the file
+// id, or none) and the refusal's code.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, op, target string, resp *response) {
+	code := "error"
+	var body teamapi.ErrorBody
+	if err := jsonUnmarshal(resp.body, &body); err == nil && body.Error.Code != "" {
+		code = body.Error.Code
+	}
+	paths := []string{}
+	if target != "" {
+		paths = []string{target}
+	}
+	idemKey := r.Header.Get(teamapi.HeaderIdempotencyKey)
+	if !validIdemKey(idemKey) {
+		idemKey = ""
+	}
+	e := teamstore.AuditEntry{At: s.now(), KeyID: k.ID, KeyName: k.Name, Project: pr.meta.ID, Operation: op, Paths: paths, IdempotencyKey: idemKey, Result: code}
+	if err := s.store.AppendAudit(context.WithoutCancel(r.Context()), e); err != nil {
+		s.log.Error("recording a refused write", "err", err)
+	}
+	s.log.Info("write refused", "project", pr.meta.Name, "key", k.Name, "op", op, "paths", target, "result", code, "status", resp.status)
+	resp.write(w)
+}
+
+// filePath is the path of a file id for an audit row (the id itself when
+// the project has no such file).
+func (s *Server) filePath(ctx context.Context, pr *project, id string) string {
+	if f, err := s.store.File(ctx, pr.meta.ID, id); err == nil {
+		return f.Path
+	}
+	return id
+}
+
+// auditPath is what a write's audit row names before it runs: the path of
+// a file id, the path of a create, the paths of an extension's request.
+func (s *Server) auditPath(ctx context.Context, op writeOp) string {
+	switch op.op {
+	case "update", "move", "delete":
+		return s.filePath(ctx, op.pr, op.target)
+	}
+	return op.target
+}
+
 // fingerprint hashes the parts of a request that decide what it does.
 func fingerprint(parts ...string) string {
 	h := sha256.New()
@@ -108,13 +161,15 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	ctx := context.WithoutCancel(r.Context())
 	idemKey := r.Header.Get(teamapi.HeaderIdempotencyKey)
 	if idemKey == "" {
+		op.pr.book.RLock()
 		out := s.applyOp(ctx, k, op, "")
 		s.finish(ctx, k, op, out, "", nil)
+		op.pr.book.RUnlock()
 		out.resp.write(w)
 		return
 	}
 	if !validIdemKey(idemKey) {
-		errorf(http.StatusBadRequest, teamapi.CodeInvalidIdemKey, "Idempotency-Key: use 1-%d printable ASCII characters without spaces (a UUID is best)", teamapi.MaxIdempotencyKey).write(w)
+		s.refuse(w, r, k, op.pr, op.op, s.auditPath(ctx, op), errorf(http.StatusBadRequest, teamapi.CodeInvalidIdemKey, "Idempotency-Key: use 1-%d printable ASCII characters without spaces (a UUID is best)", teamapi.MaxIdempotencyKey))
 		return
 	}
 	now := s.now()
@@ -131,7 +186,7 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	if !created {
 		switch {
 		case held.Fingerprint != rec.Fingerprint:
-			errorf(http.StatusUnprocessableEntity, teamapi.CodeIdempotencyMisuse, "Idempotency-Key %q was used for a different request; use a new key for each new request", idemKey).write(w)
+			s.refuse(w, r, k, op.pr, op.op, s.auditPath(ctx, op), errorf(http.StatusUnprocessableEntity, teamapi.CodeIdempotencyMisuse, "Idempotency-Key %q was used for a different request; use a new key for each new request", idemKey))
 		case held.State != teamstore.IdemDone || held.Response == nil:
 			resp := errorf(http.StatusConflict, teamapi.CodeIdempotencyInUse, "a request with Idempotency-Key %q is still being applied; retry in a moment", idemKey)
 			resp.header.Set("Retry-After", "1")
@@ -142,6 +197,14 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		return
 	}
 	s.crash(CrashBeforeApply)
+	s.applyIdem(ctx, k, op, rec).write(w)
+}
+
+// applyIdem applies a write whose idempotency record rec was just created,
+// stores its bookkeeping and answer, and returns the answer.
+func (s *Server) applyIdem(ctx context.Context, k *teamstore.Key, op writeOp, rec teamstore.Idem) *response {
+	op.pr.book.RLock()
+	defer op.pr.book.RUnlock()
 	out := s.applyOp(ctx, k, op, rec.Token)
 	s.crash(CrashAfterApply)
 	if (out.resp.status >= 500 || out.uncertain) && !out.applied {
@@ -150,30 +213,28 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		if sha, err := op.pr.git.commitWithToken(ctx, rec.Token); err == nil && sha != "" {
 			settled, err := s.settle(ctx, k, op.pr, rec, sha)
 			if err == nil {
-				settled.write(w)
-				return
+				return settled
 			}
 			s.log.Error("settling a write from its commit", "err", err)
 		} else if err == nil && !out.unsettled {
-			_ = s.store.ReleaseIdem(ctx, k.ID, idemKey, rec.Token)
+			_ = s.store.ReleaseIdem(ctx, k.ID, rec.Key, rec.Token)
 		}
-		s.finish(ctx, k, op, out, idemKey, nil)
-		out.resp.write(w)
-		return
+		s.finish(ctx, k, op, out, rec.Key, nil)
+		return out.resp
 	}
-	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: idemKey, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
-	if err := s.finish(ctx, k, op, out, idemKey, answer); err != nil {
+	answer := &teamstore.IdemAnswer{KeyID: k.ID, Key: rec.Key, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
+	if err := s.finish(ctx, k, op, out, rec.Key, answer); err != nil {
 		if errors.Is(err, teamstore.ErrNotRunning) {
 			// Settled meanwhile from the remote by the vault's new holder
 			// (this replica was too slow to keep its lease): booked there.
-			s.log.Warn("a write was booked by the replica that took the vault over meanwhile", "project", op.pr.meta.Name, "op", op.op, "idempotency_key", idemKey)
+			s.log.Warn("a write was booked by the replica that took the vault over meanwhile", "project", op.pr.meta.Name, "op", op.op, "idempotency_key", rec.Key)
 		} else {
 			// The write happened but its record could not be stored: the
 			// record stays running, and the next start settles it from git.
 			s.log.Error("recording a write", "err", err)
 		}
 	}
-	out.resp.write(w)
+	return out.resp
 }
 
 func replay(w http.ResponseWriter, stored *teamstore.Response) {
@@ -320,9 +381,19 @@ func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult
 	if err != nil {
 		s.log.Error("recording the files of a write", "err", err)
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
-			paths: res.Files, version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
+			paths: writtenPaths(res), version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
 	}
-	return &outcome{resp: answer(at, files), rec: rec, paths: res.Files, version: versionOf(res), applied: true, at: at}
+	return &outcome{resp: answer(at, files), rec: rec, paths: writtenPaths(res), version: versionOf(res), applied: true, at: at}
+}
+
+// writtenPaths are the paths a write's audit row names: the notes it
+// changed, or the note it was about when it changed none (the same content
+// again).
+func writtenPaths(res *api.WriteResult) []string {
+	if len(res.Files) == 0 && res.Path != "" {
+		return []string{res.Path}
+	}
+	return res.Files
 }
 
 // fileAnswer is the wire file of path right after a write.
@@ -368,28 +439,29 @@ func preconditionFailed(path, current string) *response {
 
 // createFile: POST .../files, multipart with "path" and "file".
 func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project) {
+	refuse := func(target string, resp *response) { s.refuse(w, r, k, pr, "create", target, resp) }
 	if fail := s.writable(r, k); fail != nil {
-		fail.write(w)
+		refuse("", fail)
 		return
 	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		errorf(http.StatusUnsupportedMediaType, teamapi.CodeUnsupportedMedia, "a create is multipart/form-data with the fields \"path\" and \"file\"").write(w)
+		refuse("", errorf(http.StatusUnsupportedMediaType, teamapi.CodeUnsupportedMedia, "a create is multipart/form-data with the fields \"path\" and \"file\""))
 		return
 	}
 	body, fail := readBody(w, r, maxBody)
 	if fail != nil {
-		fail.write(w)
+		refuse("", fail)
 		return
 	}
 	path, content, fail := parseCreate(body, params["boundary"])
 	if fail != nil {
-		fail.write(w)
+		refuse(path, fail)
 		return
 	}
 	rel, err := pr.svc.FS().Resolve(path, vaultfs.Write)
 	if err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
-		vaultError(fieldErr("path", err)).write(w)
+		refuse(path, vaultError(fieldErr("path", err)))
 		return
 	}
 	if err != nil {
@@ -475,17 +547,18 @@ func (s *Server) writable(r *http.Request, k *teamstore.Key) *response {
 
 // updateFile: PUT .../files/{id}, the raw new content.
 func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
+	refuse := func(resp *response) { s.refuse(w, r, k, pr, "update", s.filePath(r.Context(), pr, id), resp) }
 	if fail := s.writable(r, k); fail != nil {
-		fail.write(w)
+		refuse(fail)
 		return
 	}
 	content, fail := readBody(w, r, maxBody)
 	if fail != nil {
-		fail.write(w)
+		refuse(fail)
 		return
 	}
 	if len(content) > MaxNote {
-		errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the content is over the %d-byte limit of a note", MaxNote).write(w)
+		refuse(errorf(http.StatusRequestEntityTooLarge, teamapi.CodeTooLarge, "the content is over the %d-byte limit of a note", MaxNote))
 		return
 	}
 	ifMatch := r.Header.Get("If-Match")
@@ -497,17 +570,17 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 			}
 			current := sha256Hex(data)
 			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
-				return failed(preconditionFailed(f.Path, current))
+				return failedAt(preconditionFailed(f.Path, current), f.Path)
 			}
 			res, err := pr.svc.WriteNoteRaw(ctx, api.WriteRequest{Path: f.Path, Content: string(content), ExpectedSHA256: current})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeConflict {
 					now, _, rerr := pr.svc.FS().ReadNote(f.Path)
 					if rerr == nil {
-						return failed(preconditionFailed(f.Path, sha256Hex(now)))
+						return failedAt(preconditionFailed(f.Path, sha256Hex(now)), f.Path)
 					}
 				}
-				return failed(vaultError(err))
+				return failedAt(vaultError(err), f.Path)
 			}
 			return s.written(ctx, pr, res, "update "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
 				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
@@ -522,22 +595,23 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 // moveFile: PATCH .../files/{id} {"newPath"}, through the vault's move, so
 // every link to the note is rewritten and its MOC line follows it.
 func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
+	refuse := func(resp *response) { s.refuse(w, r, k, pr, "move", s.filePath(r.Context(), pr, id), resp) }
 	if fail := s.writable(r, k); fail != nil {
-		fail.write(w)
+		refuse(fail)
 		return
 	}
 	body, fail := readBody(w, r, 64<<10)
 	if fail != nil {
-		fail.write(w)
+		refuse(fail)
 		return
 	}
 	var req teamapi.MoveRequest
 	if err := decodeStrict(body, &req); err != nil {
-		errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be {\"newPath\": \"...\"}: %v", err).write(w)
+		refuse(errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be {\"newPath\": \"...\"}: %v", err))
 		return
 	}
 	if req.NewPath == "" {
-		errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "newPath", Message: "newPath: missing"}).write(w)
+		refuse(errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "newPath", Message: "newPath: missing"}))
 		return
 	}
 	ifMatch := r.Header.Get("If-Match")
@@ -549,14 +623,18 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			}
 			current := sha256Hex(data)
 			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
-				return failed(preconditionFailed(f.Path, current))
+				return failedAt(preconditionFailed(f.Path, current), f.Path)
+			}
+			if to, err := vaultfs.Clean(req.NewPath); err == nil && to == f.Path {
+				return failedAt(errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: teamapi.CodeInvalidArgument, Field: "newPath",
+					Message: fmt.Sprintf("newPath: %s is where the note is already", vaultfs.QuotePath(f.Path))}), f.Path)
 			}
 			res, err := pr.svc.Move(ctx, api.MoveRequest{From: f.Path, To: req.NewPath, ConfirmNewDomain: true})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeAlreadyExists {
-					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; a move never overwrites a note", req.NewPath))
+					return failedAt(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; a move never overwrites a note", req.NewPath), f.Path, req.NewPath)
 				}
-				return failed(renameField(vaultError(err), "to", "newPath"))
+				return failedAt(renameField(vaultError(err), "to", "newPath"), f.Path, req.NewPath)
 			}
 			return s.written(ctx, pr, res, "move "+res.From+" -> "+res.Path, func(_ time.Time, files map[string]teamstore.File) *response {
 				fid := id
@@ -573,7 +651,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 // commit, so it can be brought back) and its id becomes a tombstone.
 func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore.Key, pr *project, id string) {
 	if fail := s.writable(r, k); fail != nil {
-		fail.write(w)
+		s.refuse(w, r, k, pr, "delete", s.filePath(r.Context(), pr, id), fail)
 		return
 	}
 	ifMatch := r.Header.Get("If-Match")
@@ -585,11 +663,11 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore
 			}
 			current := sha256Hex(data)
 			if ifMatch != "" && !etagMatches(ifMatch, current, false) {
-				return failed(preconditionFailed(f.Path, current))
+				return failedAt(preconditionFailed(f.Path, current), f.Path)
 			}
 			res, err := pr.svc.Delete(ctx, api.DeleteRequest{Path: f.Path, Confirm: true})
 			if err != nil {
-				return failed(vaultError(err))
+				return failedAt(vaultError(err), f.Path)
 			}
 			return s.written(ctx, pr, res, "delete "+res.Path, func(time.Time, map[string]teamstore.File) *response {
 				return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})

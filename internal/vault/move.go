@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -156,7 +157,8 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}
-		return res, fmt.Sprintf("refactor(vault): move %s -> %s", from, to), nil
+		return res, fmt.Sprintf("refactor(vault): move %s -> %s\n\n%s: %d\n%s: %d", from, to,
+			gitx.LinksRewrittenTrailer, linksRewritten, gitx.NotesRewrittenTrailer, notes), nil
 	})
 }
 

@@ -397,16 +397,29 @@ func (v *Vault) ReadNote(p string) ([]byte, FileInfo, error) {
 }
 
 func (v *Vault) readNote(p string) ([]byte, FileInfo, error) {
-	t, err := v.check(p, Read)
-	if err != nil {
-		return nil, FileInfo{}, err
+	for try := 1; ; try++ {
+		t, err := v.check(p, Read)
+		if err != nil {
+			return nil, FileInfo{}, err
+		}
+		data, fi, err := v.readTarget(t, MaxNoteSize)
+		if errors.Is(err, errReplaced) && try < replacedTries {
+			continue // a write put a new file at the path: check that one
+		}
+		if err != nil {
+			return nil, FileInfo{}, err
+		}
+		return data, regularInfo(t.rel, fi, true), nil
 	}
-	data, fi, err := v.readTarget(t, MaxNoteSize)
-	if err != nil {
-		return nil, FileInfo{}, err
-	}
-	return data, regularInfo(t.rel, fi, true), nil
 }
+
+// errReplaced is the cause of the NOT_FOUND of a read whose path named
+// another file when it was opened than when it was checked: a write that
+// replaces a note (a new file renamed over it) does that, so the read
+// checks the path again, up to replacedTries times in all.
+var errReplaced = errors.New("replaced between check and open")
+
+const replacedTries = 3
 
 // ReadFile reads any regular file of the vault — a note, an attachment —
 // with the checks of ReadNote (every component of the path judged,
@@ -452,15 +465,20 @@ func (v *Vault) ReadDotFile(dir, name string, limit int64) ([]byte, error) {
 // readChecked walks rel (clean and policy-checked by the caller, as for
 // walkPath) and reads the file, at most limit bytes.
 func (v *Vault) readChecked(rel string, limit int64) ([]byte, error) {
-	t, err := v.walkPath(rel, walkOpts{acc: Read})
-	if err != nil {
-		return nil, v.fail(err)
+	for try := 1; ; try++ {
+		t, err := v.walkPath(rel, walkOpts{acc: Read})
+		if err != nil {
+			return nil, v.fail(err)
+		}
+		data, _, err := v.readTarget(t, limit)
+		if errors.Is(err, errReplaced) && try < replacedTries {
+			continue
+		}
+		if err != nil {
+			return nil, v.fail(err)
+		}
+		return data, nil
 	}
-	data, _, err := v.readTarget(t, limit)
-	if err != nil {
-		return nil, v.fail(err)
-	}
-	return data, nil
 }
 
 // readTarget opens a checked target through the root and reads it, at
@@ -485,7 +503,9 @@ func (v *Vault) readTarget(t *target, limit int64) ([]byte, fs.FileInfo, error) 
 		return nil, nil, newErr(CodeNotANote, t.rel, "is %s, not a regular file", describeMode(fi.Mode()))
 	}
 	if !os.SameFile(fi, t.info) {
-		return nil, nil, newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
+		e := newErr(CodeNotFound, t.rel, "the file was replaced while it was being opened; try again")
+		e.Err = errReplaced
+		return nil, nil, e
 	}
 	if v.readOnly {
 		// Again on the opened file: a name may have been added since the check.

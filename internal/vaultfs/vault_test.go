@@ -477,13 +477,13 @@ func TestSwapBetweenCheckAndOpen(t *testing.T) {
 		}, CodeSymlinkEscape},
 		{"file-to-hidden-inside", "a.md", func(t *testing.T, f *fixture) {
 			// os.Root would follow this one (it stays inside); the identity
-			// check refuses it.
+			// check refuses it, and the path checked again is refused.
 			swapForLink(t, filepath.Join(f.dir, "a.md"), ".obsidian/x.md")
-		}, CodeNotFound},
+		}, CodeHiddenSegment},
 		{"parent-to-hidden-inside", "dir/a.md", func(t *testing.T, f *fixture) {
 			write(t, filepath.Join(f.dir, ".obsidian", "a.md"), hiddenSecret)
 			swapForLink(t, filepath.Join(f.dir, "dir"), ".obsidian")
-		}, CodeNotFound},
+		}, CodeHiddenSegment},
 		{"file-to-fifo", "a.md", func(t *testing.T, f *fixture) {
 			name := filepath.Join(f.dir, "a.md")
 			if err := os.Rename(name, name+".orig"); err != nil {
@@ -493,6 +493,7 @@ func TestSwapBetweenCheckAndOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, CodeNotANote},
+		// Replaced at every attempt: the read gives up.
 		{"file-replaced", "a.md", func(t *testing.T, f *fixture) {
 			write(t, filepath.Join(f.dir, "other.md"), "other\n")
 			if err := os.Rename(filepath.Join(f.dir, "other.md"), filepath.Join(f.dir, "a.md")); err != nil {
@@ -526,6 +527,41 @@ func TestSwapBetweenCheckAndOpen(t *testing.T) {
 			if err != nil {
 				f.assertSafe(t, "error", err.Error())
 				checkMessage(t, err)
+			}
+		})
+	}
+}
+
+// TestReadNoteReplacedOnce: a note replaced by a write (a new file renamed
+// over it) between the read's check and its open is read as the new file,
+// not reported missing: another client's write is not a deletion.
+func TestReadNoteReplacedOnce(t *testing.T) {
+	for _, read := range []struct {
+		name string
+		fn   func(v *Vault) ([]byte, error)
+	}{
+		{"ReadNote", func(v *Vault) ([]byte, error) { b, _, err := v.ReadNote("a.md"); return b, err }},
+		{"ReadFile", func(v *Vault) ([]byte, error) { return v.ReadFile("a.md", MaxNoteSize) }},
+	} {
+		t.Run(read.name, func(t *testing.T) {
+			f := newFixture(t)
+			calls := 0
+			withHook(t, func(string) {
+				calls++
+				if calls > 1 {
+					return
+				}
+				write(t, filepath.Join(f.dir, "new.md"), "new\n")
+				if err := os.Rename(filepath.Join(f.dir, "new.md"), filepath.Join(f.dir, "a.md")); err != nil {
+					t.Fatal(err)
+				}
+			})
+			data, err := read.fn(f.v)
+			if err != nil || string(data) != "new\n" {
+				t.Errorf("%s(a.md) = %q, %v; want the new bytes", read.name, data, err)
+			}
+			if calls != 2 {
+				t.Errorf("the path was opened %d times, want 2", calls)
 			}
 		})
 	}
