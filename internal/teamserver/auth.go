@@ -76,8 +76,13 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 		if !errors.Is(err, teamstore.ErrNotFound) {
 			// The metadata store does not answer (a database restarting or
 			// failing over): nothing was done, and the client's retry works
-			// once it is back.
-			s.log.Error("looking up an API key", "err", err)
+			// once it is back. A client that went away cut the lookup
+			// itself: no failure of the server's.
+			if r.Context().Err() != nil {
+				s.log.Debug("looking up an API key: the client went away", "err", err)
+			} else {
+				s.log.Error("looking up an API key", "err", err)
+			}
 			return nil, errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the API key cannot be checked right now (the server's database does not answer); retry")
 		}
 		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")

@@ -120,14 +120,17 @@ func (s *Server) serveReplicated(w http.ResponseWriter, r *http.Request, k *team
 			}
 			haveBody = true
 		}
-		err = rep.fwd.forward(w, r, owner, body)
-		if err == nil {
+		status, err := rep.fwd.forward(w, r, owner, body)
+		switch {
+		case err == nil && status >= 500:
+			s.met.forwards.Inc("holder_error") // the holder's own failure, relayed
+			return
+		case err == nil && status > 0:
 			s.met.forwards.Inc("ok")
 			return
-		}
-		if !errors.Is(err, errOwnerDown) {
-			s.met.forwards.Inc("error")
-			return // answered
+		case !errors.Is(err, errOwnerDown):
+			s.met.forwards.Inc("error") // answered here: the holder stopped answering
+			return
 		}
 		s.log.Warn("the replica serving a vault cannot be reached; waiting for its lease to expire", "project", meta.Name, "replica", owner.Owner, "advertise", owner.Advertise, "expires", owner.ExpiresAt)
 		down = key
@@ -154,13 +157,15 @@ const (
 // forward sends the request (its body already read) to the lease holder
 // and relays its answer. errOwnerDown means nothing was answered: the
 // holder could not be reached, or (a GET or HEAD) it did not answer before
-// its lease ran out; the caller may serve the request otherwise.
-func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) error {
+// its lease ran out; the caller may serve the request otherwise. status is
+// that of the holder's answer, relayed; 0 with a nil error when this
+// replica answered (the holder stopped answering, the client went away).
+func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) (status int, err error) {
 	s := f.s
 	target, err := url.Parse(owner.Advertise)
 	if err != nil || target.Host == "" {
 		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the replica serving this project advertises no usable URL").write(w)
-		return errors.New("bad advertise URL")
+		return 0, errors.New("bad advertise URL")
 	}
 	var down bool
 	var state atomic.Int32
@@ -179,10 +184,11 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		Transport:     f.transport,
 		FlushInterval: -1, // MCP event streams
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		ModifyResponse: func(*http.Response) error {
+		ModifyResponse: func(resp *http.Response) error {
 			if !state.CompareAndSwap(fwdWaiting, fwdAnswered) {
 				return errors.New("the holder answered after its lease ran out")
 			}
+			status = resp.StatusCode
 			// The holder's answer carries its own Cache-Control: the one this
 			// replica set on every answer would be sent twice.
 			w.Header().Del("Cache-Control")
@@ -237,9 +243,9 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 	}
 	proxy.ServeHTTP(w, r.WithContext(ctx))
 	if down {
-		return errOwnerDown
+		return 0, errOwnerDown
 	}
-	return nil
+	return status, nil
 }
 
 // watchLease calls abandon, until ctx ends, when the holder the request

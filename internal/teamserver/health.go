@@ -108,7 +108,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 		writeSeconds:    reg.Histogram("vaultmcp_write_duration_seconds", "Time a write holds its vault: the change, its commit and its push.", metrics.DefaultBuckets),
 		pushes:          reg.Counter("vaultmcp_git_pushes_total", "Pushes of writes to a vault's git remote, by result (ok, rejected, failed).", "result"),
 		pushSeconds:     reg.Histogram("vaultmcp_git_push_duration_seconds", "Time of a push to a vault's git remote.", metrics.DefaultBuckets),
-		forwards:        reg.Counter("vaultmcp_forwarded_requests_total", "Requests forwarded to the replica holding the vault's lease, by result.", "result"),
+		forwards:        reg.Counter("vaultmcp_forwarded_requests_total", "Requests forwarded to the replica holding the vault's lease, by result: ok (its answer relayed), holder_error (its 5xx answer relayed), error (it stopped answering), owner_down, refused_second_hop.", "result"),
 		takeovers:       reg.Counter("vaultmcp_lease_takeovers_total", "Vault leases taken (the vault opened to serve it), by result.", "result"),
 		takeoverSeconds: reg.Histogram("vaultmcp_lease_takeover_duration_seconds", "Time to take a vault over: the lease, the clone or fetch, the index.", []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}),
 		leaseLosses:     reg.Counter("vaultmcp_lease_losses_total", "Vault leases given up because they could not be renewed."),

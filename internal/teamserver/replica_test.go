@@ -1004,3 +1004,40 @@ func TestForwardedAnswerHeadersOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardedResultsCounted: a forwarded request is counted by what came
+// of it: the holder's answer relayed (ok), or the holder's own failure
+// relayed (holder_error), never a 5xx counted as ok.
+func TestForwardedResultsCounted(t *testing.T) {
+	c := newCluster(t, 2)
+	a, b := c.reps[0], c.reps[1]
+	wantStatus(t, "write through b", c.create(b, "notes/one.md", "# One\n"), 201, "")
+	if got := c.do(a, "GET", "/api/projects/team/files?path=notes/one.md", nil); got.status != 200 {
+		t.Fatalf("read through a: %d", got.status)
+	}
+	// The remote gone: b, holding the vault, cannot push a write.
+	if err := os.Rename(c.bare, c.bare+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.create(a, "notes/two.md", "# Two\n"); got.status < 500 {
+		t.Fatalf("a write through a with the remote gone: %d %s", got.status, got.body)
+	}
+	metrics := string(c.do(a, "GET", "/metrics", nil).body)
+	for result, want := range map[string]string{"ok": "1", "holder_error": "1"} {
+		line := `vaultmcp_forwarded_requests_total{result="` + result + `"} ` + want
+		if !strings.Contains(metrics, line+"\n") {
+			t.Errorf("metrics lack %q:\n%s", line, grepLines(metrics, "vaultmcp_forwarded"))
+		}
+	}
+}
+
+// grepLines returns the lines of s that hold sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
