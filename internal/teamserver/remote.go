@@ -88,10 +88,12 @@ func syncClone(ctx context.Context, dir, branch string) error {
 // holds pr.mu. It returns the tip.
 func (s *Server) syncFromRemote(ctx context.Context, pr *project) (string, error) {
 	g := pr.git.r
+	now := s.now()
 	tip, err := g.Fetch(ctx, pr.meta.Branch)
 	if err != nil {
 		return "", fmt.Errorf("fetching from the vault's git remote: %s", gitx.RedactURL(err.Error()))
 	}
+	pr.polled.Store(now.UnixNano()) // what followRemote would have fetched
 	head, err := g.Head(ctx)
 	if err != nil {
 		return "", err
@@ -100,6 +102,49 @@ func (s *Server) syncFromRemote(ctx context.Context, pr *project) (string, error
 		return tip, nil
 	}
 	return tip, s.resetTo(ctx, pr, tip)
+}
+
+// remotePollEvery is how often the server serving a vault kept in a git
+// remote fetches it (counted from its last fetch: the one that opened the
+// vault, a refresh on news of another replica's write, or this poll), so that what someone pushed to it outside the server
+// (a colleague's own clone, a sync plugin) is served, and searched, within
+// about that time rather than from the next write on. (The replicas tell
+// each other of their own writes at once, with LISTEN/NOTIFY.)
+const remotePollEvery = 30 * time.Second
+
+// followRemote fetches pr's remote when remotePollEvery has passed since
+// it last did (by the server's clock), and puts the clone and the index at
+// the remote's tip when it moved: the clone never holds a commit the remote
+// lacks, so this loses nothing. A write in progress (pr.mu held) puts it
+// off to the next round: the write fetches anyway.
+func (s *Server) followRemote(ctx context.Context, pr *project) {
+	if pr.meta.Remote == "" {
+		return
+	}
+	now := s.now()
+	switch last := pr.polled.Load(); {
+	case last == 0:
+		// The vault was opened from the remote: the count starts now.
+		pr.polled.CompareAndSwap(0, now.UnixNano())
+		return
+	case now.Sub(time.Unix(0, last)) < remotePollEvery:
+		return
+	}
+	if !pr.mu.TryLock() {
+		return
+	}
+	defer pr.mu.Unlock()
+	pr.polled.Store(now.UnixNano()) // a failed fetch waits its turn too
+	before, _ := pr.git.r.Head(ctx)
+	tip, err := s.syncFromRemote(ctx, pr)
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Warn("following the vault's git remote", "project", pr.meta.Name, "err", err)
+		}
+	case tip != before:
+		s.log.Info("the vault's git remote moved outside the server; the clone and the index follow it", "project", pr.meta.Name, "version", tip)
+	}
 }
 
 // resetTo puts the clone at rev and refreshes the index and the hash cache

@@ -232,6 +232,7 @@ func (r *replication) tick(ctx context.Context) {
 	}
 	for _, pr := range r.owned() {
 		s.settleStale(ctx, pr)
+		s.followRemote(ctx, pr)
 	}
 }
 

@@ -1041,3 +1041,53 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestFollowRemote: what someone pushes to a vault's remote outside the
+// server (a colleague's own clone) is served and searched once the holder
+// has fetched, within remotePollEvery by the server's clock, without any
+// write through the server; nothing is fetched again before that.
+func TestFollowRemote(t *testing.T) {
+	c := newCluster(t, 1)
+	a := c.reps[0]
+	ctx := context.Background()
+	wantStatus(t, "first write", c.create(a, "notes/first.md", "# First\n"), 201, "")
+	e := &env{t: t, http: a.http, rw: c.key}
+	late := c.pushAside("notes/late.md", "# Late\n\nquokkafjord travels by git.\n", "a push from a colleague's clone")
+	pr := a.srv.rep.serving(c.p.ID)
+	if pr == nil {
+		t.Fatal("the replica does not serve the vault")
+	}
+	a.srv.rep.tick(ctx) // the vault was fetched when it was taken: not yet
+	if _, ok := e.fileAt("team", "notes/late.md"); ok {
+		t.Fatal("fetched again before remotePollEvery")
+	}
+	c.clock.Advance(remotePollEvery)
+	a.srv.rep.tick(ctx)
+	if _, ok := e.fileAt("team", "notes/late.md"); !ok {
+		t.Fatal("the note pushed outside the server is not served after a round")
+	}
+	hits := c.do(a, "POST", "/api/projects/team/search", []byte(`{"query":"quokkafjord"}`))
+	if hits.status != 200 || !strings.Contains(string(hits.body), "notes/late.md") {
+		t.Errorf("the pushed note is not searched: %d %s", hits.status, hits.body)
+	}
+	if head, _ := execGit(a.data.VaultDir(c.p.ID), "rev-parse", "HEAD"); strings.TrimSpace(head) != late {
+		t.Errorf("the clone is at %s, want the remote's %s", head, late)
+	}
+	// The next push waits for remotePollEvery.
+	c.pushAside("notes/later.md", "# Later\n", "another push")
+	c.clock.Advance(remotePollEvery / 2)
+	a.srv.rep.tick(ctx)
+	if _, ok := e.fileAt("team", "notes/later.md"); ok {
+		t.Error("fetched again before remotePollEvery")
+	}
+	c.clock.Advance(remotePollEvery / 2)
+	a.srv.rep.tick(ctx)
+	if _, ok := e.fileAt("team", "notes/later.md"); !ok {
+		t.Error("not fetched once remotePollEvery had passed")
+	}
+	// A write through the server still lands on top of both.
+	wantStatus(t, "a write after", c.create(a, "notes/after.md", "# After\n"), 201, "")
+	if n := c.inRemote("notes/after.md"); n != 1 {
+		t.Errorf("the write is in the remote %d time(s)", n)
+	}
+}

@@ -137,6 +137,9 @@ type project struct {
 	hold atomic.Pointer[heldLease]
 	// refreshing coalesces the refreshes that news of a version asks for.
 	refreshing, refreshAgain atomic.Bool
+	// polled is when followRemote last fetched the vault's remote (Unix
+	// nanoseconds, 0: never).
+	polled atomic.Int64
 }
 
 // New opens every project of the data directory, takes the directory's

@@ -40,6 +40,7 @@ func (s *Server) settleLoop(ctx context.Context) {
 		s.mu.Unlock()
 		for _, pr := range prs {
 			s.settleStale(ctx, pr)
+			s.followRemote(ctx, pr)
 		}
 	}
 }
