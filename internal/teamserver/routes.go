@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -35,7 +37,22 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %s (the API is under /api/)", r.URL.Path).write(w)
 	})
-	return s.logged(mux)
+	return s.logged(cleanPaths(mux))
+}
+
+// cleanPaths answers a request whose URL path is not clean ("//", "/./",
+// "/../", as curl --path-as-is sends them) with the API's JSON 404 instead
+// of the ServeMux's redirect, whose body is HTML: every answer of the API
+// is JSON, and a client that follows the redirect would send its key to a
+// path it did not name.
+func cleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "" && p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/") {
+			errorf(http.StatusNotFound, teamapi.CodeNotFound, "no such endpoint: %q is not a clean path (no //, /./ or /../)", p).write(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // withKey authenticates the request and applies the key's rate limit.

@@ -692,3 +692,21 @@ func TestRefusedWritesAudited(t *testing.T) {
 		t.Errorf("audit row of a write that changed nothing = %+v, want notes/a.md, no version", rows[0])
 	}
 }
+
+// TestUncleanPaths: a URL path with //, /./ or /../ gets the API's JSON 404,
+// not the ServeMux's redirect (an HTML body, and a client following it
+// would send its key to a path it did not name); clean paths, trailing
+// slashes included, are routed as before.
+func TestUncleanPaths(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, p := range []string{"/api//projects", "/api/./projects", "/x/../api/projects", "/api/projects/ex/files//"} {
+		got := e.do("GET", p, e.rw, nil)
+		if got.status != http.StatusNotFound || !strings.Contains(string(got.body), `"code":"not_found"`) || got.header.Get("Location") != "" {
+			t.Errorf("GET %s: %d %s (Location %q), want the JSON 404", p, got.status, got.body, got.header.Get("Location"))
+		}
+	}
+	wantStatus(t, "a clean path", e.do("GET", "/api/projects", e.rw, nil), 200, "")
+	if got := e.do("GET", "/.well-known/oauth-protected-resource/", "", nil); strings.Contains(string(got.body), "clean path") {
+		t.Errorf("a trailing slash taken for an unclean path: %s", got.body)
+	}
+}
