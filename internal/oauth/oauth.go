@@ -157,7 +157,7 @@ func (v *Verifier) VerifyFor(ctx context.Context, token, path string) (*Claims, 
 		Crit json.RawMessage `json:"crit"`
 	}
 	if err := decodePart(parts[0], &hdr); err != nil {
-		return nil, invalid("the header is not valid: %v", err)
+		return nil, invalid("the header is not valid: %s", partProblem(err))
 	}
 	if len(hdr.Crit) > 0 {
 		// Critical extensions must be understood or the token refused (RFC
@@ -195,7 +195,7 @@ func (v *Verifier) VerifyFor(ctx context.Context, token, path string) (*Claims, 
 		Email string          `json:"email"`
 	}
 	if err := decodePart(parts[1], &c); err != nil {
-		return nil, invalid("the claims are not valid: %v", err)
+		return nil, invalid("the claims are not valid: %s", partProblem(err))
 	}
 	if c.Iss != v.Issuer {
 		return nil, invalid("the token was issued by another issuer")
@@ -258,6 +258,26 @@ func Require(c *Claims, scope string) error {
 		return nil
 	}
 	return &Error{Code: "insufficient_scope", Reason: "the token lacks the scope " + scope, Scope: scope}
+}
+
+// partProblem says what is wrong with a part of a token without quoting
+// it: the decoders' errors repeat the token's bytes (an offset, a
+// character), and no part of a token goes into an answer or a log line.
+func partProblem(err error) string {
+	var be base64.CorruptInputError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &be):
+		return "not base64url"
+	case errors.As(err, &se):
+		return "not JSON"
+	case errors.As(err, &te) && te.Field == "":
+		return "not a JSON object"
+	case errors.As(err, &te):
+		return fmt.Sprintf("the field %q has the wrong type", te.Field)
+	}
+	return "not the JSON object a token part is"
 }
 
 func decodePart(s string, v any) error {

@@ -278,3 +278,30 @@ func TestCriticalHeaderRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestMalformedPartsNotQuoted: a token whose header or claims do not
+// decode is refused saying what is wrong, never repeating a byte of it
+// (the decoders' own errors quote a character or an offset of the input).
+func TestMalformedPartsNotQuoted(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	v := verifier(p, &clock)
+	enc := base64.RawURLEncoding.EncodeToString
+	for tok, want := range map[string]string{
+		"garbage.x.y":                                   "the header is not valid: not JSON",
+		"a$b.x.y":                                       "the header is not valid: not base64url",
+		enc([]byte(`{"alg":7}`)) + ".x.y":               `the header is not valid: the field "alg" has the wrong type`,
+		enc([]byte(`["RS256"]`)) + ".x.y":               "the header is not valid: not a JSON object",
+		enc([]byte("{\"alg\":\"RS256\"\x81}")) + ".x.y": "the header is not valid: not JSON",
+	} {
+		_, err := v.Verify(context.Background(), tok)
+		var e *oauth.Error
+		if !errors.As(err, &e) || e.Code != "invalid_token" || !strings.Contains(e.Error(), want) {
+			t.Errorf("%q: %v, want %q", tok, err, want)
+			continue
+		}
+		if strings.ContainsAny(e.Error(), "$\x81\ufffd") || strings.Contains(e.Error(), "offset") || strings.Contains(e.Error(), "byte") {
+			t.Errorf("%q: the error repeats the token: %v", tok, e)
+		}
+	}
+}
