@@ -14,8 +14,10 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
-// rebuiltWarning tells a client that its answer was rebuilt after a crash.
-const rebuiltWarning = "the server stopped after applying this request and before answering it; this answer was rebuilt from the commit"
+// rebuiltWarning tells a client that its answer was rebuilt from the
+// write's commit: after a crash, or when the write's outcome was in doubt
+// (its push, or its bookkeeping) and was settled later from git.
+const rebuiltWarning = "the server applied this request but could not answer it then (it stopped, or the outcome was in doubt until git said); this answer was rebuilt from the commit, without the diff"
 
 // recover settles the idempotency records a previous server left running:
 // the write whose commit carries the record's token was applied (its
