@@ -456,6 +456,10 @@ func TestReplicaPushRejected(t *testing.T) {
 	if c.inRemote("notes/mine.md") != 0 {
 		t.Fatal("the refused write is in the remote")
 	}
+	// Its audit row names no commit: the one it made exists nowhere.
+	if rows, err := a.data.Store.Audit(context.Background(), teamstore.AuditQuery{Limit: 1}); err != nil || len(rows) != 1 || rows[0].Result != teamapi.CodeUnavailable || rows[0].Version != "" {
+		t.Errorf("the refused write's audit row: %+v (%v), want unavailable without a version", rows, err)
+	}
 	if head, _ := execGit(a.data.VaultDir(c.p.ID), "rev-parse", "HEAD"); strings.TrimSpace(head) != late {
 		t.Errorf("the clone is at %s, want the remote's %s", head, late)
 	}

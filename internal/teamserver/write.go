@@ -366,7 +366,13 @@ func (s *Server) reconcile(ctx context.Context, pr *project, res *api.WriteResul
 // answer from the reconciled files.
 func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
 	if fail := s.publish(ctx, pr, res); fail != nil {
-		fail.paths, fail.version = res.Files, versionOf(res)
+		fail.paths = res.Files
+		if fail.uncertain {
+			// Its commit may be in the remote: the audit row names it. A
+			// refused push's commit went with the clone's reset to the
+			// remote, and exists nowhere.
+			fail.version = versionOf(res)
+		}
 		return fail
 	}
 	return s.recorded(ctx, pr, res, message, answer)
