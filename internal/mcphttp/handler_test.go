@@ -481,6 +481,13 @@ func TestSDKClientAndClose(t *testing.T) {
 	if err := s.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The handler counts the session once the SDK's handler of the
+	// initialize has returned, which may be after the client has its
+	// answer (and has pinged): wait for it, boundedly.
+	deadline := time.Now().Add(5 * time.Second)
+	for ts.h.Sessions() != 1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	if n := ts.h.Sessions(); n != 1 {
 		t.Fatalf("%d sessions", n)
 	}
