@@ -1,14 +1,13 @@
 package mcpserver
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
+	"github.com/vaultmcp/vaultmcp/internal/jsonx"
 )
 
 // A tool answer over stdio is written by its own encoder, not by
@@ -41,19 +40,7 @@ func (r *inPlaceResult) MarshalJSON() ([]byte, error) {
 	if jsonrpcio.EncodeResult(r.extra, r.wireResult.appendJSON) {
 		return jsonrpcio.Placeholder, nil
 	}
-	return marshalNoHTML(r.wireResult)
-}
-
-// marshalNoHTML is v encoded as the SDK encodes a result: encoding/json
-// without HTML escaping.
-func marshalNoHTML(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonx.Marshal(r.wireResult)
 }
 
 // appendJSON appends w as encoding/json writes it (without HTML
@@ -117,7 +104,7 @@ func appendStructured(dst []byte, v any) ([]byte, bool) {
 	if s, ok := v.(*searchOutput); ok && s != nil {
 		return appendSearchOutput(dst, s)
 	}
-	data, err := marshalNoHTML(v)
+	data, err := jsonx.Marshal(v)
 	if err != nil {
 		return dst, false
 	}
@@ -189,7 +176,7 @@ func appendSearchHit(dst []byte, h *searchHit) ([]byte, bool) {
 	}
 	if h.Explain != nil {
 		dst = append(dst, `,"explain":`...)
-		data, err := marshalNoHTML(h.Explain)
+		data, err := jsonx.Marshal(h.Explain)
 		if err != nil {
 			return dst, false
 		}

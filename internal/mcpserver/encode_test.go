@@ -17,6 +17,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/jsonrpcio"
+	"github.com/vaultmcp/vaultmcp/internal/jsonx"
 )
 
 // randomText is a string of printable ASCII with, now and then, what a
@@ -44,7 +45,7 @@ func randomText(r *rand.Rand) string {
 func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
-		want, err := marshalNoHTML(s)
+		want, err := jsonx.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestAppendFloatAsEncodingJSON(t *testing.T) {
 		values = append(values, math.Float64frombits(r.Uint64()), r.Float64()*20, r.NormFloat64()*math.Pow(10, float64(r.IntN(60)-30)))
 	}
 	for _, f := range values {
-		want, err := marshalNoHTML(f)
+		want, err := jsonx.Marshal(f)
 		got, ok := appendFloat(nil, f)
 		if err != nil {
 			if ok {
@@ -129,7 +130,7 @@ func TestAppendSearchOutputAsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 3000 {
 		out := randomSearchOutput(r)
-		want, err := marshalNoHTML(out)
+		want, err := jsonx.Marshal(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func TestAppendWireResultAsEncodingJSON(t *testing.T) {
 		results = append(results, w)
 	}
 	for i, w := range results {
-		want, err := marshalNoHTML(w)
+		want, err := jsonx.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}

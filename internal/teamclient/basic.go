@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/jsonx"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 )
 
@@ -184,18 +185,6 @@ func (cl *call) remove(p project, id, ifMatch string) (*teamapi.DeleteAnswer, er
 	return &out, a.decode(&out)
 }
 
-// encodeJSON is v as JSON with <, > and & as they are: escaped, each is
-// six bytes, and a note of markup would outgrow the body a server takes.
-func encodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // ext calls an extension endpoint: POST /api/projects/{p}/{op} with the
 // api request as JSON, answered with the api result.
 func ext[Out any](cl *call, p project, op string, req any, write bool) (*Out, error) {
@@ -204,7 +193,7 @@ func ext[Out any](cl *call, p project, op string, req any, write bool) (*Out, er
 
 // extIf is ext with an If-Match header (the hash a replacement expects).
 func extIf[Out any](cl *call, p project, op string, req any, write bool, ifMatch string) (*Out, error) {
-	body, err := encodeJSON(req)
+	body, err := jsonx.Marshal(req)
 	if err != nil {
 		return nil, api.Invalid("arguments", "%v", err)
 	}
