@@ -289,6 +289,17 @@ func TestFuzzy(t *testing.T) {
 	if hits := ix.Search("jiter", Filter{}, 10); len(hits) != 1 {
 		t.Errorf("jiter (1 edit, length 5) should match: %+v", hits)
 	}
+	// Only the nearest spellings: with one a single edit away, those two
+	// edits away are left out.
+	ix2 := New(Options{})
+	ix2.Add("a.md", prose("zanzibar"))
+	ix2.Add("b.md", prose("zunzabor"))
+	if got := paths(ix2.Search("zanzibor", Filter{}, 10)); !slices.Equal(got, []string{"a.md#0"}) {
+		t.Errorf("zanzibor (zanzibar 1 edit away, zunzabor 2): %v", got)
+	}
+	if got := paths(ix2.Search("zanzabur", Filter{}, 10)); len(got) != 2 {
+		t.Errorf("zanzabur (both 2 edits away): %v", got)
+	}
 	// A chunk matched exactly by another term is not fuzzy.
 	hits = ix.Search("bakoff jitter", Filter{}, 10)
 	if len(hits) != 1 || hits[0].Fuzzy {

@@ -24,8 +24,12 @@ const maxExpansions = 10
 // best misspelling expansion), each a BM25F term score (see the package
 // documentation); a chunk's score is the sum over terms.
 // Expansions are tried only for a term absent from the vocabulary: at
-// distance 1 for terms of 4+ characters, 2 for 8+. The hits carry no
-// explanation (see SearchExplained).
+// distance 1 for terms of 4+ characters, 2 for 8+, and only the nearest
+// of them (a term one edit away leaves out those two away: "templator"
+// is read as templater, not also as templates; on the Obsidian hub's
+// labelled set, hit@10 0.840 -> 0.860 and MRR@10 0.762 -> 0.764, the nine
+// other sets unchanged). The hits carry no explanation (see
+// SearchExplained).
 func (ix *Index) Search(query string, f Filter, max int) []Hit {
 	return ix.search(query, f, max, false)
 }
@@ -276,6 +280,9 @@ func (ix *Index) expansions(q string) []uint32 {
 	})
 	out := make([]uint32, 0, min(len(cs), maxExpansions))
 	for _, c := range cs[:min(len(cs), maxExpansions)] {
+		if c.dist > cs[0].dist {
+			break // the nearest spellings only (see Search)
+		}
 		out = append(out, c.id)
 	}
 	return out
