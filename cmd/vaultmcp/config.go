@@ -37,7 +37,7 @@ func (c *Config) common(fs *flag.FlagSet) {
 	if c.Vault == "" {
 		c.Vault = os.Getenv("OBSIDIAN_VAULT_PATH")
 	}
-	c.AutoPush = truthy(os.Getenv("VAULT_AUTO_PUSH"))
+	c.AutoPush = switchOn("VAULT_AUTO_PUSH")
 	c.Lang = os.Getenv("VAULT_LANG") // "": tool output in English, the profile detected from the vault
 	fs.StringVar(&c.Vault, "vault", c.Vault, "vault folder (default $VAULT_PATH or $OBSIDIAN_VAULT_PATH)")
 	fs.StringVar(&c.Lang, "lang", c.Lang, "language of tool output and of new notes: en or pt (default $VAULT_LANG; unset: output in en, notes in the vault's own language)")
@@ -47,7 +47,7 @@ func (c *Config) common(fs *flag.FlagSet) {
 // clients, where a read-only mode means something (the write tools are
 // left out); the one-off commands never write a note anyway.
 func (c *Config) server(fs *flag.FlagSet) {
-	c.ReadOnly = truthy(os.Getenv("VAULT_READ_ONLY"))
+	c.ReadOnly = switchOn("VAULT_READ_ONLY")
 	fs.BoolVar(&c.ReadOnly, "read-only", c.ReadOnly, "do not offer any write tool (default $VAULT_READ_ONLY)")
 }
 
@@ -209,12 +209,11 @@ func yesNo(name, s string) (bool, error) {
 	return false, fmt.Errorf("%s: %q is neither yes (1, true, yes, on) nor no (0, false, no, off)", name, s)
 }
 
-func truthy(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
+// switchOn reads the switch in the environment variable name as yesNo
+// does; a value that is neither is refused by checkEnv before it is used.
+func switchOn(name string) bool {
+	on, _ := yesNo(name, os.Getenv(name))
+	return on
 }
 
 // parseInterleaved parses flags that may come after positional arguments

@@ -213,7 +213,11 @@ func runScript(t *testing.T, a archive) (string, string) {
 			case "VAULT_LANG":
 				opts.Lang, sopts.Lang = v, v
 			case "VAULT_READ_ONLY":
-				opts.ReadOnly, sopts.ReadOnly = truthy(v), truthy(v)
+				on, err := yesNo(k, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.ReadOnly, sopts.ReadOnly = on, on
 			default:
 				t.Fatalf("env: %s is not a setting scripts know", k)
 			}

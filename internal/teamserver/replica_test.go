@@ -74,6 +74,29 @@ func newCluster(t *testing.T, n int) *cluster {
 	return c
 }
 
+// afterLease sends the request req makes while the vault's lease (of a
+// holder killed or restarted) is live: it must wait, not be answered, until
+// the lease expires; then it is, within 30 s, and afterLease returns the
+// answer.
+func (c *cluster) afterLease(what string, req func() answer) answer {
+	c.t.Helper()
+	done := make(chan answer, 1)
+	go func() { done <- req() }()
+	select {
+	case got := <-done:
+		c.t.Fatalf("%s answered while the lease is live: %d %s", what, got.status, got.body)
+	case <-time.After(500 * time.Millisecond):
+	}
+	c.clock.Advance(testTTL + time.Second)
+	select {
+	case got := <-done:
+		return got
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("%s: no answer 30 s after the lease expired", what)
+	}
+	return answer{}
+}
+
 func (c *cluster) start() *replicaProc {
 	c.t.Helper()
 	return c.startAt("")
@@ -366,20 +389,7 @@ func TestReplicaTakeoverAfterDeath(t *testing.T) {
 		t.Fatal("b does not hold the lease")
 	}
 	b.kill()
-	done := make(chan answer, 1)
-	go func() { done <- c.create(a, "notes/3.md", "# 3\n", "Idempotency-Key", "after-death") }()
-	select {
-	case got := <-done:
-		t.Fatalf("answered before the dead holder's lease expired: %d %s", got.status, got.body)
-	case <-time.After(500 * time.Millisecond):
-	}
-	c.clock.Advance(testTTL + time.Second)
-	var got answer
-	select {
-	case got = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no answer 30 s after the lease expired")
-	}
+	got := c.afterLease("the write through a", func() answer { return c.create(a, "notes/3.md", "# 3\n", "Idempotency-Key", "after-death") })
 	wantStatus(t, "the write through a once b's lease expired", got, 201, "")
 	if c.owner() != a.srv.instance {
 		t.Errorf("the lease is held by %s, want a", c.owner())
@@ -412,20 +422,7 @@ func TestReplicaRestartedAtSameAddress(t *testing.T) {
 	if b2.http.URL != b.http.URL {
 		t.Fatalf("the restarted replica is at %s, want %s", b2.http.URL, b.http.URL)
 	}
-	done := make(chan answer, 1)
-	go func() { done <- c.create(a, "notes/after.md", "# After\n", "Idempotency-Key", "after-restart") }()
-	select {
-	case got := <-done:
-		t.Fatalf("answered while the earlier life's lease is live: %d %s", got.status, got.body)
-	case <-time.After(500 * time.Millisecond):
-	}
-	c.clock.Advance(testTTL + time.Second)
-	var got answer
-	select {
-	case got = <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no answer 30 s after the lease expired")
-	}
+	got := c.afterLease("the write through a", func() answer { return c.create(a, "notes/after.md", "# After\n", "Idempotency-Key", "after-restart") })
 	wantStatus(t, "the write forwarded to the restarted replica", got, 201, "")
 	if c.owner() != b2.srv.instance {
 		t.Errorf("the lease is held by %s, want the restarted replica %s", c.owner(), b2.srv.instance)
