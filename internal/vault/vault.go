@@ -1286,19 +1286,61 @@ func (s *Service) refreshMany(rels []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var notes []parsed
+	var gone []string
 	for _, it := range items {
 		switch {
 		case vaultfs.CodeOf(it.err) == vaultfs.CodeNotANote:
 			s.forgetLocked(it.rel) // a folder now: see Refresh
 		case it.err != nil:
-			s.forgetTreeLocked(it.rel)
+			gone = append(gone, it.rel)
 		case !it.fi.IsNote:
 			s.graph.AddFile(it.rel)
 		default:
 			notes = append(notes, it.note)
 		}
 	}
+	s.forgetTreesLocked(gone)
 	s.putManyLocked(notes)
+}
+
+// forgetTreesLocked is forgetTreeLocked for many paths, in one pass over the
+// files known: each forgetTreeLocked looks at every file of the vault, and
+// a git checkout that removes thousands of notes spent seconds on it.
+// Caller holds s.mu.
+func (s *Service) forgetTreesLocked(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
+	gone := make(map[string]bool, len(rels))
+	for _, r := range rels {
+		gone[r] = true
+	}
+	// under reports whether p or one of its folders is gone.
+	under := func(p string) bool {
+		for {
+			if gone[p] {
+				return true
+			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				return false
+			}
+			p = p[:i]
+		}
+	}
+	for _, p := range s.graph.Resolver().Files() {
+		if under(p) {
+			s.forgetLocked(p)
+		}
+	}
+	for _, r := range rels {
+		s.forgetLocked(r) // a note the graph does not hold as a file
+	}
+	for p := range s.unindexed {
+		if under(p) {
+			delete(s.unindexed, p)
+		}
+	}
 }
 
 // putManyLocked is put for many notes at once: one index merge, and one
