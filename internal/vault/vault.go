@@ -1071,6 +1071,15 @@ func (s *Service) forgetTreeLocked(rel string) {
 // which notes changed (notify.go).
 func (s *Service) apply(ctx context.Context, ev watch.Event) {
 	if ev.Rescan {
+		// The watcher asks for a rescan after lost events and when the
+		// vault's folder was replaced: then the folder at the vault's path
+		// is opened again first, or every read would still go to the old
+		// one (see vaultfs.Reopen).
+		if switched, err := s.fs.Reopen(); switched {
+			s.log.Warn("the vault folder was replaced; reading the new one")
+		} else if err != nil {
+			s.log.Warn("the vault folder is gone", "err", s.fs.Redact(err.Error()))
+		}
 		s.notify(s.rescan(ctx))
 		return
 	}

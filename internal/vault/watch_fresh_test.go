@@ -136,3 +136,50 @@ func TestWatcherLargeFolderRenamed(t *testing.T) {
 		t.Errorf("search after the removal found %q", got)
 	}
 }
+
+// TestWatcherVaultFolderReplaced: the vault's folder moved away and another
+// put in its place (a fresh clone, a restored backup): searches and lists
+// show the new folder's notes, not the old one's, and later changes in it
+// are picked up. The server used to keep reading the old folder, and to
+// find nothing at all once that was removed.
+func TestWatcherVaultFolderReplaced(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, body := range map[string]string{"a.md": "# A\n\nflurb old text\n", "b.md": "# B\n\nsee [[a]]\n"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openTest(t, dir, true)
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, body := range map[string]string{"a.md": "# A\n\nflurb new text\n", "c.md": "# C\n\nblorp arrived\n"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, 10*time.Second, "the new folder's notes", func() bool {
+		return slices.Equal(listed(t, s, ""), []string{"a.md", "c.md"})
+	})
+	if res := search(t, s, api.SearchRequest{Query: "flurb"}); len(res.Results) != 1 || !strings.Contains(res.Results[0].Snippet, "new text") {
+		t.Errorf("search flurb after the replacement = %+v, want the new a.md", res.Results)
+	}
+	if err := os.RemoveAll(dir + ".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.md"), []byte("# D\n\nzint later\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "a note written later in the new folder", func() bool {
+		return slices.Equal(paths(search(t, s, api.SearchRequest{Query: "zint"})), []string{"d.md"})
+	})
+	if got := paths(search(t, s, api.SearchRequest{Query: "blorp"})); !slices.Equal(got, []string{"c.md"}) {
+		t.Errorf("search blorp = %q, want c.md", got)
+	}
+}

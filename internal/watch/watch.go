@@ -62,6 +62,12 @@ type Watcher struct {
 	mu   sync.Mutex
 	dirs map[string]struct{} // watched directories, relative ("" is the root)
 
+	// root is the directory watched at dir. rootLost is set (by the loop
+	// alone) when it was removed or moved away, until a directory is at
+	// its path again (see checkRoot).
+	root     os.FileInfo
+	rootLost bool
+
 	running   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -115,6 +121,7 @@ func Open(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wa
 		debounce: max(debounce, time.Millisecond),
 		fw:       fw,
 		dirs:     make(map[string]struct{}),
+		root:     st,
 		newTimer: newRealTimer,
 	}
 	if err := w.fw.Add(w.dir); err != nil {
@@ -218,11 +225,35 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 		b = &batch{}
 		fn(ev)
 	}
+	poll := time.NewTicker(rootCheck)
+	defer poll.Stop()
+	lost := false
 	for {
+		if lost != w.rootLost {
+			lost = w.rootLost
+			if lost {
+				poll.Reset(rootPoll)
+			} else {
+				poll.Reset(rootCheck)
+			}
+		}
 		wasEmpty := b.empty()
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-poll.C:
+			if !w.rootLost && w.rootInPlace() {
+				continue
+			}
+			if !w.rootLost {
+				slog.Warn("the watched vault directory was removed or replaced; waiting for a directory at its path")
+				b.rescan = true
+				w.loseRoot()
+			}
+			w.checkRoot(b)
+			if b.empty() {
+				continue
+			}
 		case ev, ok := <-events:
 			if !ok {
 				return nil
@@ -267,10 +298,15 @@ func (w *Watcher) handle(ev fsnotify.Event, b *batch) {
 	if rel == "" {
 		// The watched root itself was removed or moved away.
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			slog.Warn("the watched vault directory was removed or renamed")
+			slog.Warn("the watched vault directory was removed or renamed; waiting for a directory at its path")
 			b.rescan = true
+			w.loseRoot()
+			w.checkRoot(b) // already replaced (a rename over it)?
 		}
 		return
+	}
+	if w.rootLost {
+		return // a late event of the old tree
 	}
 	if w.ignore(rel) {
 		return
@@ -366,6 +402,67 @@ func (w *Watcher) resync() {
 		}
 	}
 	w.addTree("", nil)
+}
+
+// rootPoll is how often the watcher looks for a directory at the watched
+// path while the one it watched is gone, and rootCheck how often it looks
+// whether the one it watches is still there. Nothing tells of a directory
+// that appears there short of watching the parent, which may be anything
+// (the home folder); and the removal of the watched directory itself is
+// told only once nothing holds it open, which the vault does (os.Root).
+// A stat of one path is cheap.
+const (
+	rootPoll  = 100 * time.Millisecond
+	rootCheck = time.Second
+)
+
+// rootInPlace reports whether the directory at the watched path is still
+// the one watched.
+func (w *Watcher) rootInPlace() bool {
+	st, err := os.Stat(w.dir)
+	return err == nil && os.SameFile(st, w.root)
+}
+
+// loseRoot drops every watch: the watched directory was removed or moved
+// away, and the watches left on a moved tree would report its later
+// changes under the old names.
+func (w *Watcher) loseRoot() {
+	w.mu.Lock()
+	dirs := w.dirs
+	w.dirs = make(map[string]struct{})
+	w.mu.Unlock()
+	for d := range dirs {
+		if err := w.fw.Remove(w.abs(d)); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
+			slog.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
+		}
+	}
+	w.rootLost = true
+}
+
+// checkRoot watches the directory now at the watched path, when the one
+// watched was lost and a directory is there again (a fresh clone, a
+// restored backup, a folder renamed into place, the same one moved back),
+// and asks b for a full rescan. It reports whether it did.
+func (w *Watcher) checkRoot(b *batch) bool {
+	if !w.rootLost {
+		return false
+	}
+	st, err := os.Stat(w.dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	if err := w.fw.Add(w.dir); err != nil {
+		slog.Warn("watch: cannot watch the new vault directory", "err", w.scrub(err))
+		return false
+	}
+	w.mu.Lock()
+	w.dirs[""] = struct{}{}
+	w.mu.Unlock()
+	w.root, w.rootLost = st, false
+	w.addTree("", nil)
+	slog.Warn("a new vault directory is in place; watching it and rescanning")
+	b.rescan = true
+	return true
 }
 
 func (w *Watcher) watchedCount() int {

@@ -551,3 +551,71 @@ func TestOpenWatchesAddedFolders(t *testing.T) {
 	write(t, dir, "c/later.md", "x")
 	c.wait(t, "c/later.md")
 }
+
+// TestReplacedRootIsWatchedAgain: the watched directory moved away and
+// another put at its path (a fresh clone, a restored backup) is watched in
+// its place, with a rescan asked for; the old tree is no longer reported.
+// The watcher used to ask for one rescan and then watch nothing at all.
+func TestReplacedRootIsWatchedAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "d/a.md", "a")
+	w, c := start(t, dir)
+	waitWatched := func(what string, want ...string) {
+		t.Helper()
+		deadline := time.Now().Add(liveness)
+		for !slices.Equal(watched(w), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: watched %q, want %q", what, watched(w), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	waitWatched("root moved away", []string{}...)
+	c.reset()
+	write(t, dir, "d/b.md", "b")
+	waitWatched("new root in place", "", "d")
+	deadline := time.Now().Add(liveness)
+	for !slices.ContainsFunc(c.all(), func(ev Event) bool { return ev.Rescan }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no rescan asked for after the root was replaced; got %+v", c.all())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.reset()
+	write(t, dir+".old", "d/old.md", "o")
+	write(t, dir, "d/c.md", "c")
+	if seen := c.wait(t, "d/c.md"); seen["d/old.md"] {
+		t.Errorf("a change in the moved-away tree was reported: %v", seen)
+	}
+}
+
+// TestRemovedRootIsWatchedAgain: the watched directory removed while
+// something holds it open (the vault does), so that the kernel does not
+// tell of its removal, and made again at its path: the new one is watched,
+// with a rescan asked for. Nothing was seen of it before.
+func TestRemovedRootIsWatchedAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "d/a.md", "a")
+	held, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, c := start(t, dir)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "e/b.md", "b")
+	deadline := time.Now().Add(liveness)
+	for !slices.ContainsFunc(c.all(), func(ev Event) bool { return ev.Rescan }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no rescan asked for after the root was made again; got %+v", c.all())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	write(t, dir, "e/c.md", "c")
+	c.wait(t, "e/c.md")
+}
