@@ -12,7 +12,9 @@
 // caller re-stats each path: a missing path means "remove it and everything
 // under it" (a removed or renamed directory is reported as the directory path
 // only); a new directory is reported along with every file and directory in
-// it. Attribute-only changes (chmod, touch without writing) are not reported.
+// it. Attribute changes (chmod, touch) are reported too: a note that could
+// not be read (permission denied) must be read again once it can be, and
+// nothing else tells of that.
 // Event.Rescan says events were lost (the kernel queue overflowed): the
 // caller must rescan everything.
 package watch
@@ -320,7 +322,7 @@ func (w *Watcher) handle(ev fsnotify.Event, b *batch) {
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 		b.add(rel)
 		w.dropTree(rel)
-	case ev.Has(fsnotify.Write):
+	case ev.Has(fsnotify.Write), ev.Has(fsnotify.Chmod):
 		b.add(rel)
 	}
 }

@@ -619,3 +619,16 @@ func TestRemovedRootIsWatchedAgain(t *testing.T) {
 	write(t, dir, "e/c.md", "c")
 	c.wait(t, "e/c.md")
 }
+
+// TestChmodIsReported: a file made readable again (or unreadable) is
+// reported, so that a note that could not be read is read again; nothing
+// else tells of it.
+func TestChmodIsReported(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "sub/a.md", "a")
+	_, c := start(t, dir)
+	if err := os.Chmod(filepath.Join(dir, "sub", "a.md"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, "sub/a.md")
+}
