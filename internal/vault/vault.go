@@ -254,6 +254,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 				w = nil
 			} else {
 				defer w.Close()
+				w.SetLogger(s.log)
 				onFolder = w.AddFolder
 			}
 		}

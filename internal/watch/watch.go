@@ -70,6 +70,7 @@ type Watcher struct {
 	root     os.FileInfo
 	rootLost bool
 
+	log       *slog.Logger // slog.Default() unless SetLogger
 	running   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -86,7 +87,7 @@ func New(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wat
 		return nil, err
 	}
 	w.addTree("", nil)
-	slog.Debug("watching directory tree", "dir", w.dir, "directories", w.watchedCount())
+	w.log.Debug("watching directory tree", "dir", w.dir, "directories", w.watchedCount())
 	return w, nil
 }
 
@@ -124,6 +125,7 @@ func Open(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wa
 		fw:       fw,
 		dirs:     make(map[string]struct{}),
 		root:     st,
+		log:      slog.Default(),
 		newTimer: newRealTimer,
 	}
 	if err := w.fw.Add(w.dir); err != nil {
@@ -132,6 +134,15 @@ func Open(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wa
 	}
 	w.dirs[""] = struct{}{}
 	return w, nil
+}
+
+// SetLogger makes the watcher log to l (the server's logger, with its
+// level and format) instead of slog.Default(). Call it after Open and
+// before anything else.
+func (w *Watcher) SetLogger(l *slog.Logger) {
+	if l != nil {
+		w.log = l
+	}
 }
 
 // AddFolder watches the directory rel ('/'-separated, relative to the
@@ -154,7 +165,7 @@ func (w *Watcher) AddFolder(rel string) {
 // it; false, logged, when it cannot be watched.
 func (w *Watcher) watchDir(rel string) bool {
 	if err := w.fw.Add(w.abs(rel)); err != nil {
-		slog.Warn("watch: cannot watch directory; changes in it will not be seen", "path", rel, "err", w.scrub(err))
+		w.log.Warn("watch: cannot watch directory; changes in it will not be seen", "path", rel, "err", w.scrub(err))
 		return false
 	}
 	w.mu.Lock()
@@ -248,7 +259,7 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 				continue
 			}
 			if !w.rootLost {
-				slog.Warn("the watched vault directory was removed or replaced; waiting for a directory at its path")
+				w.log.Warn("the watched vault directory was removed or replaced; waiting for a directory at its path")
 				b.rescan = true
 				w.loseRoot()
 			}
@@ -266,11 +277,11 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 				return nil
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				slog.Warn("file watcher lost events (queue overflow); a full rescan is needed")
+				w.log.Warn("file watcher lost events (queue overflow); a full rescan is needed")
 				b.rescan = true
 				w.resync()
 			} else {
-				slog.Warn("file watcher error", "err", w.scrub(err))
+				w.log.Warn("file watcher error", "err", w.scrub(err))
 				continue
 			}
 		case <-quiet.C():
@@ -300,7 +311,7 @@ func (w *Watcher) handle(ev fsnotify.Event, b *batch) {
 	if rel == "" {
 		// The watched root itself was removed or moved away.
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			slog.Warn("the watched vault directory was removed or renamed; waiting for a directory at its path")
+			w.log.Warn("the watched vault directory was removed or renamed; waiting for a directory at its path")
 			b.rescan = true
 			w.loseRoot()
 			w.checkRoot(b) // already replaced (a rename over it)?
@@ -339,7 +350,7 @@ func (w *Watcher) addTree(rel string, b *batch) {
 		}
 		if err != nil {
 			// Unreadable or vanished meanwhile: whoever removed it causes an event.
-			slog.Debug("watch: cannot read directory", "path", r, "err", w.scrub(err))
+			w.log.Debug("watch: cannot read directory", "path", r, "err", w.scrub(err))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -364,7 +375,7 @@ func (w *Watcher) addTree(rel string, b *batch) {
 		return nil
 	})
 	if err != nil {
-		slog.Debug("watch: walking directory", "path", rel, "err", w.scrub(err))
+		w.log.Debug("watch: walking directory", "path", rel, "err", w.scrub(err))
 	}
 }
 
@@ -384,7 +395,7 @@ func (w *Watcher) dropTree(rel string) {
 	for _, d := range gone {
 		// The kernel may have dropped the watch already; that error is expected.
 		if err := w.fw.Remove(w.abs(d)); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
-			slog.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
+			w.log.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
 		}
 	}
 }
@@ -435,7 +446,7 @@ func (w *Watcher) loseRoot() {
 	w.mu.Unlock()
 	for d := range dirs {
 		if err := w.fw.Remove(w.abs(d)); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
-			slog.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
+			w.log.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
 		}
 	}
 	w.rootLost = true
@@ -454,7 +465,7 @@ func (w *Watcher) checkRoot(b *batch) bool {
 		return false
 	}
 	if err := w.fw.Add(w.dir); err != nil {
-		slog.Warn("watch: cannot watch the new vault directory", "err", w.scrub(err))
+		w.log.Warn("watch: cannot watch the new vault directory", "err", w.scrub(err))
 		return false
 	}
 	w.mu.Lock()
@@ -462,7 +473,7 @@ func (w *Watcher) checkRoot(b *batch) bool {
 	w.mu.Unlock()
 	w.root, w.rootLost = st, false
 	w.addTree("", nil)
-	slog.Warn("a new vault directory is in place; watching it and rescanning")
+	w.log.Warn("a new vault directory is in place; watching it and rescanning")
 	b.rescan = true
 	return true
 }

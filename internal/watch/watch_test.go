@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -631,4 +632,47 @@ func TestChmodIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.wait(t, "sub/a.md")
+}
+
+// lockedBuffer is a log destination safe for the watcher's goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSetLoggerRoutesWarnings: the watcher's warnings go to the logger it is
+// given (the server's, with its level and format), not to slog's default,
+// which wrote them to stderr in another format whatever the level asked.
+func TestSetLoggerRoutesWarnings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "a.md", "a")
+	w, err := New(dir, ignoreLikeVault, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf lockedBuffer
+	w.SetLogger(slog.New(slog.NewTextHandler(&buf, nil)))
+	run(t, w)
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(liveness)
+	for !strings.Contains(buf.String(), "level=WARN") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning logged to the given logger after the root moved away; got %q", buf.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
