@@ -254,6 +254,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 				w = nil
 			} else {
 				defer w.Close()
+				w.SetLogger(s.log)
 				onFolder = w.AddFolder
 			}
 		}
@@ -999,13 +1000,22 @@ func (s *Service) put(r parsed) {
 
 // dropLocked forgets one file. Caller holds s.mu.
 func (s *Service) dropLocked(rel string) {
+	s.forgetLocked(rel)
+	s.syncLinkTexts()
+}
+
+// forgetLocked is dropLocked without the link-text update, for callers that
+// forget many files and update the link texts once at the end: a note that
+// many of them link to (a folder's MOC) would otherwise have its link texts
+// gathered again after each one, and a removed folder of n notes cost n
+// times the vault. Caller holds s.mu.
+func (s *Service) forgetLocked(rel string) {
 	if _, ok := s.notes[rel]; ok {
 		s.ix.Remove(rel)
 		delete(s.notes, rel)
 	}
 	delete(s.unindexed, rel)
 	s.graph.Remove(rel)
-	s.syncLinkTexts()
 }
 
 // Refresh re-reads one path (a note or attachment) and updates the index and
@@ -1013,6 +1023,13 @@ func (s *Service) dropLocked(rel string) {
 func (s *Service) Refresh(rel string) {
 	fi, err := s.fs.Stat(rel)
 	switch {
+	case vaultfs.CodeOf(err) == vaultfs.CodeNotANote:
+		// The file became a folder (or a FIFO, ...): forget the file
+		// alone. The notes now in that folder are the watcher's to add;
+		// dropping the tree here would forget them.
+		s.mu.Lock()
+		s.dropLocked(rel)
+		s.mu.Unlock()
 	case err != nil:
 		s.mu.Lock()
 		s.dropTreeLocked(rel)
@@ -1032,9 +1049,16 @@ func (s *Service) Refresh(rel string) {
 
 // dropTreeLocked forgets rel and everything under rel/ (a removed folder).
 func (s *Service) dropTreeLocked(rel string) {
-	s.dropLocked(rel)
+	s.forgetTreeLocked(rel)
+	s.syncLinkTexts()
+}
+
+// forgetTreeLocked is dropTreeLocked without the link-text update (see
+// forgetLocked). Caller holds s.mu.
+func (s *Service) forgetTreeLocked(rel string) {
+	s.forgetLocked(rel)
 	for _, p := range s.graph.RemoveTree(rel) {
-		s.dropLocked(p)
+		s.forgetLocked(p)
 	}
 	prefix := rel + "/"
 	for p := range s.unindexed {
@@ -1048,10 +1072,19 @@ func (s *Service) dropTreeLocked(rel string) {
 // which notes changed (notify.go).
 func (s *Service) apply(ctx context.Context, ev watch.Event) {
 	if ev.Rescan {
+		// The watcher asks for a rescan after lost events and when the
+		// vault's folder was replaced: then the folder at the vault's path
+		// is opened again first, or every read would still go to the old
+		// one (see vaultfs.Reopen).
+		if switched, err := s.fs.Reopen(); switched {
+			s.log.Warn("the vault folder was replaced; reading the new one")
+		} else if err != nil {
+			s.log.Warn("the vault folder is gone", "err", s.fs.Redact(err.Error()))
+		}
 		s.notify(s.rescan(ctx))
 		return
 	}
-	var changed []string
+	var changed, files []string
 	defer func() { s.notify(changed) }()
 	for _, p := range ev.Paths {
 		if ctx.Err() != nil {
@@ -1072,9 +1105,13 @@ func (s *Service) apply(ctx context.Context, ev watch.Event) {
 		if !vaultfs.IsNoteName(rel) {
 			changed = append(changed, s.notesUnder(rel)...) // a folder may have gone
 		}
-		s.Refresh(rel)
+		files = append(files, rel)
 		changed = append(changed, rel)
 	}
+	// The files of a batch are read on every core and put in the index
+	// at once: a git checkout or a removed folder brings thousands in one
+	// batch, and one at a time they took seconds to tens of seconds.
+	s.refreshMany(files)
 }
 
 func (s *Service) isDir(rel string) bool {
@@ -1089,7 +1126,9 @@ func (s *Service) rescan(ctx context.Context) []string { return s.rescanUnder(ct
 
 // rescanUnder is rescan for the files under the folder dir ("" for all).
 func (s *Service) rescanUnder(ctx context.Context, dir string) (touched []string) {
-	under := func(p string) bool { return dir == "" || strings.HasPrefix(p, dir+"/") }
+	// A file at dir itself is gone too: dir is a folder now (a note
+	// replaced by a folder of its name).
+	under := func(p string) bool { return dir == "" || p == dir || strings.HasPrefix(p, dir+"/") }
 	seen := make(map[string]bool)
 	var changed []vaultfs.FileInfo
 	err := s.fs.WalkUnder(ctx, dir, func(fi vaultfs.FileInfo) error {
@@ -1117,17 +1156,20 @@ func (s *Service) rescanUnder(ctx context.Context, dir string) (touched []string
 		return nil
 	}
 	results := s.parseAll(ctx, changed)
+	if ctx.Err() != nil {
+		return nil // parseAll stopped part way: its results are incomplete
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, r := range results {
-		s.put(r)
-		touched = append(touched, r.path)
-	}
 	for _, p := range s.graph.Resolver().Files() {
 		if !seen[p] && under(p) {
-			s.dropLocked(p)
+			s.forgetLocked(p)
 			touched = append(touched, p)
 		}
+	}
+	s.putManyLocked(results)
+	for _, r := range results {
+		touched = append(touched, r.path)
 	}
 	for p := range s.unindexed {
 		if !seen[p] && under(p) {
@@ -1226,8 +1268,9 @@ func (s *Service) errorf(format string, args ...any) error {
 }
 
 // refreshMany is Refresh for the many paths of one write (a large move
-// rewrites thousands): the notes are read and parsed on every core and
-// put in the index as one batch. Keep in step with put.
+// rewrites thousands) or of one batch of the watcher (a git checkout): the
+// notes are read and parsed on every core and put in the index as one
+// batch. Keep in step with Refresh.
 func (s *Service) refreshMany(rels []string) {
 	if len(rels) < refreshBatchMin {
 		for _, rel := range rels {
@@ -1252,28 +1295,95 @@ func (s *Service) refreshMany(rels []string) {
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var batch []index.Item
+	var notes []parsed
+	var gone []string
 	for _, it := range items {
 		switch {
+		case vaultfs.CodeOf(it.err) == vaultfs.CodeNotANote:
+			s.forgetLocked(it.rel) // a folder now: see Refresh
 		case it.err != nil:
-			s.dropTreeLocked(it.rel)
+			gone = append(gone, it.rel)
 		case !it.fi.IsNote:
 			s.graph.AddFile(it.rel)
-		case it.note.err != nil:
-			s.put(it.note)
 		default:
-			batch = append(batch, index.Item{Path: it.rel, Note: it.note.note})
+			notes = append(notes, it.note)
 		}
 	}
-	s.ix.AddBatch(batch)
-	for _, it := range items {
-		if it.err == nil && it.fi.IsNote && it.note.err == nil {
-			r := it.note
+	s.forgetTreesLocked(gone)
+	s.putManyLocked(notes)
+}
+
+// forgetTreesLocked is forgetTreeLocked for many paths, in one pass over the
+// files known: each forgetTreeLocked looks at every file of the vault, and
+// a git checkout that removes thousands of notes spent seconds on it.
+// Caller holds s.mu.
+func (s *Service) forgetTreesLocked(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
+	gone := make(map[string]bool, len(rels))
+	for _, r := range rels {
+		gone[r] = true
+	}
+	// under reports whether p or one of its folders is gone.
+	under := func(p string) bool {
+		for {
+			if gone[p] {
+				return true
+			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				return false
+			}
+			p = p[:i]
+		}
+	}
+	for _, p := range s.graph.Resolver().Files() {
+		if under(p) {
+			s.forgetLocked(p)
+		}
+	}
+	for _, r := range rels {
+		s.forgetLocked(r) // a note the graph does not hold as a file
+	}
+	for p := range s.unindexed {
+		if under(p) {
+			delete(s.unindexed, p)
+		}
+	}
+}
+
+// putManyLocked is put for many notes at once: one index merge, and one
+// link-text update for all of them (with those of the files forgotten
+// before it: see forgetLocked). Keep in step with put. Caller holds s.mu
+// for writing.
+func (s *Service) putManyLocked(rs []parsed) {
+	var batch []index.Item
+	for _, r := range rs {
+		if r.err != nil {
+			s.forgetLocked(r.path)
+			if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
+				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+				s.graph.AddFile(r.path)
+			}
+			continue
+		}
+		batch = append(batch, index.Item{Path: r.path, Note: r.note})
+	}
+	if len(batch) > 0 {
+		s.gen.Add(1)
+		s.ix.AddBatch(batch)
+	}
+	put := make([]string, 0, len(batch))
+	for _, r := range rs {
+		if r.err == nil {
 			delete(s.unindexed, r.path)
 			s.notes[r.path] = infoOf(r.note, r.info)
 			s.graph.SetNote(r.path, r.note.Links)
+			put = append(put, r.path)
 		}
 	}
+	s.syncLinkTexts(put...)
 }
 
 // refreshBatchMin is the number of paths from which refreshMany batches.

@@ -66,7 +66,7 @@ func (r *DirReader) acquire(dir string) *openDir {
 			return d
 		}
 	}
-	h, ok := openReadDir(r.v.root, dir)
+	h, ok := openReadDir(r.v.rs().root, dir)
 	if !ok {
 		return nil
 	}

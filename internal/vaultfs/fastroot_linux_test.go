@@ -17,7 +17,7 @@ func TestFastRoot(t *testing.T) {
 		walked[fi.Path] = fi
 	}
 	deep := walked["a/b/c/deep.md"]
-	got, info, ok := v.fast.readWalked(v, deep)
+	got, info, ok := v.rs().fast.readWalked(v, deep)
 	if !ok {
 		if noOpenat2.Load() {
 			t.Skip("no openat2 on this kernel")
@@ -35,7 +35,7 @@ func TestFastRoot(t *testing.T) {
 	if err := os.Symlink("../other", filepath.Join(dir, "a/b/c")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := v.fast.readWalked(v, deep); ok {
+	if _, _, ok := v.rs().fast.readWalked(v, deep); ok {
 		t.Fatal("the fast way read through a symbolic link")
 	}
 
@@ -48,7 +48,7 @@ func TestFastRoot(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "x/y.tmp"), filepath.Join(dir, "x/y.md")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := v.fast.readWalked(v, y); ok {
+	if _, _, ok := v.rs().fast.readWalked(v, y); ok {
 		t.Fatal("the fast way read a file other than the walked one")
 	}
 }

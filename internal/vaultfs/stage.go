@@ -197,7 +197,7 @@ func (v *Vault) SyncStaged(ctx context.Context, staged []*Staged) error {
 }
 
 func (v *Vault) syncFile(temp, rel string) error {
-	f, err := v.root.OpenFile(temp, os.O_RDWR, 0)
+	f, err := v.rs().root.OpenFile(temp, os.O_RDWR, 0)
 	if err != nil {
 		return fromOS(rel, err)
 	}
@@ -215,7 +215,7 @@ func (v *Vault) syncFile(temp, rel string) error {
 // folders made for it that stayed empty.
 func (v *Vault) Discard(st *Staged) {
 	d := &dirHandle{v: v, root: nil, created: st.created}
-	if err := v.root.Remove(st.Temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := v.rs().root.Remove(st.Temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		slog.Warn("vaultfs: could not remove a temporary file", "note", DisplayPath(st.Rel), "temp", DisplayPath(st.Temp), "err", bareCause(err))
 	}
 	_ = d.undo(nil)
@@ -271,7 +271,7 @@ func (v *Vault) RemoveTemp(temp string) error {
 	if !isTempName(path.Base(temp)) {
 		return v.fail(newErr(CodeInvalidPath, temp, "is not a temporary file of a write"))
 	}
-	if err := v.root.Remove(temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := v.rs().root.Remove(temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return v.fail(fromOS(temp, err))
 	}
 	return nil
@@ -568,7 +568,7 @@ func (v *Vault) PruneEmptyDirs(p string) {
 		if err != nil || t.info == nil || !t.info.IsDir() || t.real != dir {
 			return
 		}
-		if err := v.root.Remove(dir); err != nil { // fails unless empty
+		if err := v.rs().root.Remove(dir); err != nil { // fails unless empty
 			return
 		}
 	}

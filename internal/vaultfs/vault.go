@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -54,12 +56,23 @@ func regularInfo(rel string, fi os.FileInfo, isNote bool) FileInfo {
 // path, however it was checked, can reach outside the folder at the moment of
 // use. A Vault is safe for concurrent use.
 type Vault struct {
-	root     *os.Root
-	dir      string   // absolute, symlinks evaluated
-	redacts  []string // spellings of the vault directory, longest first
+	cur      atomic.Pointer[rootState] // the folder at dir, as last opened (Reopen)
+	dir      string                    // absolute, symlinks evaluated
+	redacts  []string                  // spellings of the vault directory, longest first
 	readOnly bool
-	fast     fastRoot // the folder held open for the fast path of ReadWalked
+
+	mu      sync.Mutex
+	retired []*rootState // folders Reopen replaced, closed by Close
 }
+
+// rootState is the vault's folder held open.
+type rootState struct {
+	root *os.Root
+	fast fastRoot // the folder held open for the fast path of ReadWalked
+}
+
+// rs returns the vault's folder as last opened.
+func (v *Vault) rs() *rootState { return v.cur.Load() }
 
 // CodeReadOnly refuses a write to a vault opened with ReadOnly(true).
 const CodeReadOnly Code = "READ_ONLY"
@@ -111,7 +124,8 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vaultfs: vault directory %q: %w", dir, err)
 	}
-	v := &Vault{root: root, dir: real, fast: openFastRoot(root)}
+	v := &Vault{dir: real}
+	v.cur.Store(&rootState{root: root, fast: openFastRoot(root)})
 	for _, o := range opts {
 		o(v)
 	}
@@ -128,8 +142,46 @@ func Open(dir string, opts ...Option) (*Vault, error) {
 
 // Close releases the vault folder. Later calls fail with IO_ERROR.
 func (v *Vault) Close() error {
-	v.fast.close()
-	return v.root.Close()
+	v.mu.Lock()
+	for _, r := range v.retired {
+		r.fast.close()
+		r.root.Close()
+	}
+	v.retired = nil
+	v.mu.Unlock()
+	v.rs().fast.close()
+	return v.rs().root.Close()
+}
+
+// Reopen opens the vault's folder again when the directory now at its path
+// is not the one held open: the folder was replaced (moved away or removed,
+// and another one put in its place: a fresh clone, a restored backup, a
+// sync tool's swap). Until then every read went to the old folder, which a
+// user no longer sees, or failed once it was removed. It reports whether it
+// switched; with nothing at the path (yet), or no directory there, it
+// keeps the folder it holds and returns an error. The replaced folder is
+// closed by Close, not here: a read under way may still be using it.
+func (v *Vault) Reopen() (bool, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	now, err := os.Stat(v.dir)
+	if err != nil {
+		return false, fromOS("", err)
+	}
+	if !now.IsDir() {
+		return false, newErr(CodeNotANote, "", "the vault folder is no longer a directory")
+	}
+	old := v.rs()
+	if held, err := old.root.Stat("."); err == nil && os.SameFile(held, now) {
+		return false, nil
+	}
+	root, err := os.OpenRoot(v.dir)
+	if err != nil {
+		return false, fromOS("", err)
+	}
+	v.cur.Store(&rootState{root: root, fast: openFastRoot(root)})
+	v.retired = append(v.retired, old)
+	return true, nil
 }
 
 // Dir is the vault's absolute directory with symlinks evaluated. It is for
@@ -237,7 +289,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 		}
 		last := len(pending) == 0
 		cand := strings.Join(append(done, seg), "/")
-		fi, err := v.root.Lstat(cand)
+		fi, err := v.rs().root.Lstat(cand)
 		if err != nil {
 			switch {
 			case errors.Is(err, fs.ErrNotExist) && o.acc != Read:
@@ -269,7 +321,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 			if hops > maxSymlinks {
 				return nil, newErr(CodeNotANote, rel, "too many levels of symbolic links (a loop?)")
 			}
-			link, err := v.root.Readlink(cand)
+			link, err := v.rs().root.Readlink(cand)
 			if err != nil {
 				return nil, fromOS(rel, err)
 			}
@@ -308,7 +360,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 		if name == "" {
 			name = "."
 		}
-		fi, err := v.root.Lstat(name)
+		fi, err := v.rs().root.Lstat(name)
 		if err != nil {
 			return nil, fromOS(rel, err)
 		}
@@ -336,7 +388,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 	}
 	switch {
 	case o.acc != Read:
-		n, err := linkCount(v.root, t.real, t.info)
+		n, err := linkCount(v.rs().root, t.real, t.info)
 		if err != nil {
 			return nil, &Error{Code: CodeNotANote, Path: rel, Reason: "cannot tell whether it has other hard links", Err: bareCause(err)}
 		}
@@ -355,7 +407,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 // (fi, the Lstat or fstat of real) must have exactly one name, or its
 // contents may be a file from outside the vault hard-linked in.
 func (v *Vault) checkSingleLink(rel, real string, fi fs.FileInfo) error {
-	n, err := linkCount(v.root, real, fi)
+	n, err := linkCount(v.rs().root, real, fi)
 	if err != nil {
 		return &Error{Code: CodeNotANote, Path: rel, Reason: "cannot tell whether it has other hard links, which a read-only vault does not read", Err: bareCause(err)}
 	}
@@ -490,7 +542,7 @@ func (v *Vault) readTarget(t *target, limit int64) ([]byte, fs.FileInfo, error) 
 	if testHookBeforeOpen != nil {
 		testHookBeforeOpen(t.real)
 	}
-	f, err := v.root.OpenFile(t.real, os.O_RDONLY|openReadFlags, 0)
+	f, err := v.rs().root.OpenFile(t.real, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
 		return nil, nil, fromOS(t.rel, err)
 	}
@@ -552,10 +604,10 @@ func (v *Vault) ReadWalked(w FileInfo) ([]byte, FileInfo, error) {
 	if !walkedNote(w) {
 		return v.ReadNote(w.Path)
 	}
-	if data, fi, ok := v.fast.readWalked(v, w); ok {
+	if data, fi, ok := v.rs().fast.readWalked(v, w); ok {
 		return data, fi, nil
 	}
-	f, err := v.root.OpenFile(w.Path, os.O_RDONLY|openReadFlags, 0)
+	f, err := v.rs().root.OpenFile(w.Path, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
 		return v.ReadNote(w.Path)
 	}
@@ -576,7 +628,7 @@ func (v *Vault) readOpened(w FileInfo, f *os.File) ([]byte, FileInfo, error) {
 		return v.ReadNote(w.Path)
 	}
 	if v.readOnly {
-		if n, err := linkCount(v.root, w.Path, fi); err != nil || n > 1 {
+		if n, err := linkCount(v.rs().root, w.Path, fi); err != nil || n > 1 {
 			return v.ReadNote(w.Path) // which refuses it, saying why
 		}
 	}
@@ -633,7 +685,7 @@ func (v *Vault) Unchanged(w FileInfo) bool {
 		return false
 	}
 	if v.readOnly {
-		if n, err := linkCount(v.root, w.Path, fi); err != nil || n > 1 {
+		if n, err := linkCount(v.rs().root, w.Path, fi); err != nil || n > 1 {
 			return false
 		}
 	}

@@ -465,7 +465,7 @@ func TestSwapBetweenCheckAndOpen(t *testing.T) {
 		{"parent-to-outside-absolute", "dir/a.md", func(t *testing.T, f *fixture) {
 			swapForLink(t, filepath.Join(f.dir, "dir"), filepath.Join(f.outside, "dir"))
 			// os.Root itself refuses the path now, whatever was checked.
-			if _, err := f.v.root.Open("dir/a.md"); !isEscape(err) {
+			if _, err := f.v.rs().root.Open("dir/a.md"); !isEscape(err) {
 				t.Errorf("os.Root opened a path through a link to outside: %v", err)
 			}
 		}, CodeSymlinkEscape},
@@ -571,7 +571,7 @@ func TestReadNoteReplacedOnce(t *testing.T) {
 // isEscape depends on.
 func TestRootEscapeDetection(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.v.root.Open("out-file.md")
+	_, err := f.v.rs().root.Open("out-file.md")
 	if !isEscape(err) {
 		t.Fatalf("os.Root escape error not recognised: %v", err)
 	}

@@ -104,7 +104,7 @@ func (v *Vault) walkUnder(ctx context.Context, dir string, w *walkFns, onErr fun
 	}
 	// Each folder on the way is entered as walkSub enters one: a real
 	// folder (not a link), the one Lstat saw.
-	r := v.root
+	r := v.rs().root
 	for _, seg := range segs {
 		fi, err := r.Lstat(seg)
 		if err != nil || !fi.IsDir() {

@@ -188,7 +188,7 @@ func (v *Vault) rename(from, to string) error {
 		}
 		if os.SameFile(dst.info, src.info) && strings.EqualFold(dst.real, src.real) {
 			// Case-insensitive file system: one file, two spellings.
-			if err := v.root.Rename(src.real, dst.real); err != nil {
+			if err := v.rs().root.Rename(src.real, dst.real); err != nil {
 				return fromOS(src.rel, err)
 			}
 			return nil
@@ -225,15 +225,15 @@ func (v *Vault) rename(from, to string) error {
 	}
 
 	placed := cur // the file now at the new name
-	err = linkFile(v.root, src.real, dst.real)
+	err = linkFile(v.rs().root, src.real, dst.real)
 	switch {
 	case err == nil:
 		// The link went through the vault root: make sure it landed in the
 		// folder that was checked, as the very file that is moved.
 		got, lerr := dd.root.Lstat(dstName)
 		if lerr != nil || !os.SameFile(got, cur) {
-			if fi, e := v.root.Lstat(dst.real); e == nil && os.SameFile(fi, cur) {
-				_ = v.root.Remove(dst.real) // a second name of the source: nothing is lost
+			if fi, e := v.rs().root.Lstat(dst.real); e == nil && os.SameFile(fi, cur) {
+				_ = v.rs().root.Remove(dst.real) // a second name of the source: nothing is lost
 			}
 			return dd.undo(newErr(CodeSymlinkEscape, dst.rel, "a folder on the way was replaced during the move; nothing was moved"))
 		}
@@ -329,11 +329,11 @@ func (v *Vault) RemoveTemps(rels []string) (int, error) {
 		if !isTempName(path.Base(rel)) {
 			continue
 		}
-		fi, err := v.root.Lstat(rel)
+		fi, err := v.rs().root.Lstat(rel)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if err := v.root.Remove(rel); err != nil {
+		if err := v.rs().root.Remove(rel); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && first == nil {
 				first = v.fail(fromOS(rel, err))
 			}
@@ -383,7 +383,7 @@ func (v *Vault) openDir(rel, dir string, create bool) (*dirHandle, error) {
 	if dir == "." {
 		dir = ""
 	}
-	r, err := v.root.OpenRoot(".")
+	r, err := v.rs().root.OpenRoot(".")
 	if err != nil {
 		return nil, fromOS(rel, err)
 	}
@@ -451,10 +451,10 @@ func (d *dirHandle) join(name string) string {
 func (d *dirHandle) undo(err error) error {
 	for i := len(d.created) - 1; i >= 0; i-- {
 		c := d.created[i]
-		if fi, e := d.v.root.Lstat(c); e != nil || !fi.IsDir() {
+		if fi, e := d.v.rs().root.Lstat(c); e != nil || !fi.IsDir() {
 			break
 		}
-		if e := d.v.root.Remove(c); e != nil { // fails unless empty
+		if e := d.v.rs().root.Remove(c); e != nil { // fails unless empty
 			break
 		}
 	}

@@ -12,7 +12,9 @@
 // caller re-stats each path: a missing path means "remove it and everything
 // under it" (a removed or renamed directory is reported as the directory path
 // only); a new directory is reported along with every file and directory in
-// it. Attribute-only changes (chmod, touch without writing) are not reported.
+// it. Attribute changes (chmod, touch) are reported too: a note that could
+// not be read (permission denied) must be read again once it can be, and
+// nothing else tells of that.
 // Event.Rescan says events were lost (the kernel queue overflowed): the
 // caller must rescan everything.
 package watch
@@ -62,6 +64,13 @@ type Watcher struct {
 	mu   sync.Mutex
 	dirs map[string]struct{} // watched directories, relative ("" is the root)
 
+	// root is the directory watched at dir. rootLost is set (by the loop
+	// alone) when it was removed or moved away, until a directory is at
+	// its path again (see checkRoot).
+	root     os.FileInfo
+	rootLost bool
+
+	log       *slog.Logger // slog.Default() unless SetLogger
 	running   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -78,7 +87,7 @@ func New(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wat
 		return nil, err
 	}
 	w.addTree("", nil)
-	slog.Debug("watching directory tree", "dir", w.dir, "directories", w.watchedCount())
+	w.log.Debug("watching directory tree", "dir", w.dir, "directories", w.watchedCount())
 	return w, nil
 }
 
@@ -115,6 +124,8 @@ func Open(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wa
 		debounce: max(debounce, time.Millisecond),
 		fw:       fw,
 		dirs:     make(map[string]struct{}),
+		root:     st,
+		log:      slog.Default(),
 		newTimer: newRealTimer,
 	}
 	if err := w.fw.Add(w.dir); err != nil {
@@ -123,6 +134,15 @@ func Open(dir string, ignore func(rel string) bool, debounce time.Duration) (*Wa
 	}
 	w.dirs[""] = struct{}{}
 	return w, nil
+}
+
+// SetLogger makes the watcher log to l (the server's logger, with its
+// level and format) instead of slog.Default(). Call it after Open and
+// before anything else.
+func (w *Watcher) SetLogger(l *slog.Logger) {
+	if l != nil {
+		w.log = l
+	}
 }
 
 // AddFolder watches the directory rel ('/'-separated, relative to the
@@ -145,7 +165,7 @@ func (w *Watcher) AddFolder(rel string) {
 // it; false, logged, when it cannot be watched.
 func (w *Watcher) watchDir(rel string) bool {
 	if err := w.fw.Add(w.abs(rel)); err != nil {
-		slog.Warn("watch: cannot watch directory; changes in it will not be seen", "path", rel, "err", w.scrub(err))
+		w.log.Warn("watch: cannot watch directory; changes in it will not be seen", "path", rel, "err", w.scrub(err))
 		return false
 	}
 	w.mu.Lock()
@@ -218,11 +238,35 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 		b = &batch{}
 		fn(ev)
 	}
+	poll := time.NewTicker(rootCheck)
+	defer poll.Stop()
+	lost := false
 	for {
+		if lost != w.rootLost {
+			lost = w.rootLost
+			if lost {
+				poll.Reset(rootPoll)
+			} else {
+				poll.Reset(rootCheck)
+			}
+		}
 		wasEmpty := b.empty()
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-poll.C:
+			if !w.rootLost && w.rootInPlace() {
+				continue
+			}
+			if !w.rootLost {
+				w.log.Warn("the watched vault directory was removed or replaced; waiting for a directory at its path")
+				b.rescan = true
+				w.loseRoot()
+			}
+			w.checkRoot(b)
+			if b.empty() {
+				continue
+			}
 		case ev, ok := <-events:
 			if !ok {
 				return nil
@@ -233,11 +277,11 @@ func (w *Watcher) loop(ctx context.Context, events <-chan fsnotify.Event, errs <
 				return nil
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				slog.Warn("file watcher lost events (queue overflow); a full rescan is needed")
+				w.log.Warn("file watcher lost events (queue overflow); a full rescan is needed")
 				b.rescan = true
 				w.resync()
 			} else {
-				slog.Warn("file watcher error", "err", w.scrub(err))
+				w.log.Warn("file watcher error", "err", w.scrub(err))
 				continue
 			}
 		case <-quiet.C():
@@ -267,10 +311,15 @@ func (w *Watcher) handle(ev fsnotify.Event, b *batch) {
 	if rel == "" {
 		// The watched root itself was removed or moved away.
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			slog.Warn("the watched vault directory was removed or renamed")
+			w.log.Warn("the watched vault directory was removed or renamed; waiting for a directory at its path")
 			b.rescan = true
+			w.loseRoot()
+			w.checkRoot(b) // already replaced (a rename over it)?
 		}
 		return
+	}
+	if w.rootLost {
+		return // a late event of the old tree
 	}
 	if w.ignore(rel) {
 		return
@@ -284,7 +333,7 @@ func (w *Watcher) handle(ev fsnotify.Event, b *batch) {
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 		b.add(rel)
 		w.dropTree(rel)
-	case ev.Has(fsnotify.Write):
+	case ev.Has(fsnotify.Write), ev.Has(fsnotify.Chmod):
 		b.add(rel)
 	}
 }
@@ -301,7 +350,7 @@ func (w *Watcher) addTree(rel string, b *batch) {
 		}
 		if err != nil {
 			// Unreadable or vanished meanwhile: whoever removed it causes an event.
-			slog.Debug("watch: cannot read directory", "path", r, "err", w.scrub(err))
+			w.log.Debug("watch: cannot read directory", "path", r, "err", w.scrub(err))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -326,7 +375,7 @@ func (w *Watcher) addTree(rel string, b *batch) {
 		return nil
 	})
 	if err != nil {
-		slog.Debug("watch: walking directory", "path", rel, "err", w.scrub(err))
+		w.log.Debug("watch: walking directory", "path", rel, "err", w.scrub(err))
 	}
 }
 
@@ -346,7 +395,7 @@ func (w *Watcher) dropTree(rel string) {
 	for _, d := range gone {
 		// The kernel may have dropped the watch already; that error is expected.
 		if err := w.fw.Remove(w.abs(d)); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
-			slog.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
+			w.log.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
 		}
 	}
 }
@@ -366,6 +415,67 @@ func (w *Watcher) resync() {
 		}
 	}
 	w.addTree("", nil)
+}
+
+// rootPoll is how often the watcher looks for a directory at the watched
+// path while the one it watched is gone, and rootCheck how often it looks
+// whether the one it watches is still there. Nothing tells of a directory
+// that appears there short of watching the parent, which may be anything
+// (the home folder); and the removal of the watched directory itself is
+// told only once nothing holds it open, which the vault does (os.Root).
+// A stat of one path is cheap.
+const (
+	rootPoll  = 100 * time.Millisecond
+	rootCheck = time.Second
+)
+
+// rootInPlace reports whether the directory at the watched path is still
+// the one watched.
+func (w *Watcher) rootInPlace() bool {
+	st, err := os.Stat(w.dir)
+	return err == nil && os.SameFile(st, w.root)
+}
+
+// loseRoot drops every watch: the watched directory was removed or moved
+// away, and the watches left on a moved tree would report its later
+// changes under the old names.
+func (w *Watcher) loseRoot() {
+	w.mu.Lock()
+	dirs := w.dirs
+	w.dirs = make(map[string]struct{})
+	w.mu.Unlock()
+	for d := range dirs {
+		if err := w.fw.Remove(w.abs(d)); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
+			w.log.Debug("watch: removing watch", "path", d, "err", w.scrub(err))
+		}
+	}
+	w.rootLost = true
+}
+
+// checkRoot watches the directory now at the watched path, when the one
+// watched was lost and a directory is there again (a fresh clone, a
+// restored backup, a folder renamed into place, the same one moved back),
+// and asks b for a full rescan. It reports whether it did.
+func (w *Watcher) checkRoot(b *batch) bool {
+	if !w.rootLost {
+		return false
+	}
+	st, err := os.Stat(w.dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	if err := w.fw.Add(w.dir); err != nil {
+		w.log.Warn("watch: cannot watch the new vault directory", "err", w.scrub(err))
+		return false
+	}
+	w.mu.Lock()
+	w.dirs[""] = struct{}{}
+	w.mu.Unlock()
+	w.root, w.rootLost = st, false
+	w.addTree("", nil)
+	w.log.Warn("a new vault directory is in place; watching it and rescanning")
+	b.rescan = true
+	return true
 }
 
 func (w *Watcher) watchedCount() int {

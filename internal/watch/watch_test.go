@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -550,4 +551,128 @@ func TestOpenWatchesAddedFolders(t *testing.T) {
 	c.reset()
 	write(t, dir, "c/later.md", "x")
 	c.wait(t, "c/later.md")
+}
+
+// TestReplacedRootIsWatchedAgain: the watched directory moved away and
+// another put at its path (a fresh clone, a restored backup) is watched in
+// its place, with a rescan asked for; the old tree is no longer reported.
+// The watcher used to ask for one rescan and then watch nothing at all.
+func TestReplacedRootIsWatchedAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "d/a.md", "a")
+	w, c := start(t, dir)
+	waitWatched := func(what string, want ...string) {
+		t.Helper()
+		deadline := time.Now().Add(liveness)
+		for !slices.Equal(watched(w), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: watched %q, want %q", what, watched(w), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	waitWatched("root moved away", []string{}...)
+	c.reset()
+	write(t, dir, "d/b.md", "b")
+	waitWatched("new root in place", "", "d")
+	deadline := time.Now().Add(liveness)
+	for !slices.ContainsFunc(c.all(), func(ev Event) bool { return ev.Rescan }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no rescan asked for after the root was replaced; got %+v", c.all())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.reset()
+	write(t, dir+".old", "d/old.md", "o")
+	write(t, dir, "d/c.md", "c")
+	if seen := c.wait(t, "d/c.md"); seen["d/old.md"] {
+		t.Errorf("a change in the moved-away tree was reported: %v", seen)
+	}
+}
+
+// TestRemovedRootIsWatchedAgain: the watched directory removed while
+// something holds it open (the vault does), so that the kernel does not
+// tell of its removal, and made again at its path: the new one is watched,
+// with a rescan asked for. Nothing was seen of it before.
+func TestRemovedRootIsWatchedAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "d/a.md", "a")
+	held, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, c := start(t, dir)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "e/b.md", "b")
+	deadline := time.Now().Add(liveness)
+	for !slices.ContainsFunc(c.all(), func(ev Event) bool { return ev.Rescan }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no rescan asked for after the root was made again; got %+v", c.all())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	write(t, dir, "e/c.md", "c")
+	c.wait(t, "e/c.md")
+}
+
+// TestChmodIsReported: a file made readable again (or unreadable) is
+// reported, so that a note that could not be read is read again; nothing
+// else tells of it.
+func TestChmodIsReported(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "sub/a.md", "a")
+	_, c := start(t, dir)
+	if err := os.Chmod(filepath.Join(dir, "sub", "a.md"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, "sub/a.md")
+}
+
+// lockedBuffer is a log destination safe for the watcher's goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSetLoggerRoutesWarnings: the watcher's warnings go to the logger it is
+// given (the server's, with its level and format), not to slog's default,
+// which wrote them to stderr in another format whatever the level asked.
+func TestSetLoggerRoutesWarnings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	write(t, dir, "a.md", "a")
+	w, err := New(dir, ignoreLikeVault, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf lockedBuffer
+	w.SetLogger(slog.New(slog.NewTextHandler(&buf, nil)))
+	run(t, w)
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(liveness)
+	for !strings.Contains(buf.String(), "level=WARN") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning logged to the given logger after the root moved away; got %q", buf.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
