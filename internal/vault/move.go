@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -106,7 +107,11 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		s.mu.RUnlock()
 		if err != nil {
 			if code := api.CodeOf(err); code != api.CodeInternal {
-				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(err.Error()), Err: err}
+				msg := err.Error()
+				if me := (*links.MoveError)(nil); errors.As(err, &me) {
+					msg = me.Detail() // the code is shown once, by the api.Error
+				}
+				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(msg), Err: err}
 			}
 			return nil, "", s.errorf("planning the link updates: %w", err)
 		}

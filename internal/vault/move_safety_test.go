@@ -130,3 +130,21 @@ func TestFolderFilterUnknown(t *testing.T) {
 		t.Errorf("a folder with notes: %+v %v", res, err)
 	}
 }
+
+// TestMoveRefusalCodeOnce: a move refused while its links are planned (a
+// target differing from an existing note only in letter case) names its code
+// once; the message used to repeat it ("ALREADY_EXISTS: to: ALREADY_EXISTS:
+// …").
+func TestMoveRefusalCodeOnce(t *testing.T) {
+	_, s := gitVault(t)
+	_, err := s.Move(context.Background(), api.MoveRequest{From: "02-wiki/db/pool.md", To: "02-wiki/go/Retry-Backoff.md"})
+	if api.CodeOf(err) != api.CodeAlreadyExists {
+		t.Fatalf("move onto a case twin: %v", err)
+	}
+	if n := strings.Count(err.Error(), api.CodeAlreadyExists); n != 1 {
+		t.Errorf("the code is named %d times: %v", n, err)
+	}
+	if !strings.Contains(err.Error(), "02-wiki/go/retry-backoff.md") {
+		t.Errorf("the message does not name the existing note: %v", err)
+	}
+}
