@@ -585,7 +585,11 @@ type targetText struct {
 func (p *movePlanner) chooseTarget(s string, l markdown.Link, t string, lp linkPlan) (string, error) {
 	s2 := p.afterPath(s)
 	names := []string{lp.want}
-	if hasMdExt(lp.want) && !hasMdExt(t) {
+	// The name without ".md" only for a target written without a note's
+	// extension: one written "x.markdown" keeps an extension when the note
+	// becomes "y.md" (a markdown link "[a](y)" is not one most renderers
+	// follow).
+	if hasMdExt(lp.want) && !hasMdExt(t) && !hasMarkdownExt(t) {
 		names = []string{lp.want[:len(lp.want)-3], lp.want}
 	}
 	for _, name := range names {
@@ -755,6 +759,10 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 
 func hasMdExt(p string) bool {
 	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
+}
+
+func hasMarkdownExt(p string) bool {
+	return len(p) >= 9 && strings.EqualFold(p[len(p)-9:], ".markdown")
 }
 
 func stripMd(p string) string {
