@@ -148,3 +148,23 @@ func TestMoveRefusalCodeOnce(t *testing.T) {
 		t.Errorf("the message does not name the existing note: %v", err)
 	}
 }
+
+// TestMoveSeesNotesChangedOutside: a note written on disk after the index
+// was built, and not yet seen by a watcher (none runs here; with one, the
+// last moments before the move are its debounce), that links to the moved
+// note gets its link rewritten too. It used to be left out, its link
+// broken by the move.
+func TestMoveSeesNotesChangedOutside(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "02-wiki/db/fresh.md", []byte("# Fresh\n\nSee [[context-cancel]].\n"))
+	if _, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/context-cancel.md", To: "02-wiki/go/ctx-cancel.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, "02-wiki/db/fresh.md"); got != "# Fresh\n\nSee [[ctx-cancel]].\n" {
+		t.Errorf("the note written outside the server:\n%s", got)
+	}
+}
