@@ -168,3 +168,53 @@ func TestMoveSeesNotesChangedOutside(t *testing.T) {
 		t.Errorf("the note written outside the server:\n%s", got)
 	}
 }
+
+// TestUndoMoveGivesBackUncommitted: undoing a move gives back every byte
+// the vault held before it, also in files whose content was not committed:
+// the moved note with edits of its own, a linking note with edits, a
+// linking note never committed, and an untracked note moved on its own.
+// Undo used to revert to HEAD's versions: the edits were lost, and the
+// untracked notes deleted.
+func TestUndoMoveGivesBackUncommitted(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, dir, "02-wiki/go/context-cancel.md", "A local edit of the moved note.\n")
+	appendTo(t, dir, "02-wiki/go/retry-backoff.md", "A local edit of a linking note.\n")
+	writeFile(t, dir, "02-wiki/db/fresh.md", []byte("# Fresh\n\nSee [[context-cancel]].\n"))
+	writeFile(t, dir, "03-projects/draft.md", []byte("# Draft\n\nNever committed.\n"))
+	before := map[string]string{}
+	for _, p := range []string{"02-wiki/go/context-cancel.md", "02-wiki/go/retry-backoff.md", "02-wiki/db/fresh.md", "03-projects/draft.md", "02-wiki/go/go-moc.md"} {
+		before[p] = read(t, dir, p)
+	}
+	for _, mv := range []api.MoveRequest{
+		{From: "02-wiki/go/context-cancel.md", To: "02-wiki/db/ctx-cancel.md"},
+		{From: "03-projects/draft.md", To: "03-projects/plan.md"},
+	} {
+		res, err := s.Move(ctx, mv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "not committed") }) {
+			t.Errorf("%s: no warning that local changes were committed first: %q", mv.From, res.Warnings)
+		}
+		if _, err := s.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+			t.Fatalf("undo of the move of %s: %v", mv.From, err)
+		}
+		if exists(dir, mv.To) {
+			t.Errorf("%s still exists after the undo", mv.To)
+		}
+	}
+	for p, want := range before {
+		if !exists(dir, p) {
+			t.Errorf("%s is gone after the undo", p)
+			continue
+		}
+		if got := read(t, dir, p); got != want {
+			t.Errorf("%s after the undo:\n got %q\nwant %q", p, got, want)
+		}
+	}
+	gitClean(t, dir)
+}
