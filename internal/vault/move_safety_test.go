@@ -218,3 +218,33 @@ func TestUndoMoveGivesBackUncommitted(t *testing.T) {
 	}
 	gitClean(t, dir)
 }
+
+// TestMOCKeepsProseMentions: a move to another domain, and a delete, take
+// the note's entry out of its MOC ("- [[note]] — summary", in any link
+// form) but keep a list item of the author's that only mentions the note
+// (its link rewritten by the move). Both used to remove that item too.
+func TestMOCKeepsProseMentions(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	moc := "---\ntype: moc\n---\n# Go\n\n## Notes\n\n- [[02-wiki/go/retry-backoff|Retries]] — retries\n- See also [[retry-backoff]] under Budget.\n- [[context-cancel]] — cancellation\n- **[[pool-notes]]** — pools\n- The [[context-cancel]] checklist applies.\n"
+	writeFile(t, dir, "02-wiki/go/go-moc.md", []byte(moc))
+	writeFile(t, dir, "02-wiki/go/pool-notes.md", []byte("# Pool notes\n"))
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "moc")
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/retry-backoff.md", To: "02-wiki/db/retry-backoff.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/pool-notes.md", Confirm: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "---\ntype: moc\n---\n# Go\n\n## Notes\n\n- See also [[retry-backoff]] under Budget.\n- [[context-cancel]] — cancellation\n- The [[context-cancel]] checklist applies.\n"
+	if got := read(t, dir, "02-wiki/go/go-moc.md"); got != want {
+		t.Errorf("the old MOC:\n got %q\nwant %q", got, want)
+	}
+	if got := read(t, dir, "02-wiki/db/db-moc.md"); !strings.Contains(got, "- [[retry-backoff]] — retries\n") {
+		t.Errorf("the new MOC lacks the entry:\n%s", got)
+	}
+}
