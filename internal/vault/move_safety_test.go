@@ -248,3 +248,34 @@ func TestMOCKeepsProseMentions(t *testing.T) {
 		t.Errorf("the new MOC lacks the entry:\n%s", got)
 	}
 }
+
+// TestDeleteNoteListedOnlyInMOC: deleting a note that only its MOC entry
+// links to needs no confirmation and warns of no broken link (the delete
+// takes the entry out); a MOC that also mentions the note in prose still
+// counts, since that link would break.
+func TestDeleteNoteListedOnlyInMOC(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	writeFile(t, dir, "02-wiki/go/solo.md", []byte("# Solo\n\nAlone.\n"))
+	writeFile(t, dir, "02-wiki/go/pair.md", []byte("# Pair\n\nMentioned.\n"))
+	moc := read(t, dir, "02-wiki/go/go-moc.md")
+	writeFile(t, dir, "02-wiki/go/go-moc.md", []byte(moc+"- [[solo]] — alone\n- [[pair]] — mentioned\n- Compare [[pair]] with the others.\n"))
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "two notes")
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/solo.md"})
+	if err != nil {
+		t.Fatalf("delete of a note only its MOC lists: %v", err)
+	}
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings: %q", res.Warnings)
+	}
+	if got := read(t, dir, "02-wiki/go/go-moc.md"); strings.Contains(got, "solo") {
+		t.Errorf("the MOC still lists the note:\n%s", got)
+	}
+	if _, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/pair.md"}); api.CodeOf(err) != api.CodeNeedsConfirm {
+		t.Fatalf("delete of a note the MOC also mentions: %v, want %s", err, api.CodeNeedsConfirm)
+	}
+}
