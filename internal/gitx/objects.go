@@ -56,18 +56,23 @@ var zlibWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// write stores an object of type typ with body and returns its id.
-func (s objectStore) write(typ string, body []byte) (string, error) {
+// objectID is the id git gives an object of type typ with body.
+func objectID(typ string, body []byte, sha256Format bool) string {
 	var h hash.Hash
-	if s.sha256 {
+	if sha256Format {
 		h = sha256.New()
 	} else {
 		h = sha1.New()
 	}
-	header := typ + " " + strconv.Itoa(len(body)) + "\x00"
-	h.Write([]byte(header))
+	h.Write([]byte(typ + " " + strconv.Itoa(len(body)) + "\x00"))
 	h.Write(body)
-	id := hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// write stores an object of type typ with body and returns its id.
+func (s objectStore) write(typ string, body []byte) (string, error) {
+	header := typ + " " + strconv.Itoa(len(body)) + "\x00"
+	id := objectID(typ, body, s.sha256)
 	folder := filepath.Join(s.dir, id[:2])
 	final := filepath.Join(folder, id[2:])
 	if _, err := os.Lstat(final); err == nil {

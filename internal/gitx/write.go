@@ -553,6 +553,54 @@ func (r *Repo) Committed(ctx context.Context, p string) (bool, error) {
 	return strings.TrimSpace(string(out)) == inHead, nil
 }
 
+// HeadHolds reports, for each vault-relative path of files, whether HEAD
+// holds exactly those bytes there (its mode aside; nil bytes: HEAD has no
+// file there). It is told in process, without a git process when HEAD's
+// trees are in the tree cache (a commit of this server made HEAD): the
+// blob ids are computed here and compared with HEAD's. A path held is
+// certain (the same id is the same bytes); one not held may still be one
+// git would call unchanged (a clean filter, line-ending conversion), so a
+// caller that must know asks git about those. ok is false when HEAD's
+// trees could not be read (no HEAD, a path git must judge).
+func (r *Repo) HeadHolds(ctx context.Context, files map[string][]byte) (held map[string]bool, ok bool) {
+	st := r.commitSetup(ctx)
+	gitDir, commonDir := r.gitDirs()
+	idLen := 20
+	if st.cfg.sha256 {
+		idLen = 32
+	}
+	full := make(map[string]string, len(files))
+	dirs := map[string]bool{"": true}
+	for p := range files {
+		c, err := cleanPath(p)
+		if err != nil {
+			return nil, false
+		}
+		f := r.prefix + c
+		full[p] = f
+		for d := path.Dir(f); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	_, _, trees, err := r.headTrees(ctx, gitDir, commonDir, dirs, idLen)
+	if err != nil {
+		return nil, false
+	}
+	held = make(map[string]bool, len(files))
+	for p, data := range files {
+		cur, found, err := trees[treeDir(full[p])].get(path.Base(full[p]))
+		if err != nil {
+			return nil, false
+		}
+		if data == nil {
+			held[p] = !found
+			continue
+		}
+		held[p] = found && cur.typ == "blob" && cur.id == objectID("blob", data, st.cfg.sha256)
+	}
+	return held, true
+}
+
 // GitDir returns the absolute path of the repository's git directory.
 func (r *Repo) GitDir(ctx context.Context) (string, error) {
 	if r.gitDir != "" {

@@ -416,6 +416,44 @@ func TestCommitted(t *testing.T) {
 	}
 }
 
+// TestHeadHolds: whether HEAD holds given bytes at a path is told in
+// process, also in a vault that is a folder of the repository and after a
+// commit of this server (HEAD's trees from the cache); a repository
+// without HEAD is not told (ok false).
+func TestHeadHolds(t *testing.T) {
+	ctx := context.Background()
+	if _, ok := open(t, newRepo(t, nil)).HeadHolds(ctx, map[string][]byte{"a.md": []byte("a\n")}); ok {
+		t.Fatal("no HEAD: HeadHolds told")
+	}
+	dir := newRepo(t, map[string]string{"v/same.md": "same\n", "v/d/deep.md": "deep\n", "top.md": "top\n"})
+	r := open(t, filepath.Join(dir, "v"))
+	check := func(files map[string][]byte, want map[string]bool) {
+		t.Helper()
+		got, ok := r.HeadHolds(ctx, files)
+		if !ok {
+			t.Fatal("HeadHolds not told")
+		}
+		for p, w := range want {
+			if got[p] != w {
+				t.Errorf("HeadHolds(%q) = %v, want %v", p, got[p], w)
+			}
+		}
+	}
+	files := map[string][]byte{
+		"same.md": []byte("same\n"), "d/deep.md": []byte("deep\n"), "d/other.md": []byte("deep\n"),
+		"top.md": []byte("top\n"), "gone.md": nil, "d/deep2.md": nil,
+	}
+	check(files, map[string]bool{"same.md": true, "d/deep.md": true, "d/other.md": false, "top.md": false, "gone.md": true, "d/deep2.md": true})
+	check(map[string][]byte{"same.md": []byte("same\r\n"), "d/deep.md": nil}, map[string]bool{"same.md": false, "d/deep.md": false})
+	// After a commit of ours, from the tree cache.
+	writeFile(t, dir, "v/same.md", "changed\n")
+	if _, err := r.Commit(ctx, []string{"same.md"}, "ours"); err != nil {
+		t.Fatal(err)
+	}
+	check(map[string][]byte{"same.md": []byte("changed\n"), "d/deep.md": []byte("deep\n")}, map[string]bool{"same.md": true, "d/deep.md": true})
+	check(map[string][]byte{"same.md": []byte("same\n")}, map[string]bool{"same.md": false})
+}
+
 func TestOpenWithoutGit(t *testing.T) {
 	dir := newRepo(t, nil)
 	t.Setenv("PATH", t.TempDir())

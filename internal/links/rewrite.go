@@ -90,14 +90,18 @@ type MoveError struct {
 	Msg  string
 }
 
-func (e *MoveError) Error() string {
+func (e *MoveError) Error() string { return e.Code + ": " + e.Detail() }
+
+// Detail is the message without its code, for a caller that shows the code
+// itself (an api.Error would otherwise print it twice).
+func (e *MoveError) Detail() string {
 	switch {
 	case e.Path != "" && e.Line > 0:
-		return fmt.Sprintf("%s: %s:%d: %s", e.Code, e.Path, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	case e.Path != "":
-		return fmt.Sprintf("%s: %s: %s", e.Code, e.Path, e.Msg)
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Msg)
+	return e.Msg
 }
 
 // ErrorCode is the stable code (api.CodeOf reads it).
@@ -581,7 +585,11 @@ type targetText struct {
 func (p *movePlanner) chooseTarget(s string, l markdown.Link, t string, lp linkPlan) (string, error) {
 	s2 := p.afterPath(s)
 	names := []string{lp.want}
-	if hasMdExt(lp.want) && !hasMdExt(t) {
+	// The name without ".md" only for a target written without a note's
+	// extension: one written "x.markdown" keeps an extension when the note
+	// becomes "y.md" (a markdown link "[a](y)" is not one most renderers
+	// follow).
+	if hasMdExt(lp.want) && !hasMdExt(t) && !hasMarkdownExt(t) {
 		names = []string{lp.want[:len(lp.want)-3], lp.want}
 	}
 	for _, name := range names {
@@ -751,6 +759,10 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 
 func hasMdExt(p string) bool {
 	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
+}
+
+func hasMarkdownExt(p string) bool {
+	return len(p) >= 9 && strings.EqualFold(p[len(p)-9:], ".markdown")
 }
 
 func stripMd(p string) string {

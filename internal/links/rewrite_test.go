@@ -261,6 +261,12 @@ func TestPlanMoveForms(t *testing.T) {
 			from:  "v1.2.md", to: "v1.3.md",
 			want: map[string]string{"s.md": "[[v1.3]] [[v1.3.md]]\n"},
 		},
+		{
+			name:  "a .markdown note renamed to .md keeps the written extension",
+			notes: map[string]string{"s.md": "[a](d/T.markdown) [[T.markdown]] [[d/T.markdown]] [b](d/T.markdown#h) [c](d/x)\n", "d/T.markdown": "t\n", "d/x.md": "x\n"},
+			from:  "d/T.markdown", to: "d/U.md",
+			want: map[string]string{"s.md": "[a](d/U.md) [[U.md]] [[d/U.md]] [b](d/U.md#h) [c](d/x)\n"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ const (
 	msgWriteEdited     msgID = "write.edited"
 	msgWriteMoved      msgID = "write.moved"
 	msgWriteMovedLinks msgID = "write.moved_links"
+	msgWriteMovedOwn   msgID = "write.moved_own_links"
 	msgWriteDeleted    msgID = "write.deleted"
 	msgWriteReverted   msgID = "write.reverted"
 	msgWriteAppended   msgID = "write.appended"
@@ -167,6 +168,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWriteEdited:     "Edited %s.",
 		msgWriteMoved:      "Moved %s to %s.",
 		msgWriteMovedLinks: "Moved %s to %s (%d link(s) rewritten in %d note(s)).",
+		msgWriteMovedOwn:   "Moved %s to %s (%d of its own link(s) rewritten; no other note changed).",
 		msgWriteDeleted:    "Deleted %s.",
 		msgWriteReverted:   "Reverted commit %s.",
 		msgWriteAppended:   "Appended to %s.",
@@ -323,6 +325,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWriteEdited:     "Nota %s editada.",
 		msgWriteMoved:      "Nota %s movida para %s.",
 		msgWriteMovedLinks: "Nota %s movida para %s (%d link(s) reescrito(s) em %d nota(s)).",
+		msgWriteMovedOwn:   "Nota %s movida para %s (%d link(s) dela mesma reescrito(s); nenhuma outra nota mudou).",
 		msgWriteDeleted:    "Nota %s apagada.",
 		msgWriteReverted:   "Commit %s revertido.",
 		msgWriteAppended:   "Acréscimo feito em %s.",

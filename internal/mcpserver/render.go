@@ -413,6 +413,11 @@ func writeHeadline(m *messages, res *api.WriteResult, reverted string) string {
 	case api.ActionEdited:
 		return m.get(msgWriteEdited, p)
 	case api.ActionMoved:
+		if res.LinksRewritten > 0 && res.NotesRewritten == 0 {
+			// Only the moved note's own links (NotesRewritten counts the
+			// other notes): "rewritten in 0 note(s)" read as a contradiction.
+			return m.get(msgWriteMovedOwn, escape(res.From), p, res.LinksRewritten)
+		}
 		if res.LinksRewritten > 0 {
 			return m.get(msgWriteMovedLinks, escape(res.From), p, res.LinksRewritten, res.NotesRewritten)
 		}

@@ -420,6 +420,13 @@ func writeFixtures() map[string]struct {
 			Diff: "diff --git a/03-projects/api.md b/03-projects/api.md\n--- a/03-projects/api.md\n+++ b/03-projects/api.md\n" +
 				"@@ -1 +1 @@\n-See [[go errors]].\n+See [[errors]].\n",
 		}},
+		"write_moved_own_links": {res: &api.WriteResult{
+			Action: api.ActionMoved, From: "a/long/n.md", Path: "q/n.md",
+			Files:          []string{"a/long/n.md", "q/n.md"},
+			LinksRewritten: 2, NotesRewritten: 0,
+			Committed: true, Version: "v19",
+			Diff: "rename from a/long/n.md\nrename to q/n.md\n--- a/a/long/n.md\n+++ b/q/n.md\n@@ -1 +1 @@\n-[[y]] [y](y.md)\n+[[long/y]] [y](../a/long/y.md)\n",
+		}},
 		"write_moved_no_links": {res: &api.WriteResult{
 			Action: api.ActionMoved, From: "03-projects/old.md", Path: "99-archive/old.md",
 			Files:     []string{"03-projects/old.md", "99-archive/old.md"},

@@ -41,6 +41,7 @@ const (
 	wNoGit           msgID = "warn.no_git"
 	wNothingToCommit msgID = "warn.nothing_to_commit"
 	wCommitFailed    msgID = "warn.commit_failed"
+	wKeptLocal       msgID = "warn.kept_local"
 	wPushFailed      msgID = "warn.push_failed"
 	wPushNoUpstream  msgID = "warn.push_no_upstream"
 	wPushRejected    msgID = "warn.push_rejected"
@@ -127,6 +128,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wNoGit:           "the vault is not a git repository: the change was written but not committed",
 		wNothingToCommit: "git had nothing to commit",
 		wCommitFailed:    "the change was written but the commit failed: %s",
+		wKeptLocal:       "%d file(s) held changes that were not committed (%s); they were committed first, as they were, in %s, so that undoing this write gives them back",
 		wPushFailed:      "push failed: %s",
 		wPushNoUpstream:  "the branch has no upstream (set one with git push -u)",
 		wPushRejected:    "the remote is ahead; pull and push by hand (vaultmcp never pulls or merges)",
@@ -209,6 +211,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wNoGit:           "o cofre não é um repositório git: a alteração foi escrita, mas não foi registrada em commit",
 		wNothingToCommit: "o git não tinha nada para registrar em commit",
 		wCommitFailed:    "a alteração foi escrita, mas o commit falhou: %s",
+		wKeptLocal:       "%d arquivo(s) tinham alterações sem commit (%s); elas foram registradas antes, como estavam, em %s, para que desfazer esta escrita as devolva",
 		wPushFailed:      "o push falhou: %s",
 		wPushNoUpstream:  "o branch não tem upstream (defina um com git push -u)",
 		wPushRejected:    "o remoto está à frente; faça pull e push à mão (o vaultmcp nunca faz pull nem merge)",

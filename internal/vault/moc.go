@@ -72,9 +72,12 @@ func lineStarts(text string) []int {
 	return starts
 }
 
-// listLinesTo finds the list-item lines of the MOC at moc (content src)
-// whose first link resolves to target with r; it returns their line indexes
-// (0-based).
+// listLinesTo finds the entry lines of the MOC at moc (content src) for
+// target: list items that start with a link resolving to target with r
+// ("- [[note]] — summary"; emphasis marks or a task box may come first). A
+// list item that only mentions the note in its text ("- See also [[note]]
+// below") is the author's prose, not its entry: a move or a delete used to
+// remove it with the entry. It returns their line indexes (0-based).
 func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int {
 	n := markdown.Parse(path.Base(moc), src)
 	text := string(src)
@@ -98,11 +101,25 @@ func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int
 		if !(strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "+ ")) {
 			continue
 		}
+		if l.Start < starts[idx] || !entryLead(strings.TrimLeft(text[starts[idx]:l.Start], " \t")[1:]) {
+			continue
+		}
 		if to, ok := r.ResolveLink(moc, l); ok && to == target {
 			out = append(out, idx)
 		}
 	}
 	return out
+}
+
+// entryLead reports whether lead, the text of a list item before its first
+// link (the marker taken off), leaves the link first: blanks, emphasis
+// marks, a task box.
+func entryLead(lead string) bool {
+	lead = strings.TrimLeft(lead, " \t")
+	for _, box := range []string{"[ ]", "[x]", "[X]"} {
+		lead = strings.TrimPrefix(lead, box)
+	}
+	return strings.Trim(lead, " \t*_") == ""
 }
 
 // removeLines deletes the given 0-based lines and returns the new text and

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -67,9 +68,15 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			}
 			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: s.msg.Get(eMoveExists, to)}
 		}
-		// Plan every link edit against the vault as it is now. The linking
-		// notes are read (and parsed) on every core first: a hub note has
-		// thousands.
+		// Plan every link edit against the vault as it is now: the link
+		// graph is first reconciled with the disk, since a note changed
+		// outside this server in the last moments (the watcher's debounce)
+		// or while no watcher runs is not in it yet, and a new link of
+		// such a note to the moved one would be left broken. A walk of
+		// the vault's metadata per move is the price of the invariant.
+		s.notify(s.rescan(ctx))
+		// The linking notes are read (and parsed) on every core first: a
+		// hub note has thousands.
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(from)
 		s.mu.RUnlock()
@@ -106,7 +113,11 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		s.mu.RUnlock()
 		if err != nil {
 			if code := api.CodeOf(err); code != api.CodeInternal {
-				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(err.Error()), Err: err}
+				msg := err.Error()
+				if me := (*links.MoveError)(nil); errors.As(err, &me) {
+					msg = me.Detail() // the code is shown once, by the api.Error
+				}
+				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(msg), Err: err}
 			}
 			return nil, "", s.errorf("planning the link updates: %w", err)
 		}

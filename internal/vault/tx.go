@@ -399,6 +399,7 @@ func (t *tx) apply(ctx context.Context, res *api.WriteResult, message string) (*
 	sort.SliceStable(t.changes, func(i, j int) bool { return t.changes[i].path < t.changes[j].path })
 	var rec *journal.Record
 	if len(t.changes) > 0 {
+		s.commitLocal(ctx, t)
 		rec = t.record(message, s.git != nil, api.WriteMetaFrom(ctx))
 		if err := s.journal.Write(rec); err != nil {
 			t.discard()
@@ -655,6 +656,74 @@ func (t *tx) diff() string {
 		b.WriteString(udiff.Unified(from, to, string(c.before), string(c.after)))
 	}
 	return b.String()
+}
+
+// commitLocal commits, before a write publishes anything, the files it
+// replaces, removes or renames whose content is not HEAD's (an untracked
+// note, edits never committed), as they are. The write's own commit then
+// holds its change only, and undoing it gives those bytes back: undo
+// reverts to the commit's parent, which used to be HEAD's older version, so
+// undoing the move of an untracked note deleted it, and undoing a move or
+// an edit lost the uncommitted edits of every note it had touched. The
+// files are committed as they are because the write would commit them
+// anyway (with its change on top). A failure is a warning, as a failed
+// commit is: the write goes on.
+func (s *Service) commitLocal(ctx context.Context, t *tx) {
+	if s.git == nil {
+		return
+	}
+	files := make(map[string][]byte)
+	for _, c := range t.changes {
+		switch {
+		case c.from != "":
+			files[c.from] = c.before
+		case c.before != nil:
+			files[c.path] = c.before
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	// Most writes touch committed files only, which is told in process
+	// (a write costs no more); git is asked about the others.
+	held, ok := s.git.HeadHolds(ctx, files)
+	var paths []string
+	for p := range files {
+		if !ok || !held[p] {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	sort.Strings(paths)
+	// One commit of them all; git leaves out a path it finds unchanged
+	// (ErrNothingToCommit when it finds every one so). Its author is the
+	// write's, but not the write's idempotency key: a commit carrying it
+	// says the write was applied.
+	co := commitOptions(api.WriteMetaFrom(ctx))
+	co.IdempotencyKey = ""
+	sha, err := s.git.CommitWith(ctx, paths, "chore(vault): commit local changes before a write", co)
+	switch {
+	case errors.Is(err, gitx.ErrNothingToCommit):
+		return
+	case err != nil:
+		t.warn(wCommitFailed, s.fs.Redact(err.Error()))
+		return
+	}
+	dirty, err := s.git.ChangedPaths(ctx, sha+"^", sha)
+	if err != nil || len(dirty) == 0 {
+		dirty = paths // the first commit of the repository: no parent
+	}
+	shown := dirty
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	list := strings.Join(shown, ", ")
+	if len(dirty) > 5 {
+		list += s.msg.Get(eAndMore, len(dirty)-5)
+	}
+	t.warn(wKeptLocal, len(dirty), list, shortID(sha))
 }
 
 // commit commits the touched paths; failures are warnings, never rollbacks.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 )
 
 // linkedVault is a git vault where n notes link to 02-wiki/go/target.md,
@@ -129,8 +130,15 @@ func TestMoveKeepsEditsMadeMeanwhile(t *testing.T) {
 	}
 	gitClean(t, dir)
 	noTemps(t, dir)
-	if log := gitRun(t, dir, "log", "--oneline"); strings.Count(log, "\n") != 2 {
-		t.Errorf("want the initial commit and one move commit:\n%s", log)
+	// The lines added meanwhile were not committed when the move published
+	// its files: they are committed first, as they were, so that undoing
+	// the move gives them back (commitLocal); the move's commit holds its
+	// link rewrites only.
+	if log := gitRun(t, dir, "log", "--oneline"); strings.Count(log, "\n") != 3 {
+		t.Errorf("want the initial commit, the local changes and one move commit:\n%s", log)
+	}
+	if local := gitRun(t, dir, "show", "HEAD~1:notes/n003.md"); !strings.Contains(local, "Added meanwhile to 3.") || !strings.Contains(local, "[[target]]") {
+		t.Errorf("the commit before the move does not hold the line added meanwhile:\n%s", local)
 	}
 }
 
@@ -447,4 +455,27 @@ func brokenLinks(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return g.BrokenCount
+}
+
+// TestLocalChangesCommitNotTheWrite: the commit that keeps a note's
+// uncommitted changes before a write is not taken for the write: it
+// carries neither the write's idempotency key (which says the write was
+// applied) nor its changes; the write's commit carries both.
+func TestLocalChangesCommitNotTheWrite(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := api.WithWriteMeta(context.Background(), api.WriteMeta{IdempotencyKey: "key-17"})
+	appendTo(t, dir, "02-wiki/db/pool.md", "Local line.\n")
+	res, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/db/pool.md", OldText: "Size the pool", NewText: "Size each pool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, dir, "log", "-1", "--format=%B", res.Version+"^"); strings.Contains(got, gitx.IdempotencyTrailer) {
+		t.Errorf("the local changes' commit carries the idempotency key:\n%s", got)
+	}
+	if got := gitRun(t, dir, "log", "-1", "--format=%B", res.Version); !strings.Contains(got, gitx.IdempotencyTrailer+": key-17") {
+		t.Errorf("the write's commit lacks its idempotency key:\n%s", got)
+	}
+	if got := gitRun(t, dir, "show", res.Version+"^:02-wiki/db/pool.md"); !strings.Contains(got, "Local line.") || strings.Contains(got, "Size each pool") {
+		t.Errorf("the local changes' commit holds:\n%s", got)
+	}
 }

@@ -263,9 +263,14 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(rel)
 		s.mu.RUnlock()
+		// The MOC line goes with the note: planned first, so that a MOC
+		// whose only links to the note are its entry lines does not count
+		// as a note whose links would break (it used to ask for confirm
+		// on every listed note, then warn of a broken link that was not).
+		mocErr := s.dropMOCLine(t, rel)
 		var others []string
 		for _, src := range sources {
-			if src != rel {
+			if src != rel && !s.unlinkedBy(t, src, rel) {
 				others = append(others, src)
 			}
 		}
@@ -283,8 +288,8 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
 		}
-		if err := s.dropMOCLine(t, rel); err != nil {
-			t.warn(wMOCFailed, s.fs.Redact(err.Error()))
+		if mocErr != nil {
+			t.warn(wMOCFailed, s.fs.Redact(mocErr.Error()))
 		}
 		res := &api.WriteResult{Action: api.ActionDeleted, Path: rel}
 		if len(others) > 0 {
@@ -292,6 +297,22 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		}
 		return res, fmt.Sprintf("docs(vault): delete %s", rel), nil
 	})
+}
+
+// unlinkedBy reports whether this write has already changed the note src
+// so that none of its links reaches target any more.
+func (s *Service) unlinkedBy(t *tx, src, target string) bool {
+	c, ok := t.byPath[src]
+	if !ok || c.after == nil {
+		return ok
+	}
+	r := s.graph.Resolver()
+	for _, l := range markdown.Parse(path.Base(src), c.after).Links {
+		if to, ok := r.ResolveLink(src, l); ok && to == target {
+			return false
+		}
+	}
+	return true
 }
 
 // Undo takes back one write made by this server: every file its commit
