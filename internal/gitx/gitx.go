@@ -203,7 +203,9 @@ func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error
 	if limit <= 0 {
 		limit = 20
 	}
-	out, err := r.Run(ctx, "log", "--follow", fmt.Sprintf("-n%d", limit),
+	// The path is a note's name, never a glob: "[a].md" must not also
+	// list the commits of a.md, nor "*.md" those of every note.
+	out, err := r.run(ctx, runOpts{env: literal}, "log", "--follow", fmt.Sprintf("-n%d", limit),
 		"--format=%H%x1f%aI%x1f%an%x1f%s%x1e", "--", path)
 	if err != nil {
 		// A repository without any commit yet has no history at all.

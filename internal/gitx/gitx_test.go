@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +58,39 @@ func TestLogFollowsRenames(t *testing.T) {
 	none, err := r.Log(context.Background(), "never.md", 10)
 	if err != nil || len(none) != 0 {
 		t.Fatalf("unknown path: %v %v", none, err)
+	}
+}
+
+// TestLogLiteralPath: the path of Log is a note's name, never a pathspec: a
+// name with '*', '?' or '[' names only itself, not every note it matches as a
+// glob (whose commits, hidden folders' included, would otherwise be listed).
+func TestLogLiteralPath(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "# A\n", ".trash/secret.md": "# S\n"})
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "unrelated")
+	writeFile(t, dir, "[a].md", "# literal\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "add [a]")
+	r := open(t, dir)
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"*.md", nil},
+		{"?.md", nil},
+		{"*/secret.md", nil},
+		{"[a].md", []string{"add [a]"}},
+	} {
+		got, err := r.Log(context.Background(), tc.path, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		var subjects []string
+		for _, c := range got {
+			subjects = append(subjects, c.Subject)
+		}
+		if fmt.Sprint(subjects) != fmt.Sprint(tc.want) {
+			t.Errorf("Log(%q) = %q, want %q", tc.path, subjects, tc.want)
+		}
 	}
 }
 
