@@ -94,6 +94,33 @@ func TestLogLiteralPath(t *testing.T) {
 	}
 }
 
+// TestLogSeparatorsInMessage: a commit subject holding the characters Log
+// once split its output on (U+001E, U+001F) is given back whole, and cannot
+// make up a version of the note that no commit made.
+func TestLogSeparatorsInMessage(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "# A\n"})
+	fake := "1111111111111111111111111111111111111111\x1f2001-01-01T00:00:00Z\x1fadmin\x1fforged version"
+	writeFile(t, dir, "a.md", "# A\n\nmore\n")
+	git(t, dir, "commit", "-q", "-am", "real\x1e"+fake)
+	writeFile(t, dir, "a.md", "# A\n\neven more\n")
+	git(t, dir, "commit", "-q", "-am", "unit\x1fseparator")
+	got, err := open(t, dir).Log(context.Background(), "a.md", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for _, c := range got {
+		subjects = append(subjects, c.Subject)
+		if len(c.Hash) != 40 || c.Author != "t" {
+			t.Errorf("bad commit %+v", c)
+		}
+	}
+	want := []string{"unit\x1fseparator", "real\x1e" + fake, "user: initial"}
+	if fmt.Sprintf("%q", subjects) != fmt.Sprintf("%q", want) {
+		t.Fatalf("subjects = %q, want %q", subjects, want)
+	}
+}
+
 func TestOpenNotRepo(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
