@@ -119,6 +119,44 @@ func TestWriteNoteCreateAndReplace(t *testing.T) {
 	}
 }
 
+// TestWriteNoteRefusesSecondName: creating a note whose name differs from
+// an existing note's only in letter case or Unicode normalisation is
+// refused, as a move to it is: on macOS and Windows the two are one file,
+// and [[context-cancel]] would reach both.
+func TestWriteNoteRefusesSecondName(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	nfd := "02-wiki/go/Cafe\u0301.md" // "Café" with a combining accent
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(nfd)), []byte("# Café\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "café")
+	s.Refresh(nfd)
+	head := gitRun(t, dir, "rev-parse", "HEAD")
+	for _, tc := range []struct{ path, existing string }{
+		{"02-wiki/go/Context-Cancel.md", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/go/context-cancel.MD", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/go/Caf\u00e9.md", nfd},
+	} {
+		_, err := s.WriteNote(ctx, api.WriteRequest{Path: tc.path, Content: "# Twin\n"})
+		if api.CodeOf(err) != api.CodeAlreadyExists || !strings.Contains(err.Error(), tc.existing) {
+			t.Errorf("%s: %v, want ALREADY_EXISTS naming %s", tc.path, err, tc.existing)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(tc.path))); !os.IsNotExist(err) {
+			t.Errorf("%s: written (%v)", tc.path, err)
+		}
+	}
+	if got := gitRun(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatal("a refused create committed")
+	}
+	// The note itself is still replaced by its own name.
+	cur := read(t, dir, "02-wiki/go/context-cancel.md")
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/context-cancel.md", Content: "# Context cancellation\n", ExpectedSHA256: sha256Hex([]byte(cur))}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
