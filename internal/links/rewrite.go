@@ -90,14 +90,18 @@ type MoveError struct {
 	Msg  string
 }
 
-func (e *MoveError) Error() string {
+func (e *MoveError) Error() string { return e.Code + ": " + e.Detail() }
+
+// Detail is the message without its code, for a caller that shows the
+// code itself.
+func (e *MoveError) Detail() string {
 	switch {
 	case e.Path != "" && e.Line > 0:
-		return fmt.Sprintf("%s: %s:%d: %s", e.Code, e.Path, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	case e.Path != "":
-		return fmt.Sprintf("%s: %s: %s", e.Code, e.Path, e.Msg)
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Msg)
+	return e.Msg
 }
 
 // ErrorCode is the stable code (api.CodeOf reads it).

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -106,7 +107,12 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		s.mu.RUnlock()
 		if err != nil {
 			if code := api.CodeOf(err); code != api.CodeInternal {
-				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(err.Error()), Err: err}
+				msg := err.Error()
+				var me *links.MoveError
+				if errors.As(err, &me) {
+					msg = me.Detail() // the answer shows the code once
+				}
+				return nil, "", &api.Error{Code: code, Field: "to", Message: s.fs.Redact(msg), Err: err}
 			}
 			return nil, "", s.errorf("planning the link updates: %w", err)
 		}

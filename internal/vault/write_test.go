@@ -157,6 +157,21 @@ func TestWriteNoteRefusesSecondName(t *testing.T) {
 	}
 }
 
+// TestMoveRefusalSaysCodeOnce: a move refused by the link planner (here a
+// target differing from a note only in case) names its code once, as every
+// other refusal does, not "ALREADY_EXISTS: to: ALREADY_EXISTS: ...".
+func TestMoveRefusalSaysCodeOnce(t *testing.T) {
+	_, s := gitVault(t)
+	_, err := s.Move(context.Background(), api.MoveRequest{From: "02-wiki/go/retry-backoff.md", To: "02-wiki/go/Context-Cancel.md"})
+	if api.CodeOf(err) != api.CodeAlreadyExists {
+		t.Fatalf("err = %v, want ALREADY_EXISTS", err)
+	}
+	want := "ALREADY_EXISTS: to: 02-wiki/go/Context-Cancel.md: the vault already has 02-wiki/go/context-cancel.md"
+	if err.Error() != want {
+		t.Fatalf("err = %q, want %q", err, want)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
