@@ -75,6 +75,7 @@ const (
 
 	msgNoteFrontmatter   msgID = "note.frontmatter"
 	msgNoteFMTruncated   msgID = "note.frontmatter_truncated"
+	msgNoteProblems      msgID = "note.problems"
 	msgNoteLinks         msgID = "note.links"
 	msgNoteLink          msgID = "note.link"
 	msgNoteBrokenLinks   msgID = "note.broken_links"
@@ -222,6 +223,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 
 		msgNoteFrontmatter: "Frontmatter:",
 		msgNoteFMTruncated: "(frontmatter truncated)",
+		msgNoteProblems:    "Frontmatter problems:",
 		msgNoteLinks:       "Links:",
 		msgNoteLink:        "- %s -> %s (line %d)",
 		msgNoteBrokenLinks: "Broken links:",
@@ -378,6 +380,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 
 		msgNoteFrontmatter: "Frontmatter:",
 		msgNoteFMTruncated: "(frontmatter truncado)",
+		msgNoteProblems:    "Problemas no frontmatter:",
 		msgNoteLinks:       "Links:",
 		msgNoteLink:        "- %s -> %s (linha %d)",
 		msgNoteBrokenLinks: "Links quebrados:",

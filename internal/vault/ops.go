@@ -39,6 +39,9 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	n := markdown.Parse(path.Base(rel), data)
 	out := &api.Note{Path: rel, Title: n.Title, SHA256: sha256Hex(data)}
 	out.Frontmatter, out.FrontmatterTruncated = boundFrontmatter(n.Frontmatter)
+	// Without them a note whose frontmatter was refused reads as a note
+	// without one, and the reader cannot tell why its type or tags are gone.
+	out.Problems = n.Diagnostics[:min(len(n.Diagnostics), api.MaxNoteProblems)]
 
 	// Every link is resolved to count it, only the first of each kind is
 	// kept (api.MaxNoteLinks): a note of a million links is answered in a

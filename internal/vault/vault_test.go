@@ -276,6 +276,40 @@ func TestWatcherKeepsIndexFresh(t *testing.T) {
 	})
 }
 
+// TestGetNoteProblems: a note whose frontmatter was ignored says why, so a
+// reader can tell a broken frontmatter from a missing one.
+func TestGetNoteProblems(t *testing.T) {
+	dupes := "---\n"
+	for range api.MaxNoteProblems + 5 {
+		dupes += "k: 1\n"
+	}
+	s := openTest(t, writeVault(t, map[string]string{
+		"bad.md":   "---\ntype: [wiki\n---\n# Bad\n",
+		"alias.md": "---\na: &x [1]\nb: *x\n---\n# Alias\n",
+		"big.md":   "---\ntype: wiki\nbig: " + strings.Repeat("x", 70<<10) + "\n---\n# Big\n",
+		"dupes.md": dupes + "---\n# Dupes\n",
+		"ok.md":    "---\ntype: wiki\n---\n# Ok\n",
+	}), false)
+	for _, tc := range []struct {
+		path, want string
+		n          int
+	}{
+		{"bad.md", "invalid YAML frontmatter", 1},
+		{"alias.md", "aliases", 1},
+		{"big.md", "64 KiB", 1},
+		{"dupes.md", "duplicate frontmatter key", api.MaxNoteProblems},
+		{"ok.md", "", 0},
+	} {
+		n, err := s.GetNote(context.Background(), api.NoteRequest{Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(n.Problems) != tc.n || tc.n > 0 && !strings.Contains(n.Problems[0], tc.want) {
+			t.Errorf("%s: problems %q, want %d naming %q", tc.path, n.Problems, tc.n, tc.want)
+		}
+	}
+}
+
 func TestGetNote(t *testing.T) {
 	files := map[string]string{}
 	for k, v := range testVault {
