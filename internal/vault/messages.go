@@ -57,6 +57,7 @@ const (
 	eMoveExists     msgID = "error.move_exists"
 	eMoveLinks      msgID = "error.move_links"
 	eNotIndexed     msgID = "error.not_indexed"
+	eNotFoundNear   msgID = "error.not_found_near"
 	eLockFailed     msgID = "error.lock_failed"
 	eShuttingDown   msgID = "error.shutting_down"
 	eCancelled      msgID = "error.cancelled"
@@ -143,6 +144,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveExists:     "%s already exists; a move never overwrites a note",
 		eMoveLinks:      "the links to %s cannot all be updated, so nothing was moved: %s",
 		eNotIndexed:     "%q is not an indexed note",
+		eNotFoundNear:   "%s; did you mean %s?",
 		eLockFailed:     "could not take the write lock, nothing was written: %s",
 		eShuttingDown:   "the server is shutting down; nothing was written",
 		eCancelled:      "the write was cancelled before anything was changed",
@@ -226,6 +228,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveExists:     "%s já existe; mover nunca sobrescreve uma nota",
 		eMoveLinks:      "os links para %s não podem ser todos atualizados, então nada foi movido: %s",
 		eNotIndexed:     "%q não é uma nota indexada",
+		eNotFoundNear:   "%s; você quis dizer %s?",
 		eLockFailed:     "não foi possível obter a trava de escrita, nada foi escrito: %s",
 		eShuttingDown:   "o servidor está sendo encerrado; nada foi escrito",
 		eCancelled:      "a escrita foi cancelada antes de qualquer alteração",

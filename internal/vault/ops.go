@@ -25,7 +25,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	if req.Offset < 0 {
 		return nil, api.Invalid("offset", "must be 0 or more")
 	}
-	rel, err := s.resolveNote("path", req.Path)
+	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 // lines of each. Its work and answer stay bounded however many links the
 // note receives (links.Graph.BacklinkPage).
 func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
-	rel, err := s.resolveNote("path", req.Path)
+	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -310,6 +310,33 @@ func TestGetNoteProblems(t *testing.T) {
 	}
 }
 
+// TestNotFoundNamesNearNote: a read of a path that names no note, but
+// differs from one only in letter case or names it as a link would, is
+// NOT_FOUND naming that note.
+func TestNotFoundNamesNearNote(t *testing.T) {
+	s := openTest(t, writeVault(t, testVault), false)
+	ctx := context.Background()
+	for _, tc := range []struct{ path, near string }{
+		{"02-wiki/go/Context-Cancel.md", "02-wiki/go/context-cancel.md"},
+		{"context-cancel.md", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/db/retry-backoff.md", "02-wiki/go/retry-backoff.md"},
+		{"missing.md", ""},
+		{"a.md", ""}, // attachments/a.png is no note
+	} {
+		_, gerr := s.GetNote(ctx, api.NoteRequest{Path: tc.path})
+		_, berr := s.Backlinks(ctx, api.BacklinksRequest{Path: tc.path})
+		for _, err := range []error{gerr, berr} {
+			if api.CodeOf(err) != api.CodeNotFound {
+				t.Fatalf("%s: %v, want NOT_FOUND", tc.path, err)
+			}
+			hint := strings.Contains(err.Error(), "did you mean")
+			if tc.near == "" && hint || tc.near != "" && !strings.HasSuffix(err.Error(), "; did you mean \""+tc.near+"\"?") {
+				t.Errorf("%s: %v, want a hint of %q", tc.path, err, tc.near)
+			}
+		}
+	}
+}
+
 func TestGetNote(t *testing.T) {
 	files := map[string]string{}
 	for k, v := range testVault {
