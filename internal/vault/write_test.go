@@ -172,6 +172,55 @@ func TestMoveRefusalSaysCodeOnce(t *testing.T) {
 	}
 }
 
+// TestDeleteUndoHintIsShellSafe: the undo command a delete answers with is
+// pasted into a shell: run there, it restores the note and only it, and a
+// name holding "$(...)", quotes or glob characters runs nothing.
+func TestDeleteUndoHintIsShellSafe(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	for _, name := range []string{"02-wiki/go/$(touch pwned) it's `touch pwned2` [a].md", "02-wiki/go/plain note.md"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("# N\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A note the glob "[a].md" would match, changed since its commit.
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "names")
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"), []byte("# A edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"02-wiki/go/$(touch pwned) it's `touch pwned2` [a].md", "02-wiki/go/plain note.md"} {
+		res, err := s.Delete(ctx, api.DeleteRequest{Path: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(sh, "-c", res.UndoHint)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		for _, f := range []string{"pwned", "pwned2"} {
+			if _, err := os.Lstat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+				t.Errorf("%s ran a command (%s exists)", res.UndoHint, f)
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", res.UndoHint, err, out)
+		}
+		if read(t, dir, name) != "# N\n" {
+			t.Fatalf("%s did not restore %s", res.UndoHint, name)
+		}
+	}
+	if got := read(t, dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"); got != "# A edited\n" {
+		t.Errorf("the undo hint also restored a note its name matches as a glob: %q", got)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
