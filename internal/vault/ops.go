@@ -57,9 +57,11 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 		if *total++; len(*list) == api.MaxNoteLinks {
 			continue
 		}
+		// The target as written, anchor included: [[a#Setup]] and
+		// [[a#^b1]] reach different places of a.md.
 		target := l.Target
-		if target == "" {
-			target = "#" + l.Anchor
+		if l.Anchor != "" {
+			target += "#" + l.Anchor
 		}
 		*list = append(*list, api.NoteLink{Target: target, Path: to, Line: l.Line})
 	}

@@ -337,6 +337,30 @@ func TestNotFoundNamesNearNote(t *testing.T) {
 	}
 }
 
+// TestGetNoteLinkTargetsKeepAnchors: a link's target is shown as written,
+// its heading or block anchor included.
+func TestGetNoteLinkTargetsKeepAnchors(t *testing.T) {
+	s := openTest(t, writeVault(t, map[string]string{
+		"a.md": "# A\n\n## Setup\n\nx ^b1\n",
+		"n.md": "# N\n\n[[a#Setup]] [[a#^b1]] [[#Local]] [x](a.md#Setup) [[gone#Setup]]\n\n## Local\n",
+	}), false)
+	n, err := s.GetNote(context.Background(), api.NoteRequest{Path: "n.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range n.Links {
+		got = append(got, l.Target+" -> "+l.Path)
+	}
+	for _, l := range n.BrokenLinks {
+		got = append(got, l.Target+" (broken)")
+	}
+	want := []string{"a#Setup -> a.md", "a#^b1 -> a.md", "#Local -> n.md", "a.md#Setup -> a.md", "gone#Setup (broken)"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("links %q, want %q", got, want)
+	}
+}
+
 func TestGetNote(t *testing.T) {
 	files := map[string]string{}
 	for k, v := range testVault {
