@@ -200,6 +200,33 @@ type Commit struct {
 // Log returns the commits that touched path (vault-relative), newest first,
 // following renames, at most limit.
 func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error) {
+	return r.log(ctx, "", path, limit)
+}
+
+// LogBefore is Log of the history before commit (a commit id): the commits
+// reachable from its first parent.
+func (r *Repo) LogBefore(ctx context.Context, commit, path string, limit int) ([]Commit, error) {
+	if !isCommitID(commit) {
+		return nil, fmt.Errorf("gitx: %q is not a commit id", commit)
+	}
+	return r.log(ctx, commit+"^", path, limit)
+}
+
+// isCommitID reports 4 to 64 hexadecimal digits (never an option or a
+// revision expression).
+func isCommitID(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Repo) log(ctx context.Context, rev, path string, limit int) ([]Commit, error) {
 	if limit <= 0 {
 		limit = 20
 	}
@@ -209,8 +236,11 @@ func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error
 	// hold: a subject may contain any other (U+001E and U+001F included),
 	// and a separator it could hold would let a commit message make up
 	// versions that no commit made.
-	out, err := r.run(ctx, runOpts{env: literal}, "log", "--follow", "-z", fmt.Sprintf("-n%d", limit),
-		"--format=%H%x00%aI%x00%an%x00%s", "--", path)
+	args := []string{"log", "--follow", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%aI%x00%an%x00%s"}
+	if rev != "" {
+		args = append(args, rev)
+	}
+	out, err := r.run(ctx, runOpts{env: literal}, append(args, "--", path)...)
 	if err != nil {
 		// A repository without any commit yet has no history at all.
 		var ge *Error

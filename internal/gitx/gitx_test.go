@@ -121,6 +121,30 @@ func TestLogSeparatorsInMessage(t *testing.T) {
 	}
 }
 
+// TestLogBefore: the history of a path before a commit leaves that commit
+// and later ones out, and takes only a commit id.
+func TestLogBefore(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "# A\n"})
+	writeFile(t, dir, "a.md", "# A\n\nsecond\n")
+	git(t, dir, "commit", "-q", "-am", "second")
+	writeFile(t, dir, "a.md", "# A\n\nthird\n")
+	git(t, dir, "commit", "-q", "-am", "third")
+	r := open(t, dir)
+	all, err := r.Log(context.Background(), "a.md", 10)
+	if err != nil || len(all) != 3 {
+		t.Fatalf("log: %v %v", all, err)
+	}
+	got, err := r.LogBefore(context.Background(), all[1].Hash, "a.md", 10)
+	if err != nil || len(got) != 1 || got[0].Subject != "user: initial" {
+		t.Fatalf("before %q: %+v %v", all[1].Subject, got, err)
+	}
+	for _, bad := range []string{"HEAD", "--all", all[0].Hash + "^", "abc"} {
+		if _, err := r.LogBefore(context.Background(), bad, "a.md", 10); err == nil {
+			t.Errorf("LogBefore(%q) accepted", bad)
+		}
+	}
+}
+
 func TestOpenNotRepo(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))

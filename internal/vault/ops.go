@@ -332,6 +332,9 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	return out, nil
 }
 
+// maxMoveHops bounds how many vault_move commits History follows back.
+const maxMoveHops = 32
+
 // History returns the git history of a note, newest first. A note that no
 // longer exists still has its history.
 func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.HistoryResult, error) {
@@ -355,6 +358,25 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 	commits, err := s.git.Log(ctx, rel, req.Limit)
 	if err != nil {
 		return nil, s.errorf("reading history of %s: %w", rel, err)
+	}
+	// git follows a rename only when the contents stayed at least half the
+	// same, and a move rewrites the note's own relative links: a short
+	// note moved to another folder lost all the history before its move.
+	// When the oldest commit found is a vault_move of this note, its
+	// history goes on under the old name, before that commit.
+	cur := rel
+	for hop := 0; hop < maxMoveHops && len(commits) > 0 && len(commits) < req.Limit; hop++ {
+		last := commits[len(commits)-1]
+		from, ok := movedFrom(last.Subject, cur)
+		if !ok {
+			break
+		}
+		more, err := s.git.LogBefore(ctx, last.Hash, from, req.Limit-len(commits))
+		if err != nil {
+			return nil, s.errorf("reading history of %s: %w", from, err)
+		}
+		commits = append(commits, more...)
+		cur = from
 	}
 	for _, c := range commits {
 		out.Versions = append(out.Versions, api.Version{ID: c.Hash, Date: c.Date.Format("2006-01-02T15:04:05Z07:00"), Author: c.Author, Message: c.Subject})

@@ -221,6 +221,48 @@ func TestDeleteUndoHintIsShellSafe(t *testing.T) {
 	}
 }
 
+// TestHistoryFollowsMoves: a short note whose move rewrote its own
+// relative link (too changed for git's rename detection) keeps the history
+// it had under its old names, and not that of a later note at an old name.
+func TestHistoryFollowsMoves(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	old := "02-wiki/db/tiny.md"
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/db/tiny.md"), []byte("# T\n[p](pool.md)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "user: tiny")
+	s.Refresh(old)
+	mid := "02-wiki/go/a/b/tiny.md"
+	if _, err := s.Move(ctx, api.MoveRequest{From: old, To: mid}); err != nil {
+		t.Fatal(err)
+	}
+	to := "03-projects/x/y/z/tiny-renamed.md"
+	if _, err := s.Move(ctx, api.MoveRequest{From: mid, To: to}); err != nil {
+		t.Fatal(err)
+	}
+	// A new note at the first name: not part of the moved note's past.
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: old, Content: "# Another\n"}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.History(ctx, api.HistoryRequest{Path: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range h.Versions {
+		got = append(got, v.Message)
+	}
+	want := []string{"refactor(vault): move " + mid + " -> " + to, "refactor(vault): move " + old + " -> " + mid, "user: tiny"}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	if h, err := s.History(ctx, api.HistoryRequest{Path: to, Limit: 2}); err != nil || len(h.Versions) != 2 {
+		t.Fatalf("limit 2: %+v %v", h, err)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
