@@ -59,6 +59,12 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
+		if before == nil && req.ExpectedSHA256 != "" {
+			// A hash says the caller read the note and means to replace
+			// it: a note deleted or moved since is not silently created
+			// again.
+			return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eGone, rel)}
+		}
 		if before == nil {
 			// A new name that differs from an existing note's only in
 			// letter case or Unicode normalisation is refused, as a move

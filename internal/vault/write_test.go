@@ -263,6 +263,28 @@ func TestHistoryFollowsMoves(t *testing.T) {
 	}
 }
 
+// TestWriteNoteWithHashOfGoneNote: a replace (expected_sha256 given) of a
+// note deleted since it was read is a CONFLICT, not a new note.
+func TestWriteNoteWithHashOfGoneNote(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	p := "02-wiki/go/context-cancel.md"
+	sum := sha256Hex([]byte(read(t, dir, p)))
+	gitRun(t, dir, "rm", "-q", p)
+	gitRun(t, dir, "commit", "-q", "-m", "user: delete")
+	head := gitRun(t, dir, "rev-parse", "HEAD")
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: "# Context cancellation\n", ExpectedSHA256: sum})
+	if api.CodeOf(err) != api.CodeConflict {
+		t.Fatalf("err = %v, want CONFLICT", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !os.IsNotExist(err) || gitRun(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("the deleted note was written again")
+	}
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: "# Context cancellation\n"}); err != nil {
+		t.Fatalf("create without a hash: %v", err)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
