@@ -351,6 +351,13 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 	if err != nil {
 		return nil, fieldErr("path", err)
 	}
+	// A note that no longer exists still has its history, but a path that
+	// exists must be a note the gatekeeper would read: git's pathspec also
+	// matches a folder ("notes.md/"), whose history would list the commits
+	// of every file in it, hidden ones included.
+	if _, err := s.fs.Stat(rel); err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
+		return nil, fieldErr("path", err)
+	}
 	out := &api.HistoryResult{Path: rel, Versions: []api.Version{}}
 	if s.git == nil {
 		return out, nil

@@ -508,6 +508,38 @@ func TestHistory(t *testing.T) {
 	}
 }
 
+// TestHistoryOfNoNote: a path that exists but is no note (a folder named
+// like one, a link leaving the vault) has no history to show, while a
+// deleted note keeps its own.
+func TestHistoryOfNoNote(t *testing.T) {
+	dir := writeVault(t, map[string]string{
+		"notes.md/.hidden/secret.txt": "s\n",
+		"notes.md/a.md":               "# A\n",
+		"gone.md":                     "# Gone\n",
+	})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "o.md"), []byte("# O\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(dir, "out.md")); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, dir)
+	gitRun(t, dir, "rm", "-q", "gone.md")
+	gitRun(t, dir, "commit", "-q", "-m", "delete gone")
+	s := openTest(t, dir, false)
+	ctx := context.Background()
+	for p, code := range map[string]string{"notes.md": "NOT_A_NOTE", "out.md": "SYMLINK_ESCAPE"} {
+		if h, err := s.History(ctx, api.HistoryRequest{Path: p}); api.CodeOf(err) != code {
+			t.Errorf("%s: %+v %v, want %s", p, h, err, code)
+		}
+	}
+	h, err := s.History(ctx, api.HistoryRequest{Path: "gone.md"})
+	if err != nil || len(h.Versions) != 2 {
+		t.Fatalf("deleted note: %+v %v", h, err)
+	}
+}
+
 func TestShareAndWindow(t *testing.T) {
 	for _, tc := range []struct {
 		budget int
