@@ -36,6 +36,7 @@ const (
 	// note with a million links, or linked to by millions, still gets an
 	// answer of a few hundred kilobytes. Each list comes with its total.
 	MaxNoteLinks     = 200   // Note.Links and Note.BrokenLinks, each
+	MaxNoteProblems  = 20    // Note.Problems
 	MaxBacklinkNotes = 200   // BacklinksResult.Backlinks
 	MaxBacklinkLines = 20    // Backlink.Lines
 	MaxGraphEdges    = 10000 // GraphResult.Edges
@@ -141,6 +142,10 @@ type Note struct {
 	// in all; FrontmatterTruncated says when something was cut.
 	Frontmatter          map[string]string `json:"frontmatter,omitempty"`
 	FrontmatterTruncated bool              `json:"frontmatter_truncated,omitempty"`
+	// Problems say why the frontmatter was ignored in whole or in part
+	// (invalid YAML, over 64 KiB, YAML aliases, a duplicate key): the first
+	// MaxNoteProblems, one line each.
+	Problems []string `json:"problems,omitempty"`
 	// Links are the first MaxNoteLinks links that resolve, in document
 	// order, of LinksTotal; BrokenLinks the first MaxNoteLinks that do not,
 	// of BrokenLinksTotal.

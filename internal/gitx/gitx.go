@@ -200,11 +200,47 @@ type Commit struct {
 // Log returns the commits that touched path (vault-relative), newest first,
 // following renames, at most limit.
 func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error) {
+	return r.log(ctx, "", path, limit)
+}
+
+// LogBefore is Log of the history before commit (a commit id): the commits
+// reachable from its first parent.
+func (r *Repo) LogBefore(ctx context.Context, commit, path string, limit int) ([]Commit, error) {
+	if !isCommitID(commit) {
+		return nil, fmt.Errorf("gitx: %q is not a commit id", commit)
+	}
+	return r.log(ctx, commit+"^", path, limit)
+}
+
+// isCommitID reports 4 to 64 hexadecimal digits (never an option or a
+// revision expression).
+func isCommitID(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Repo) log(ctx context.Context, rev, path string, limit int) ([]Commit, error) {
 	if limit <= 0 {
 		limit = 20
 	}
-	out, err := r.Run(ctx, "log", "--follow", fmt.Sprintf("-n%d", limit),
-		"--format=%H%x1f%aI%x1f%an%x1f%s%x1e", "--", path)
+	// The path is a note's name, never a glob: "[a].md" must not also
+	// list the commits of a.md, nor "*.md" those of every note.
+	// Fields and commits are separated by NUL, the one byte no field can
+	// hold: a subject may contain any other (U+001E and U+001F included),
+	// and a separator it could hold would let a commit message make up
+	// versions that no commit made.
+	args := []string{"log", "--follow", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%aI%x00%an%x00%s"}
+	if rev != "" {
+		args = append(args, rev)
+	}
+	out, err := r.run(ctx, runOpts{env: literal}, append(args, "--", path)...)
 	if err != nil {
 		// A repository without any commit yet has no history at all.
 		var ge *Error
@@ -216,19 +252,17 @@ func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error
 	return parseLog(out), nil
 }
 
+// logFields is the number of NUL-separated fields of one commit in Log's
+// output.
+const logFields = 4
+
 func parseLog(out []byte) []Commit {
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	var commits []Commit
-	for _, rec := range strings.Split(string(out), "\x1e") {
-		rec = strings.TrimSpace(rec)
-		if rec == "" {
-			continue
-		}
-		f := strings.Split(rec, "\x1f")
-		if len(f) < 4 {
-			continue
-		}
+	for len(f) >= logFields {
 		t, _ := time.Parse(time.RFC3339, f[1])
-		commits = append(commits, Commit{Hash: f[0], Date: t, Author: f[2], Subject: f[3]})
+		commits = append(commits, Commit{Hash: f[0], Date: t, Author: f[2], Subject: strings.TrimSpace(f[3])})
+		f = f[logFields:]
 	}
 	return commits
 }

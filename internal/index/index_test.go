@@ -390,6 +390,10 @@ func TestFilters(t *testing.T) {
 		{"status", Filter{Status: "active"}, []string{"02-wiki/go/a.md", "02-wiki/golang/c.md", "03-projects/p.md"}},
 		{"tag", Filter{Tags: []string{"#GO"}}, []string{"02-wiki/go/a.md", "02-wiki/go/deep/b.md", "02-wiki/golang/c.md", "notes/n.md"}},
 		{"tags all", Filter{Tags: []string{"go", "concurrency"}}, []string{"02-wiki/go/a.md"}},
+		// A tag holds no comma or space: one string of several is read
+		// as they are in a frontmatter.
+		{"tags in one string", Filter{Tags: []string{"go, concurrency"}}, []string{"02-wiki/go/a.md"}},
+		{"tags with spaces", Filter{Tags: []string{"#go #concurrency"}}, []string{"02-wiki/go/a.md"}},
 		{"nested tag", Filter{Tags: []string{"go/generics"}}, []string{"02-wiki/golang/c.md"}},
 		{"combined", Filter{Type: "wiki", Folder: "02-wiki", Status: "active", Tags: []string{"go"}}, []string{"02-wiki/go/a.md", "02-wiki/golang/c.md"}},
 	}

@@ -855,10 +855,10 @@ func prepareFilter(f Filter) preparedFilter {
 	if folder == RawFolder || underFolder(folder, RawFolder) {
 		pf.raw = true
 	}
+	// Split as a frontmatter's tags string is: no tag holds a comma or a
+	// space, so "go, concurrency" can only mean both tags.
 	for _, t := range f.Tags {
-		if t = normTag(t); t != "" {
-			pf.tags = append(pf.tags, t)
-		}
+		pf.tags = appendTagString(pf.tags, t)
 	}
 	return pf
 }

@@ -118,6 +118,24 @@ func (r *Resolver) Has(p string) bool {
 	return ok
 }
 
+// SameName returns a known file, other than p itself, whose path equals p
+// when letter case and Unicode normalisation (NFC/NFD) are ignored, or ""
+// when there is none. Such two names are one file on a case-insensitive or
+// normalising file system (macOS, Windows: where the vault is also cloned)
+// and one name to a link ([[Context]] reaches both "context.md" and
+// "Context.md").
+func (r *Resolver) SameName(p string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	lower := fold(p)
+	for _, c := range r.byName[baseName(lower)] {
+		if c.lower == lower && c.path != p {
+			return c.path
+		}
+	}
+	return ""
+}
+
 // Len is the number of files known.
 func (r *Resolver) Len() int {
 	r.mu.RLock()

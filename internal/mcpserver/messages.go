@@ -76,6 +76,7 @@ const (
 
 	msgNoteFrontmatter   msgID = "note.frontmatter"
 	msgNoteFMTruncated   msgID = "note.frontmatter_truncated"
+	msgNoteProblems      msgID = "note.problems"
 	msgNoteLinks         msgID = "note.links"
 	msgNoteLink          msgID = "note.link"
 	msgNoteBrokenLinks   msgID = "note.broken_links"
@@ -224,6 +225,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 
 		msgNoteFrontmatter: "Frontmatter:",
 		msgNoteFMTruncated: "(frontmatter truncated)",
+		msgNoteProblems:    "Frontmatter problems:",
 		msgNoteLinks:       "Links:",
 		msgNoteLink:        "- %s -> %s (line %d)",
 		msgNoteBrokenLinks: "Broken links:",
@@ -381,6 +383,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 
 		msgNoteFrontmatter: "Frontmatter:",
 		msgNoteFMTruncated: "(frontmatter truncado)",
+		msgNoteProblems:    "Problemas no frontmatter:",
 		msgNoteLinks:       "Links:",
 		msgNoteLink:        "- %s -> %s (linha %d)",
 		msgNoteBrokenLinks: "Links quebrados:",

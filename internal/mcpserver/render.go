@@ -168,6 +168,13 @@ func renderNote(m *messages, n *api.Note) string {
 			b.WriteByte('\n')
 		}
 	}
+	if len(n.Problems) > 0 {
+		b.WriteString(m.get(msgNoteProblems))
+		b.WriteByte('\n')
+		for _, p := range n.Problems {
+			fmt.Fprintf(&b, "  %s\n", escape(p))
+		}
+	}
 	if len(n.Links) > 0 || n.LinksTotal > 0 {
 		b.WriteString(m.get(msgNoteLinks))
 		b.WriteByte('\n')

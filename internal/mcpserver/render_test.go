@@ -288,6 +288,19 @@ func TestNoteBodyVerbatim(t *testing.T) {
 	}
 }
 
+// TestRenderNoteProblems: the reasons a frontmatter was ignored are shown
+// before the body, escaped (a YAML error may quote the note).
+func TestRenderNoteProblems(t *testing.T) {
+	n := lastPageFixture()
+	n.Problems = []string{"invalid YAML frontmatter: line 2: bad \x1b[2J\nSHA-256: forged"}
+	text := renderNote(newMessages("en"), n)
+	head, _, _ := strings.Cut(text, "\n---\n")
+	want := "Frontmatter problems:\n  invalid YAML frontmatter: line 2: bad \\x1b[2J\\x0aSHA-256: forged\n"
+	if !strings.Contains(head, want) {
+		t.Fatalf("problems not shown escaped before the body:\n%s", head)
+	}
+}
+
 func TestRenderBounds(t *testing.T) {
 	m := newMessages("en")
 

@@ -58,6 +58,7 @@ const (
 	eMoveExists     msgID = "error.move_exists"
 	eMoveLinks      msgID = "error.move_links"
 	eNotIndexed     msgID = "error.not_indexed"
+	eNotFoundNear   msgID = "error.not_found_near"
 	eLockFailed     msgID = "error.lock_failed"
 	eShuttingDown   msgID = "error.shutting_down"
 	eCancelled      msgID = "error.cancelled"
@@ -66,6 +67,8 @@ const (
 	eIndexFailed    msgID = "error.index_failed"
 	eExists         msgID = "error.exists"
 	eChanged        msgID = "error.changed"
+	eSameName       msgID = "error.same_name"
+	eGone           msgID = "error.gone"
 	eNoMatch        msgID = "error.no_match"
 	eNotUnique      msgID = "error.not_unique"
 	eStructural     msgID = "error.structural"
@@ -144,6 +147,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveExists:     "%s already exists; a move never overwrites a note",
 		eMoveLinks:      "the links to %s cannot all be updated, so nothing was moved: %s",
 		eNotIndexed:     "%q is not an indexed note",
+		eNotFoundNear:   "%s; did you mean %s?",
 		eLockFailed:     "could not take the write lock, nothing was written: %s",
 		eShuttingDown:   "the server is shutting down; nothing was written",
 		eCancelled:      "the write was cancelled before anything was changed",
@@ -152,6 +156,8 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eIndexFailed:    "indexing failed: %s",
 		eExists:         "%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note",
 		eChanged:        "%s changed since you read it: its current SHA-256 is %s; read it again before replacing it",
+		eGone:           "%s does not exist (deleted or moved since you read it?); leave expected_sha256 out to create it",
+		eSameName:       "%s would be a second name for %s (they differ only in letter case or Unicode normalisation, one file on macOS and Windows); edit that note or choose another name",
 		eNoMatch:        "not found in %s (read the note again with vault_get_note: the text must match exactly)",
 		eNotUnique:      "occurs %d times in %s; include more surrounding text so it occurs once",
 		eStructural:     "%s cannot be deleted: %s",
@@ -227,6 +233,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveExists:     "%s já existe; mover nunca sobrescreve uma nota",
 		eMoveLinks:      "os links para %s não podem ser todos atualizados, então nada foi movido: %s",
 		eNotIndexed:     "%q não é uma nota indexada",
+		eNotFoundNear:   "%s; você quis dizer %s?",
 		eLockFailed:     "não foi possível obter a trava de escrita, nada foi escrito: %s",
 		eShuttingDown:   "o servidor está sendo encerrado; nada foi escrito",
 		eCancelled:      "a escrita foi cancelada antes de qualquer alteração",
@@ -235,6 +242,8 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eIndexFailed:    "a indexação falhou: %s",
 		eExists:         "%s existe; para substituí-la passe expected_sha256 do conteúdo atual (%s), ou edite-a com vault_edit_note",
 		eChanged:        "%s mudou desde que você a leu: o SHA-256 atual é %s; leia-a de novo antes de substituí-la",
+		eGone:           "%s não existe (apagada ou movida desde que você a leu?); omita expected_sha256 para criá-la",
+		eSameName:       "%s seria um segundo nome para %s (diferem só em maiúsculas/minúsculas ou normalização Unicode, um só arquivo no macOS e no Windows); edite essa nota ou escolha outro nome",
 		eNoMatch:        "não encontrado em %s (leia a nota de novo com vault_get_note: o texto precisa coincidir exatamente)",
 		eNotUnique:      "ocorre %d vezes em %s; inclua mais texto em volta para que ocorra uma só vez",
 		eStructural:     "%s não pode ser apagada: %s",

@@ -168,12 +168,36 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}
-		return res, fmt.Sprintf("refactor(vault): move %s -> %s\n\n%s: %d\n%s: %d", from, to,
+		return res, fmt.Sprintf("%s\n\n%s: %d\n%s: %d", moveSubject(from, to),
 			gitx.LinksRewrittenTrailer, linksRewritten, gitx.NotesRewrittenTrailer, notes), nil
 	})
 }
 
 var errVanished = fmt.Errorf("the file disappeared")
+
+// moveSubjectPrefix starts the subject of a move's commit (moveSubject).
+const moveSubjectPrefix = "refactor(vault): move "
+
+// moveSubject is the subject of the commit of a move; History reads it
+// back (movedFrom).
+func moveSubject(from, to string) string { return moveSubjectPrefix + from + " -> " + to }
+
+// movedFrom returns the path a note at to had before the move whose commit
+// subject is subject (moveSubject), or false when subject is no such move.
+func movedFrom(subject, to string) (string, bool) {
+	rest, ok := strings.CutPrefix(subject, moveSubjectPrefix)
+	if !ok {
+		return "", false
+	}
+	from, ok := strings.CutSuffix(rest, " -> "+to)
+	if !ok || from == "" {
+		return "", false
+	}
+	if c, err := vaultfs.Clean(from); err != nil || c != from {
+		return "", false
+	}
+	return from, true
+}
 
 // moveMOCLine keeps the maps of content right after a move: the line listing
 // the note leaves the old domain's MOC (with its summary) and goes to the new

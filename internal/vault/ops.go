@@ -25,7 +25,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	if req.Offset < 0 {
 		return nil, api.Invalid("offset", "must be 0 or more")
 	}
-	rel, err := s.resolveNote("path", req.Path)
+	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +39,9 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	n := markdown.Parse(path.Base(rel), data)
 	out := &api.Note{Path: rel, Title: n.Title, SHA256: sha256Hex(data)}
 	out.Frontmatter, out.FrontmatterTruncated = boundFrontmatter(n.Frontmatter)
+	// Without them a note whose frontmatter was refused reads as a note
+	// without one, and the reader cannot tell why its type or tags are gone.
+	out.Problems = n.Diagnostics[:min(len(n.Diagnostics), api.MaxNoteProblems)]
 
 	// Every link is resolved to count it, only the first of each kind is
 	// kept (api.MaxNoteLinks): a note of a million links is answered in a
@@ -54,9 +57,11 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 		if *total++; len(*list) == api.MaxNoteLinks {
 			continue
 		}
+		// The target as written, anchor included: [[a#Setup]] and
+		// [[a#^b1]] reach different places of a.md.
 		target := l.Target
-		if target == "" {
-			target = "#" + l.Anchor
+		if l.Anchor != "" {
+			target += "#" + l.Anchor
 		}
 		*list = append(*list, api.NoteLink{Target: target, Path: to, Line: l.Line})
 	}
@@ -178,7 +183,7 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 // lines of each. Its work and answer stay bounded however many links the
 // note receives (links.Graph.BacklinkPage).
 func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
-	rel, err := s.resolveNote("path", req.Path)
+	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +332,9 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	return out, nil
 }
 
+// maxMoveHops bounds how many vault_move commits History follows back.
+const maxMoveHops = 32
+
 // History returns the git history of a note, newest first. A note that no
 // longer exists still has its history.
 func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.HistoryResult, error) {
@@ -343,6 +351,13 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 	if err != nil {
 		return nil, fieldErr("path", err)
 	}
+	// A note that no longer exists still has its history, but a path that
+	// exists must be a note the gatekeeper would read: git's pathspec also
+	// matches a folder ("notes.md/"), whose history would list the commits
+	// of every file in it, hidden ones included.
+	if _, err := s.fs.Stat(rel); err != nil && vaultfs.CodeOf(err) != vaultfs.CodeNotFound {
+		return nil, fieldErr("path", err)
+	}
 	out := &api.HistoryResult{Path: rel, Versions: []api.Version{}}
 	if s.git == nil {
 		return out, nil
@@ -350,6 +365,25 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 	commits, err := s.git.Log(ctx, rel, req.Limit)
 	if err != nil {
 		return nil, s.errorf("reading history of %s: %w", rel, err)
+	}
+	// git follows a rename only when the contents stayed at least half the
+	// same, and a move rewrites the note's own relative links: a short
+	// note moved to another folder lost all the history before its move.
+	// When the oldest commit found is a vault_move of this note, its
+	// history goes on under the old name, before that commit.
+	cur := rel
+	for hop := 0; hop < maxMoveHops && len(commits) > 0 && len(commits) < req.Limit; hop++ {
+		last := commits[len(commits)-1]
+		from, ok := movedFrom(last.Subject, cur)
+		if !ok {
+			break
+		}
+		more, err := s.git.LogBefore(ctx, last.Hash, from, req.Limit-len(commits))
+		if err != nil {
+			return nil, s.errorf("reading history of %s: %w", from, err)
+		}
+		commits = append(commits, more...)
+		cur = from
 	}
 	for _, c := range commits {
 		out.Versions = append(out.Versions, api.Version{ID: c.Hash, Date: c.Date.Format("2006-01-02T15:04:05Z07:00"), Author: c.Author, Message: c.Subject})

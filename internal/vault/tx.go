@@ -744,12 +744,24 @@ func (s *Service) commit(ctx context.Context, t *tx, res *api.WriteResult, messa
 	res.Committed = true
 	res.Version = sha
 	if res.Action == api.ActionDeleted {
-		res.UndoHint = fmt.Sprintf("git checkout %s^ -- %q", sha, res.Path)
+		res.UndoHint = fmt.Sprintf("git checkout %s^ -- %s", sha, shellPathspec(res.Path))
 	}
 	var warning string
 	if res.Pushed, warning = s.push(ctx); warning != "" {
 		t.warnings = append(t.warnings, warning)
 	}
+}
+
+// shellPathspec spells a vault path for the undo command a person pastes
+// into a POSIX shell: single-quoted, since inside double quotes the shell
+// still runs "$(...)" and "`...`", which a note's name may hold; and, when
+// the name holds a glob character, as a literal pathspec, or git would
+// also restore every other file the name matches ("[a].md" matches a.md).
+func shellPathspec(p string) string {
+	if strings.ContainsAny(p, "*?[") {
+		p = ":(literal)" + p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }
 
 func commitOptions(m api.WriteMeta) gitx.CommitOptions {

@@ -1217,13 +1217,40 @@ func (s *Service) readHit(rel string) (text string, ok, changed bool) {
 	return text, true, false
 }
 
-// resolveNote resolves a client path for reading.
-func (s *Service) resolveNote(field, p string) (string, error) {
+// resolveNote resolves a client path for reading. A path that names no
+// file but differs from a note's only in letter case or Unicode
+// normalisation, or whose name a wiki-link would resolve to a note
+// elsewhere ("context.md" for 02-wiki/go/context.md), is refused with
+// NOT_FOUND naming that note: an agent often spells a path from a link it
+// read, and links ignore both. Only such a refusal waits for the first
+// build (which knows the notes).
+func (s *Service) resolveNote(ctx context.Context, field, p string) (string, error) {
 	rel, err := s.fs.Resolve(p, vaultfs.Read)
-	if err != nil {
+	if err == nil {
+		return rel, nil
+	}
+	var ve *vaultfs.Error
+	if !errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound {
 		return "", fieldErr(field, err)
 	}
-	return rel, nil
+	asked, cerr := vaultfs.Clean(p)
+	if cerr != nil || s.Ready(ctx) != nil {
+		return "", fieldErr(field, err)
+	}
+	s.mu.RLock()
+	r := s.graph.Resolver()
+	near := r.SameName(asked)
+	if near == "" {
+		name := path.Base(asked)
+		if to, ok := r.Resolve(asked, strings.TrimSuffix(name, path.Ext(name))); ok && to != asked && vaultfs.IsNoteName(to) {
+			near = to
+		}
+	}
+	s.mu.RUnlock()
+	if near == "" {
+		return "", fieldErr(field, err)
+	}
+	return "", &api.Error{Code: string(ve.Code), Field: field, Message: s.msg.Get(eNotFoundNear, ve.Detail(), vaultfs.QuotePath(near)), Err: err}
 }
 
 // fieldErr names the input field in a gatekeeper error.

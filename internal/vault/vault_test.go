@@ -276,6 +276,91 @@ func TestWatcherKeepsIndexFresh(t *testing.T) {
 	})
 }
 
+// TestGetNoteProblems: a note whose frontmatter was ignored says why, so a
+// reader can tell a broken frontmatter from a missing one.
+func TestGetNoteProblems(t *testing.T) {
+	dupes := "---\n"
+	for range api.MaxNoteProblems + 5 {
+		dupes += "k: 1\n"
+	}
+	s := openTest(t, writeVault(t, map[string]string{
+		"bad.md":   "---\ntype: [wiki\n---\n# Bad\n",
+		"alias.md": "---\na: &x [1]\nb: *x\n---\n# Alias\n",
+		"big.md":   "---\ntype: wiki\nbig: " + strings.Repeat("x", 70<<10) + "\n---\n# Big\n",
+		"dupes.md": dupes + "---\n# Dupes\n",
+		"ok.md":    "---\ntype: wiki\n---\n# Ok\n",
+	}), false)
+	for _, tc := range []struct {
+		path, want string
+		n          int
+	}{
+		{"bad.md", "invalid YAML frontmatter", 1},
+		{"alias.md", "aliases", 1},
+		{"big.md", "64 KiB", 1},
+		{"dupes.md", "duplicate frontmatter key", api.MaxNoteProblems},
+		{"ok.md", "", 0},
+	} {
+		n, err := s.GetNote(context.Background(), api.NoteRequest{Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(n.Problems) != tc.n || tc.n > 0 && !strings.Contains(n.Problems[0], tc.want) {
+			t.Errorf("%s: problems %q, want %d naming %q", tc.path, n.Problems, tc.n, tc.want)
+		}
+	}
+}
+
+// TestNotFoundNamesNearNote: a read of a path that names no note, but
+// differs from one only in letter case or names it as a link would, is
+// NOT_FOUND naming that note.
+func TestNotFoundNamesNearNote(t *testing.T) {
+	s := openTest(t, writeVault(t, testVault), false)
+	ctx := context.Background()
+	for _, tc := range []struct{ path, near string }{
+		{"02-wiki/go/Context-Cancel.md", "02-wiki/go/context-cancel.md"},
+		{"context-cancel.md", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/db/retry-backoff.md", "02-wiki/go/retry-backoff.md"},
+		{"missing.md", ""},
+		{"a.md", ""}, // attachments/a.png is no note
+	} {
+		_, gerr := s.GetNote(ctx, api.NoteRequest{Path: tc.path})
+		_, berr := s.Backlinks(ctx, api.BacklinksRequest{Path: tc.path})
+		for _, err := range []error{gerr, berr} {
+			if api.CodeOf(err) != api.CodeNotFound {
+				t.Fatalf("%s: %v, want NOT_FOUND", tc.path, err)
+			}
+			hint := strings.Contains(err.Error(), "did you mean")
+			if tc.near == "" && hint || tc.near != "" && !strings.HasSuffix(err.Error(), "; did you mean \""+tc.near+"\"?") {
+				t.Errorf("%s: %v, want a hint of %q", tc.path, err, tc.near)
+			}
+		}
+	}
+}
+
+// TestGetNoteLinkTargetsKeepAnchors: a link's target is shown as written,
+// its heading or block anchor included.
+func TestGetNoteLinkTargetsKeepAnchors(t *testing.T) {
+	s := openTest(t, writeVault(t, map[string]string{
+		"a.md": "# A\n\n## Setup\n\nx ^b1\n",
+		"n.md": "# N\n\n[[a#Setup]] [[a#^b1]] [[#Local]] [x](a.md#Setup) [[gone#Setup]]\n\n## Local\n",
+	}), false)
+	n, err := s.GetNote(context.Background(), api.NoteRequest{Path: "n.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range n.Links {
+		got = append(got, l.Target+" -> "+l.Path)
+	}
+	for _, l := range n.BrokenLinks {
+		got = append(got, l.Target+" (broken)")
+	}
+	want := []string{"a#Setup -> a.md", "a#^b1 -> a.md", "#Local -> n.md", "a.md#Setup -> a.md", "gone#Setup (broken)"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("links %q, want %q", got, want)
+	}
+}
+
 func TestGetNote(t *testing.T) {
 	files := map[string]string{}
 	for k, v := range testVault {
@@ -420,6 +505,38 @@ func TestHistory(t *testing.T) {
 	h, err = plain.History(context.Background(), api.HistoryRequest{Path: "02-wiki/go/retry-backoff.md"})
 	if err != nil || len(h.Versions) != 0 {
 		t.Fatalf("plain folder: %+v %v", h, err)
+	}
+}
+
+// TestHistoryOfNoNote: a path that exists but is no note (a folder named
+// like one, a link leaving the vault) has no history to show, while a
+// deleted note keeps its own.
+func TestHistoryOfNoNote(t *testing.T) {
+	dir := writeVault(t, map[string]string{
+		"notes.md/.hidden/secret.txt": "s\n",
+		"notes.md/a.md":               "# A\n",
+		"gone.md":                     "# Gone\n",
+	})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "o.md"), []byte("# O\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(dir, "out.md")); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, dir)
+	gitRun(t, dir, "rm", "-q", "gone.md")
+	gitRun(t, dir, "commit", "-q", "-m", "delete gone")
+	s := openTest(t, dir, false)
+	ctx := context.Background()
+	for p, code := range map[string]string{"notes.md": "NOT_A_NOTE", "out.md": "SYMLINK_ESCAPE"} {
+		if h, err := s.History(ctx, api.HistoryRequest{Path: p}); api.CodeOf(err) != code {
+			t.Errorf("%s: %+v %v, want %s", p, h, err, code)
+		}
+	}
+	h, err := s.History(ctx, api.HistoryRequest{Path: "gone.md"})
+	if err != nil || len(h.Versions) != 2 {
+		t.Fatalf("deleted note: %+v %v", h, err)
 	}
 }
 

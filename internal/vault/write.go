@@ -59,6 +59,24 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
+		if before == nil && req.ExpectedSHA256 != "" {
+			// A hash says the caller read the note and means to replace
+			// it: a note deleted or moved since is not silently created
+			// again.
+			return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eGone, rel)}
+		}
+		if before == nil {
+			// A new name that differs from an existing note's only in
+			// letter case or Unicode normalisation is refused, as a move
+			// to it is: on macOS and Windows (a clone of the vault) the
+			// two are one file, and a link to either reaches both.
+			s.mu.RLock()
+			other := s.graph.Resolver().SameName(rel)
+			s.mu.RUnlock()
+			if other != "" {
+				return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "path", Message: s.msg.Get(eSameName, rel, other)}
+			}
+		}
 		if before != nil {
 			current := sha256Hex(before)
 			switch {

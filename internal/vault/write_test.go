@@ -119,6 +119,172 @@ func TestWriteNoteCreateAndReplace(t *testing.T) {
 	}
 }
 
+// TestWriteNoteRefusesSecondName: creating a note whose name differs from
+// an existing note's only in letter case or Unicode normalisation is
+// refused, as a move to it is: on macOS and Windows the two are one file,
+// and [[context-cancel]] would reach both.
+func TestWriteNoteRefusesSecondName(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	nfd := "02-wiki/go/Cafe\u0301.md" // "Café" with a combining accent
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(nfd)), []byte("# Café\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "café")
+	s.Refresh(nfd)
+	head := gitRun(t, dir, "rev-parse", "HEAD")
+	for _, tc := range []struct{ path, existing string }{
+		{"02-wiki/go/Context-Cancel.md", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/go/context-cancel.MD", "02-wiki/go/context-cancel.md"},
+		{"02-wiki/go/Caf\u00e9.md", nfd},
+	} {
+		_, err := s.WriteNote(ctx, api.WriteRequest{Path: tc.path, Content: "# Twin\n"})
+		if api.CodeOf(err) != api.CodeAlreadyExists || !strings.Contains(err.Error(), tc.existing) {
+			t.Errorf("%s: %v, want ALREADY_EXISTS naming %s", tc.path, err, tc.existing)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(tc.path))); !os.IsNotExist(err) {
+			t.Errorf("%s: written (%v)", tc.path, err)
+		}
+	}
+	if got := gitRun(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Fatal("a refused create committed")
+	}
+	// The note itself is still replaced by its own name.
+	cur := read(t, dir, "02-wiki/go/context-cancel.md")
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/context-cancel.md", Content: "# Context cancellation\n", ExpectedSHA256: sha256Hex([]byte(cur))}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMoveRefusalSaysCodeOnce: a move refused by the link planner (here a
+// target differing from a note only in case) names its code once, as every
+// other refusal does, not "ALREADY_EXISTS: to: ALREADY_EXISTS: ...".
+func TestMoveRefusalSaysCodeOnce(t *testing.T) {
+	_, s := gitVault(t)
+	_, err := s.Move(context.Background(), api.MoveRequest{From: "02-wiki/go/retry-backoff.md", To: "02-wiki/go/Context-Cancel.md"})
+	if api.CodeOf(err) != api.CodeAlreadyExists {
+		t.Fatalf("err = %v, want ALREADY_EXISTS", err)
+	}
+	want := "ALREADY_EXISTS: to: 02-wiki/go/Context-Cancel.md: the vault already has 02-wiki/go/context-cancel.md"
+	if err.Error() != want {
+		t.Fatalf("err = %q, want %q", err, want)
+	}
+}
+
+// TestDeleteUndoHintIsShellSafe: the undo command a delete answers with is
+// pasted into a shell: run there, it restores the note and only it, and a
+// name holding "$(...)", quotes or glob characters runs nothing.
+func TestDeleteUndoHintIsShellSafe(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	for _, name := range []string{"02-wiki/go/$(touch pwned) it's `touch pwned2` [a].md", "02-wiki/go/plain note.md"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("# N\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A note the glob "[a].md" would match, changed since its commit.
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "names")
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"), []byte("# A edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"02-wiki/go/$(touch pwned) it's `touch pwned2` [a].md", "02-wiki/go/plain note.md"} {
+		res, err := s.Delete(ctx, api.DeleteRequest{Path: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(sh, "-c", res.UndoHint)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		for _, f := range []string{"pwned", "pwned2"} {
+			if _, err := os.Lstat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+				t.Errorf("%s ran a command (%s exists)", res.UndoHint, f)
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", res.UndoHint, err, out)
+		}
+		if read(t, dir, name) != "# N\n" {
+			t.Fatalf("%s did not restore %s", res.UndoHint, name)
+		}
+	}
+	if got := read(t, dir, "02-wiki/go/$(touch pwned) it's `touch pwned2` a.md"); got != "# A edited\n" {
+		t.Errorf("the undo hint also restored a note its name matches as a glob: %q", got)
+	}
+}
+
+// TestHistoryFollowsMoves: a short note whose move rewrote its own
+// relative link (too changed for git's rename detection) keeps the history
+// it had under its old names, and not that of a later note at an old name.
+func TestHistoryFollowsMoves(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	old := "02-wiki/db/tiny.md"
+	if err := os.WriteFile(filepath.Join(dir, "02-wiki/db/tiny.md"), []byte("# T\n[p](pool.md)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "user: tiny")
+	s.Refresh(old)
+	mid := "02-wiki/go/a/b/tiny.md"
+	if _, err := s.Move(ctx, api.MoveRequest{From: old, To: mid}); err != nil {
+		t.Fatal(err)
+	}
+	to := "03-projects/x/y/z/tiny-renamed.md"
+	if _, err := s.Move(ctx, api.MoveRequest{From: mid, To: to}); err != nil {
+		t.Fatal(err)
+	}
+	// A new note at the first name: not part of the moved note's past.
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: old, Content: "# Another\n"}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.History(ctx, api.HistoryRequest{Path: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range h.Versions {
+		got = append(got, v.Message)
+	}
+	want := []string{"refactor(vault): move " + mid + " -> " + to, "refactor(vault): move " + old + " -> " + mid, "user: tiny"}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	if h, err := s.History(ctx, api.HistoryRequest{Path: to, Limit: 2}); err != nil || len(h.Versions) != 2 {
+		t.Fatalf("limit 2: %+v %v", h, err)
+	}
+}
+
+// TestWriteNoteWithHashOfGoneNote: a replace (expected_sha256 given) of a
+// note deleted since it was read is a CONFLICT, not a new note.
+func TestWriteNoteWithHashOfGoneNote(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	p := "02-wiki/go/context-cancel.md"
+	sum := sha256Hex([]byte(read(t, dir, p)))
+	gitRun(t, dir, "rm", "-q", p)
+	gitRun(t, dir, "commit", "-q", "-m", "user: delete")
+	head := gitRun(t, dir, "rev-parse", "HEAD")
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: "# Context cancellation\n", ExpectedSHA256: sum})
+	if api.CodeOf(err) != api.CodeConflict {
+		t.Fatalf("err = %v, want CONFLICT", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !os.IsNotExist(err) || gitRun(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("the deleted note was written again")
+	}
+	if _, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: "# Context cancellation\n"}); err != nil {
+		t.Fatalf("create without a hash: %v", err)
+	}
+}
+
 func TestWriteKeepsCRLF(t *testing.T) {
 	dir, s := gitVault(t)
 	ctx := context.Background()
