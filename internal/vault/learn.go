@@ -228,7 +228,11 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 	case cur != nil:
 		err := s.appendLearning(t, in, primary)
 		if err == nil {
-			t.warn(wNameTakenAppend, in.slug, primary)
+			// A note that already held the insight was left alone, and
+			// appendLearning said so: "appended" would contradict it.
+			if _, wrote := t.byPath[primary]; wrote {
+				t.warn(wNameTakenAppend, in.slug, primary)
+			}
 			return primary, false, nil
 		}
 		p, err2 := s.createDated(t, in)

@@ -620,3 +620,24 @@ func TestLearnNonLatinTitle(t *testing.T) {
 		t.Errorf("MOC:\n%s", moc)
 	}
 }
+
+// TestLearnRetryOfNamedNote: a retried learning that no search picks as a
+// duplicate (too few words) reaches the note of its slug's name, which
+// already holds it: nothing is written, and no warning says it was appended.
+func TestLearnRetryOfNamedNote(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	req := api.LearnRequest{Title: "Q", Insight: "Z.", Context: "c", Domain: "go"}
+	first := learn(t, s, req)
+	if first.Action != api.LearnCreated || first.Path != "02-wiki/go/q.md" {
+		t.Fatalf("first: %s %s", first.Action, first.Path)
+	}
+	head := headCommit(t, dir)
+	again := learn(t, s, req)
+	if again.Committed || len(again.Files) != 0 || headCommit(t, dir) != head {
+		t.Fatalf("retry wrote: committed %v, files %v", again.Committed, again.Files)
+	}
+	appended := s.msg.Get(wNameTakenAppend, "q", "02-wiki/go/q.md")
+	if slices.Contains(again.Warnings, appended) || !hasWarning(again, "02-wiki/go/q.md", "already holds") {
+		t.Errorf("retry warnings: %q", again.Warnings)
+	}
+}
