@@ -120,16 +120,22 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 		}
 		setKey(fm, k, v)
 	}
+	var defaults []keyValue
 	if isNew {
 		p := s.profile()
-		if !hasKey(fm, "type") {
-			fm[p.typeKey] = p.noteType
+		defaults = []keyValue{{"type", p.typeKey, p.noteType}, {"tags", "tags", []any{}}, {"created", p.createdKey, s.today()}}
+	}
+	if block != "" {
+		// The content's own frontmatter keeps its author's spelling.
+		head, err := mergeFrontmatter(block, extra, defaults)
+		if err != nil {
+			return "", api.Invalid("frontmatter", "%s", err.Error())
 		}
-		if !hasKey(fm, "tags") {
-			fm["tags"] = []any{}
-		}
-		if !hasKey(fm, "created") {
-			fm[p.createdKey] = s.today()
+		return head + strings.TrimPrefix(body, "\uFEFF"), nil
+	}
+	for _, d := range defaults {
+		if !hasKey(fm, d.key) {
+			fm[d.as] = d.value
 		}
 	}
 	head, err := renderFrontmatter(fm)

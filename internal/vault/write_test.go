@@ -382,3 +382,21 @@ func TestWriteWhileLockHeld(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 }
+
+// TestWriteNoteKeepsOwnFrontmatter: a new note's own frontmatter gets the
+// missing keys and the caller's, and keeps everything else as written: a
+// value YAML would read as another number (0012 is octal 10, 1.10 is 1.1),
+// its comments, its quotes and the order of its keys.
+func TestWriteNoteKeepsOwnFrontmatter(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	content := "---\n# kept comment\ntitle: \"Quoted: yes\"\nzip: 0012\nversion: 1.10\nstatus: draft\n---\n# Own\n"
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/own.md", Content: content, Frontmatter: map[string]any{"status": "done"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\n# kept comment\ntitle: \"Quoted: yes\"\nzip: 0012\nversion: 1.10\nstatus: done\ntype: note\ntags: []\ncreated: 2026-11-29\n---\n# Own\n"
+	if got := read(t, dir, "03-projects/own.md"); got != want {
+		t.Fatalf("content:\n%s\nwant:\n%s", got, want)
+	}
+}
