@@ -80,6 +80,9 @@ const (
 	eNotOurs        msgID = "error.not_ours"
 	eUndoConflict   msgID = "error.undo_conflict"
 	eAlreadyUndone  msgID = "error.already_undone"
+	eFMNotYAML      msgID = "error.frontmatter_not_yaml"
+	eFMEmptyKey     msgID = "error.frontmatter_empty_key"
+	eSamePath       msgID = "error.same_path"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -165,6 +168,9 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eNotOurs:        "%s was not made by vaultmcp; revert it with git yourself",
 		eUndoConflict:   "undoing %s conflicts with later changes of %s; nothing was changed",
 		eAlreadyUndone:  "%s is already undone: the notes it changed are as they were before it",
+		eFMNotYAML:      "the frontmatter block is not valid YAML%s",
+		eFMEmptyKey:     "keys must not be empty",
+		eSamePath:       "is the same path as from",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
@@ -247,6 +253,9 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eNotOurs:        "%s não foi feito pelo vaultmcp; reverta-o você mesmo com o git",
 		eUndoConflict:   "desfazer %s conflita com alterações posteriores de %s; nada foi alterado",
 		eAlreadyUndone:  "%s já foi desfeito: as notas que ele alterou estão como eram antes dele",
+		eFMNotYAML:      "o bloco de frontmatter não é YAML válido%s",
+		eFMEmptyKey:     "as chaves não podem ser vazias",
+		eSamePath:       "é o mesmo caminho que from",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",

@@ -104,11 +104,11 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	block, body := markdown.SplitFrontmatter(content)
 	own, diags := markdown.ParseFrontmatter(block)
 	if block != "" && own == nil {
-		msg := "the frontmatter block is not valid YAML"
+		why := ""
 		if len(diags) > 0 {
-			msg += ": " + diags[0]
+			why = ": " + diags[0] // the parser's words, as it says them
 		}
-		return "", api.Invalid("content", "%s", msg)
+		return "", api.Invalid("content", "%s", s.msg.Get(eFMNotYAML, why))
 	}
 	fm := make(map[string]any, len(own)+len(extra)+3)
 	for k, v := range own {
@@ -116,7 +116,7 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	}
 	for k, v := range extra {
 		if strings.TrimSpace(k) == "" {
-			return "", api.Invalid("frontmatter", "keys must not be empty")
+			return "", api.Invalid("frontmatter", "%s", s.msg.Get(eFMEmptyKey))
 		}
 		setKey(fm, k, v)
 	}
