@@ -26,6 +26,7 @@ const (
 	wAppeared        msgID = "warn.appeared"
 	wWriteFailed     msgID = "warn.write_failed"
 	wAlreadyHeld     msgID = "warn.already_held"
+	wUnchanged       msgID = "warn.unchanged"
 	wNoNoteYet       msgID = "warn.no_note_yet"
 	wFMNotKept       msgID = "warn.frontmatter_not_kept"
 	wFMInvalid       msgID = "warn.frontmatter_invalid"
@@ -115,6 +116,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wAppeared:        "%s appeared while the note was being written; the insight went to a new note, %s",
 		wWriteFailed:     "%s could not be written (%s); the insight went to a new note, %s",
 		wAlreadyHeld:     "%s already holds this insight; it was not added again",
+		wUnchanged:       "%s already reads so: nothing was written",
 		wNoNoteYet:       "no note exists yet for %s",
 		wFMNotKept:       "the frontmatter of %s could not be kept: %s",
 		wFMInvalid:       "the frontmatter of %s is not valid YAML once filled; the new note has its own",
@@ -200,6 +202,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wAppeared:        "%s surgiu enquanto a nota era escrita; o aprendizado foi para uma nota nova, %s",
 		wWriteFailed:     "%s não pôde ser escrita (%s); o aprendizado foi para uma nota nova, %s",
 		wAlreadyHeld:     "%s já contém este aprendizado; ele não foi acrescentado de novo",
+		wUnchanged:       "%s já está assim: nada foi escrito",
 		wNoNoteYet:       "ainda não existe nota para %s",
 		wFMNotKept:       "o frontmatter de %s não pôde ser mantido: %s",
 		wFMInvalid:       "o frontmatter de %s não é YAML válido depois de preenchido; a nota nova tem o seu próprio",

@@ -79,6 +79,10 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			}
 		}
 		after := []byte(content)
+		if before != nil && content == string(before) {
+			// Said, or "Replaced" with "Commit: no" reads as a failure.
+			t.warn(wUnchanged, rel)
+		}
 		put := t.writeFile
 		if before != nil {
 			put = func(p string, before, after []byte, _ vaultfs.Access) error { return t.replaceExact(p, before, after) }
@@ -213,6 +217,9 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		newText = inEOLOf(newText, before)
 		after := []byte(text[:at] + newText + text[at+len(oldText):])
+		if string(after) == text {
+			t.warn(wUnchanged, rel) // new_text is old_text
+		}
 		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
 			return nil, "", fieldErr("path", err)
 		}

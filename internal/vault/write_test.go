@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -398,5 +399,30 @@ func TestWriteNoteKeepsOwnFrontmatter(t *testing.T) {
 	want := "---\n# kept comment\ntitle: \"Quoted: yes\"\nzip: 0012\nversion: 1.10\nstatus: done\ntype: note\ntags: []\ncreated: 2026-11-29\n---\n# Own\n"
 	if got := read(t, dir, "03-projects/own.md"); got != want {
 		t.Fatalf("content:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestWriteUnchangedSaysSo: an edit whose new_text is its old_text, or a
+// replacement by the same bytes, writes and commits nothing, and a warning
+// says why (else "Commit: no" reads as a failure).
+func TestWriteUnchangedSaysSo(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	res, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/same.md", Content: "# Same\n\nkeep this\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	want := s.msg.Get(wUnchanged, "03-projects/same.md")
+	edit, err := s.EditNote(ctx, api.EditRequest{Path: "03-projects/same.md", OldText: "keep this", NewText: "keep this"})
+	if err != nil || edit.Committed || len(edit.Files) != 0 || !slices.Contains(edit.Warnings, want) {
+		t.Fatalf("edit: %+v %v", edit, err)
+	}
+	again, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/same.md", Content: read(t, dir, "03-projects/same.md"), ExpectedSHA256: res.SHA256})
+	if err != nil || again.Committed || len(again.Files) != 0 || !slices.Contains(again.Warnings, want) {
+		t.Fatalf("replace: %+v %v", again, err)
+	}
+	if got := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD")); got != head {
+		t.Fatalf("HEAD moved: %s, was %s", got, head)
 	}
 }
