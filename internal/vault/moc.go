@@ -105,6 +105,18 @@ func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int
 	return out
 }
 
+// linksTo reports whether the note at from, with content src, has a link
+// that resolves to target with r.
+func linksTo(src []byte, from string, r *links.Resolver, target string) bool {
+	n := markdown.Parse(path.Base(from), src)
+	for _, l := range n.Links {
+		if to, ok := r.ResolveLink(from, l); ok && to == target {
+			return true
+		}
+	}
+	return false
+}
+
 // removeLines deletes the given 0-based lines and returns the new text and
 // the removed lines (without their EOL).
 func removeLines(text string, idxs []int) (string, []string) {

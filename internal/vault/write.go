@@ -273,15 +273,26 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		if !committed {
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eUncommitted, rel)}
 		}
+		if err := t.remove(rel, before); err != nil {
+			return nil, "", fieldErr("path", err)
+		}
+		if err := s.dropMOCLine(t, rel); err != nil {
+			t.warn(wMOCFailed, s.fs.Redact(err.Error()))
+		}
+		// The MOC line goes with the note: a map of content that linked to
+		// it only there keeps no broken link, so it neither needs confirm
+		// nor counts in the warning.
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(rel)
-		s.mu.RUnlock()
+		r := s.graph.Resolver()
 		var others []string
 		for _, src := range sources {
-			if src != rel {
-				others = append(others, src)
+			if c, ok := t.byPath[src]; src == rel || ok && c.after != nil && !linksTo(c.after, src, r, rel) {
+				continue
 			}
+			others = append(others, src)
 		}
+		s.mu.RUnlock()
 		if len(others) > 0 && !req.Confirm {
 			shown := others
 			if len(shown) > 5 {
@@ -292,12 +303,6 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 				more = s.msg.Get(eAndMore, len(others)-5)
 			}
 			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: s.msg.Get(eLinkedTo, len(others), rel, strings.Join(shown, ", "), more)}
-		}
-		if err := t.remove(rel, before); err != nil {
-			return nil, "", fieldErr("path", err)
-		}
-		if err := s.dropMOCLine(t, rel); err != nil {
-			t.warn(wMOCFailed, s.fs.Redact(err.Error()))
 		}
 		res := &api.WriteResult{Action: api.ActionDeleted, Path: rel}
 		if len(others) > 0 {

@@ -426,3 +426,33 @@ func TestWriteUnchangedSaysSo(t *testing.T) {
 		t.Fatalf("HEAD moved: %s, was %s", got, head)
 	}
 }
+
+// TestDeleteMOCLineIsNoBacklink: the MOC line goes with the note, so a note
+// that only its map of content lists is deleted without confirm, and the
+// broken-link warning counts only the notes whose links do break.
+func TestDeleteMOCLineIsNoBacklink(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	res, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/retry-backoff.md"})
+	if err != nil {
+		t.Fatalf("listed only in its MOC: %v", err)
+	}
+	if strings.Contains(read(t, dir, "02-wiki/go/go-moc.md"), "retry-backoff") || len(res.Warnings) != 0 {
+		t.Fatalf("MOC:\n%s\nwarnings %q", read(t, dir, "02-wiki/go/go-moc.md"), res.Warnings)
+	}
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+		t.Fatal(err)
+	}
+	// context-cancel: its MOC and retry-backoff link to it; one link breaks.
+	_, err = s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/context-cancel.md"})
+	if api.CodeOf(err) != api.CodeNeedsConfirm || !strings.Contains(err.Error(), "1 note(s) link to") || strings.Contains(err.Error(), "go-moc") {
+		t.Fatalf("refusal: %v", err)
+	}
+	res, err = s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/context-cancel.md", Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.msg.Get(wBrokenLinks, 1, "02-wiki/go/context-cancel.md"); !slices.Contains(res.Warnings, want) {
+		t.Fatalf("warnings %q, want %q", res.Warnings, want)
+	}
+}
