@@ -641,3 +641,34 @@ func TestLearnRetryOfNamedNote(t *testing.T) {
 		t.Errorf("retry warnings: %q", again.Warnings)
 	}
 }
+
+// TestLearnUndoFirstWrite: in a repository made with git init alone, the
+// first learning is the root commit, and its answer's vault_undo works: it
+// takes every file back (and their folders) in a commit of its own.
+func TestLearnUndoFirstWrite(t *testing.T) {
+	_, s := openLearn(t, nil, learnOpts{noGit: true, setup: func(dir string) {
+		gitRun(t, dir, "init", "-q")
+		gitRun(t, dir, "config", "user.name", "u")
+		gitRun(t, dir, "config", "user.email", "u@x")
+	}})
+	dir := s.opts.Dir
+	res := learn(t, s, api.LearnRequest{Title: "First", Insight: "The very first insight.", Domain: "go", ConfirmNewDomain: true})
+	if !res.Committed || len(res.Files) != 4 {
+		t.Fatalf("%+v", res)
+	}
+	u, err := s.Undo(context.Background(), api.UndoRequest{Version: res.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Committed || !slices.Equal(u.Files, res.Files) {
+		t.Errorf("undo %+v", u)
+	}
+	for _, p := range []string{"02-wiki", "00-index", "04-daily"} {
+		if exists(dir, p) {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if out := gitRun(t, dir, "status", "--porcelain"); out != "" {
+		t.Errorf("work tree:\n%s", out)
+	}
+}
