@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/links"
@@ -180,11 +181,23 @@ func summaryOf(text string) string {
 }
 
 // firstSentence cuts text at the end of its first sentence, at most 120
-// characters, with … when cut.
+// characters, with … when cut. A sentence ends at . ! or ? before a space,
+// unless a lower-case letter follows: "e.g. a channel", "i.e. one",
+// "p. ex. um canal" go on (a new sentence starts with a capital, a digit
+// or a sign).
 func firstSentence(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
 	for i, r := range text {
-		if (r == '.' || r == '!' || r == '?') && (i+1 == len(text) || text[i+1] == ' ') {
+		if r != '.' && r != '!' && r != '?' {
+			continue
+		}
+		if i+1 == len(text) {
+			break
+		}
+		if text[i+1] != ' ' {
+			continue
+		}
+		if next, _ := utf8.DecodeRuneInString(text[i+2:]); !unicode.IsLower(next) {
 			text = text[:i+1]
 			break
 		}
