@@ -672,3 +672,15 @@ func TestLearnUndoFirstWrite(t *testing.T) {
 		t.Errorf("work tree:\n%s", out)
 	}
 }
+
+// TestLearnKnowledgeIndexLineInPathForm: an index that still lists a
+// removed domain's MOC by its path gets no second line when the domain
+// comes back.
+func TestLearnKnowledgeIndexLineInPathForm(t *testing.T) {
+	index := "---\ntype: moc\n---\n# Knowledge index\n\n## Domains\n\n- [[go-moc]] — Go\n- [[../02-wiki/k8s/k8s-moc|k8s]] — Kubernetes\n"
+	dir, s := openLearn(t, with(learnVault, map[string]string{knowledgeIndex: index}), learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Probes", Insight: "Quixotic probes.", Domain: "k8s", ConfirmNewDomain: true})
+	if got := read(t, dir, knowledgeIndex); got != index || slices.Contains(res.Files, knowledgeIndex) {
+		t.Errorf("index (files %v):\n%s", res.Files, got)
+	}
+}

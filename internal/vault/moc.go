@@ -376,7 +376,10 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 		text := fm + "# " + p.knowledgeIndexTi + "\n\n" + line + "\n"
 		return t.writeFile(knowledgeIndex, nil, []byte(text), vaultfs.Move)
 	}
-	if strings.Contains(string(before), "[["+domain+"-moc]]") || strings.Contains(string(before), "[["+domain+"-moc|") {
+	// A line already there in any form ([[k8s-moc]], or the path form
+	// [[../02-wiki/k8s/k8s-moc|k8s]] of an index whose domain folder was
+	// removed and now comes back) is not added twice.
+	if linksTo(before, knowledgeIndex, s.resolverWith(mocPath(domain)), mocPath(domain)) {
 		return nil
 	}
 	text := string(before)
