@@ -135,7 +135,7 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 		if err != nil {
 			return "", api.Invalid("frontmatter", "%s", err.Error())
 		}
-		return head + strings.TrimPrefix(body, "\uFEFF"), nil
+		return withBody(head, body), nil
 	}
 	for _, d := range defaults {
 		if !hasKey(fm, d.key) {
@@ -146,7 +146,18 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	if err != nil {
 		return "", api.Invalid("frontmatter", "%s", err.Error())
 	}
-	return head + strings.TrimPrefix(body, "\uFEFF"), nil
+	return withBody(head, body), nil
+}
+
+// withBody joins a rendered frontmatter block (LF line ends) and the body
+// of a note, the block taking the body's line ends: content written with
+// CRLF stays CRLF throughout, not LF in its frontmatter alone.
+func withBody(head, body string) string {
+	body = strings.TrimPrefix(body, "\uFEFF")
+	if strings.Contains(body, "\r\n") {
+		head = strings.ReplaceAll(head, "\n", "\r\n")
+	}
+	return head + body
 }
 
 // matchEOL gives text the line endings of like: CRLF when like uses CRLF.

@@ -456,3 +456,21 @@ func TestDeleteMOCLineIsNoBacklink(t *testing.T) {
 		t.Fatalf("warnings %q, want %q", res.Warnings, want)
 	}
 }
+
+// TestWriteNewNoteKeepsCRLF: a new note written with CRLF line ends gets
+// its added frontmatter in CRLF too, not a file of mixed line ends.
+func TestWriteNewNoteKeepsCRLF(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	for p, content := range map[string]string{
+		"03-projects/win.md":  "# Win\r\n\r\nline\r\n",
+		"03-projects/win2.md": "---\r\na: 1\r\n---\r\n# Win\r\n",
+	} {
+		if _, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: content}); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, dir, p); strings.Count(got, "\n") != strings.Count(got, "\r\n") || !strings.HasPrefix(got, "---\r\n") {
+			t.Errorf("%s: mixed line ends: %q", p, got)
+		}
+	}
+}
