@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
@@ -110,16 +112,18 @@ func (in *learning) primary() string {
 	return wikiFolder + "/" + in.domain + "/" + in.slug + ".md"
 }
 
-// matchDomain returns the existing domain named d (letter case ignored, so
-// that "Go" files under an existing "go" and a case-insensitive file system
-// never sees two spellings), or d itself and false.
+// matchDomain returns the existing domain named d (letter case and Unicode
+// normalisation ignored, so that "Go" files under an existing "go", a
+// "técnica" sent decomposed under the folder "técnica", and a
+// case-insensitive or normalising file system never sees two spellings), or
+// d itself and false.
 func (s *Service) matchDomain(d string) (string, bool) {
 	var folded string
 	for _, x := range s.domains() {
 		if x == d {
 			return x, true
 		}
-		if folded == "" && strings.EqualFold(x, d) {
+		if folded == "" && strings.EqualFold(norm.NFC.String(x), norm.NFC.String(d)) {
 			folded = x
 		}
 	}

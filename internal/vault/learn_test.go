@@ -684,3 +684,27 @@ func TestLearnKnowledgeIndexLineInPathForm(t *testing.T) {
 		t.Errorf("index (files %v):\n%s", res.Files, got)
 	}
 }
+
+// TestLearnDomainNormalisation: a domain sent in another Unicode form than
+// its folder's (decomposed "técnica", as a macOS file name gives it) is that
+// domain, not a new twin folder that looks the same.
+func TestLearnDomainNormalisation(t *testing.T) {
+	nfc, nfd := "t\u00e9cnica", "te\u0301cnica"
+	for _, c := range []struct{ folder, sent string }{{nfc, nfd}, {nfd, nfc}} {
+		dir, s := openLearn(t, with(learnVault, map[string]string{"02-wiki/" + c.folder + "/nota.md": "# Nota\n\nalgo\n"}), learnOpts{})
+		res := learn(t, s, api.LearnRequest{Title: "Zebra", Insight: "Zebras are striped.", Domain: c.sent})
+		if res.Path != "02-wiki/"+c.folder+"/zebra.md" || res.Domain != c.folder {
+			t.Errorf("folder %q, sent %q: %s in domain %q", c.folder, c.sent, res.Path, res.Domain)
+		}
+		entries, _ := os.ReadDir(filepath.Join(dir, "02-wiki"))
+		if len(entries) != 3 { // db, go and the one domain
+			t.Errorf("02-wiki holds %d folders", len(entries))
+		}
+	}
+	// A new domain's folder is named in the composed form.
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	learn(t, s, api.LearnRequest{Title: "Zebra", Insight: "Zebras are striped.", Domain: nfd, ConfirmNewDomain: true})
+	if !exists(dir, "02-wiki/"+nfc+"/zebra.md") {
+		t.Error("the new domain's folder is not in NFC")
+	}
+}

@@ -134,7 +134,9 @@ func validateDomain(m *texts, d string) (string, error) {
 	if !utf8.ValidString(d) {
 		return "", api.Invalid("domain", "%s", m.Get(vUTF8))
 	}
-	d = strings.TrimSpace(d)
+	// A new domain's folder is named in the composed form (NFC), the form
+	// Obsidian and most tools write, whatever form the agent sent.
+	d = norm.NFC.String(strings.TrimSpace(d))
 	switch {
 	case d == "":
 		return "", api.Invalid("domain", "%s", m.Get(vEmpty))
