@@ -373,6 +373,20 @@ var keyOrder = map[string]int{
 // renderFrontmatter writes fm as a YAML block between --- lines, keys in a
 // stable, readable order.
 func renderFrontmatter(fm map[string]any) (string, error) {
+	node := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range sortedKeysOf(fm) {
+		val, err := valueNode(k, fm[k])
+		if err != nil {
+			return "", err
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, val)
+	}
+	return encodeFrontmatter(node)
+}
+
+// sortedKeysOf lists the keys of fm in a stable, readable order: the
+// well-known keys first (keyOrder), the others alphabetically.
+func sortedKeysOf(fm map[string]any) []string {
 	keys := make([]string, 0, len(fm))
 	for k := range fm {
 		keys = append(keys, k)
@@ -388,15 +402,7 @@ func renderFrontmatter(fm map[string]any) (string, error) {
 		}
 		return keys[i] < keys[j]
 	})
-	node := &yaml.Node{Kind: yaml.MappingNode}
-	for _, k := range keys {
-		val, err := valueNode(k, fm[k])
-		if err != nil {
-			return "", err
-		}
-		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, val)
-	}
-	return encodeFrontmatter(node)
+	return keys
 }
 
 // valueNode is the YAML node renderFrontmatter writes for the value v of
@@ -446,7 +452,10 @@ type keyValue struct {
 // of every value. Decoding the block into a map and rendering that would
 // rewrite the values as YAML reads them: an identifier 0012 would become the
 // number 10 (YAML 1.1 octal), a version 1.10 would become 1.1.
-func mergeFrontmatter(block string, set map[string]any, defaults []keyValue) (string, error) {
+//
+// With respell, a key of set found in the other profile's spelling takes
+// set's (a template's type: becomes tipo: in a Portuguese vault).
+func mergeFrontmatter(block string, set map[string]any, defaults []keyValue, respell bool) (string, error) {
 	inner := strings.TrimPrefix(block, "\uFEFF")
 	_, inner, _ = strings.Cut(inner, "\n")                                      // the opening ---
 	if i := strings.LastIndex(strings.TrimRight(inner, "\r\n"), "\n"); i >= 0 { // the closing --- (or ...)
@@ -470,18 +479,16 @@ func mergeFrontmatter(block string, set map[string]any, defaults []keyValue) (st
 		}
 		return -1
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // new keys in a stable order
-	for _, k := range keys {
+	for _, k := range sortedKeysOf(set) { // new keys in renderFrontmatter's order
 		val, err := valueNode(k, set[k])
 		if err != nil {
 			return "", err
 		}
 		if i := find(k); i >= 0 {
 			node.Content[i+1] = val
+			if respell {
+				node.Content[i].Value = k
+			}
 			continue
 		}
 		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, val)

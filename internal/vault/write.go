@@ -131,7 +131,7 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	}
 	if block != "" {
 		// The content's own frontmatter keeps its author's spelling.
-		head, err := mergeFrontmatter(block, extra, defaults)
+		head, err := mergeFrontmatter(block, extra, defaults, false)
 		if err != nil {
 			return "", api.Invalid("frontmatter", "%s", err.Error())
 		}
