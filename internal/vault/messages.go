@@ -84,6 +84,7 @@ const (
 	eFMNotYAML      msgID = "error.frontmatter_not_yaml"
 	eFMEmptyKey     msgID = "error.frontmatter_empty_key"
 	eSamePath       msgID = "error.same_path"
+	eGone           msgID = "error.gone"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -173,6 +174,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMNotYAML:      "the frontmatter block is not valid YAML%s",
 		eFMEmptyKey:     "keys must not be empty",
 		eSamePath:       "is the same path as from",
+		eGone:           "%s does not exist: it was moved or deleted since you read it; leave out expected_sha256 to create it anew",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
@@ -259,6 +261,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMNotYAML:      "o bloco de frontmatter não é YAML válido%s",
 		eFMEmptyKey:     "as chaves não podem ser vazias",
 		eSamePath:       "é o mesmo caminho que from",
+		eGone:           "%s não existe: foi movida ou apagada desde que você a leu; omita expected_sha256 para criá-la de novo",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",

@@ -59,6 +59,13 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
+		if before == nil && req.ExpectedSHA256 != "" {
+			// The caller read a version of this note, which is gone: moved
+			// or deleted since (in Obsidian, say). Creating it again would
+			// bring back a note someone removed, or make a second copy of
+			// one renamed; the caller decides.
+			return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eGone, rel)}
+		}
 		if before != nil {
 			current := sha256Hex(before)
 			switch {

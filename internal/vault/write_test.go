@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -472,5 +473,20 @@ func TestWriteNewNoteKeepsCRLF(t *testing.T) {
 		if got := read(t, dir, p); strings.Count(got, "\n") != strings.Count(got, "\r\n") || !strings.HasPrefix(got, "---\r\n") {
 			t.Errorf("%s: mixed line ends: %q", p, got)
 		}
+	}
+}
+
+// TestWriteNoteExpectedButGone: a replacement of a note that was moved or
+// deleted since the caller read it is refused, not a re-creation of it.
+func TestWriteNoteExpectedButGone(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/gone.md", Content: "# Gone\n", ExpectedSHA256: strings.Repeat("a", 64)})
+	var ae *api.Error
+	if api.CodeOf(err) != api.CodeConflict || !errors.As(err, &ae) || ae.Field != "expected_sha256" {
+		t.Fatalf("err = %v", err)
+	}
+	if exists(dir, "03-projects/gone.md") {
+		t.Fatal("the note was created")
 	}
 }
