@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -354,6 +355,15 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 	}
 	text := string(before)
 	eol := eolOf(text)
+	if fence := markdown.UnclosedFence(text); fence != "" {
+		// The note ends inside a code block (its fence never closed): the
+		// new section would be code, not a section. Closing the fence
+		// changes nothing of how the note reads (it closes at the end).
+		if !strings.HasSuffix(text, "\n") {
+			text += eol
+		}
+		text += fence + eol
+	}
 	// One blank line between the note and the new section.
 	switch {
 	case text == "", strings.HasSuffix(text, "\n\n"), strings.HasSuffix(text, "\r\n\r\n"):

@@ -708,3 +708,19 @@ func TestLearnDomainNormalisation(t *testing.T) {
 		t.Error("the new domain's folder is not in NFC")
 	}
 }
+
+// TestLearnAppendAfterUnclosedFence: a learning appended to a note that
+// ends inside a code block whose fence was never closed is a section of
+// its own, not more code: the fence is closed first.
+func TestLearnAppendAfterUnclosedFence(t *testing.T) {
+	note := "---\ntype: wiki\ntags: [go]\n---\n# Unclosed fence\n\nSome text.\n\n```go\nfunc main() {}\n"
+	dir, s := openLearn(t, with(learnVault, map[string]string{"02-wiki/go/unclosed-fence.md": note}), learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Unclosed fence", Insight: "An unclosed fence swallows the rest of the note.", Domain: "go", Tags: []string{"go"}})
+	if res.Path != "02-wiki/go/unclosed-fence.md" || res.Action != api.LearnAppended {
+		t.Fatalf("%s %s (%s)", res.Action, res.Path, res.Reason)
+	}
+	want := note + "```\n\n## 2026-11-29 — Unclosed fence\n\nAn unclosed fence swallows the rest of the note.\n"
+	if got := read(t, dir, res.Path); got != want {
+		t.Errorf("note:\n%s\nwant:\n%s", got, want)
+	}
+}
