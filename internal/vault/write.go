@@ -409,7 +409,9 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
-		return res, fmt.Sprintf("Revert %q\n\nThis reverts commit %s.", subject, full), nil
+		// Worded as git revert words it: the subject between plain quotes,
+		// a quote in it left as it is (%q would write Revert "Revert \"x\"").
+		return res, fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.", subject, full), nil
 	})
 }
 

@@ -490,3 +490,25 @@ func TestWriteNoteExpectedButGone(t *testing.T) {
 		t.Fatal("the note was created")
 	}
 }
+
+// TestUndoOfUndoSubject: the undo of an undo is worded as git revert words
+// it, the quotes of the subject it reverts left as they are.
+func TestUndoOfUndoSubject(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	w, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/q.md", Content: "# Q\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Undo(ctx, api.UndoRequest{Version: w.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: u.Version}); err != nil {
+		t.Fatal(err)
+	}
+	want := `Revert "Revert "docs(vault): create 03-projects/q.md""`
+	if got := strings.TrimSpace(gitRun(t, dir, "log", "-1", "--format=%s")); got != want {
+		t.Errorf("subject %s, want %s", got, want)
+	}
+}
