@@ -230,6 +230,16 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		}
 		t.warn(wUnreadable, primary, s.reasonOf(err), p)
 		return p, true, nil
+	case cur != nil && s.structural(primary) != "":
+		// The slug names the domain's map of content ("Go MOC" in go):
+		// a learning is no section of a MOC (the decision refuses one as
+		// a duplicate too), so it gets a note of its own.
+		p, err := s.createDated(t, in)
+		if err != nil {
+			return "", false, err
+		}
+		t.warn(wNameTakenNew, in.slug, primary, p, in.slug)
+		return p, true, nil
 	case cur != nil:
 		err := s.appendLearning(t, in, primary)
 		if err == nil {

@@ -724,3 +724,18 @@ func TestLearnAppendAfterUnclosedFence(t *testing.T) {
 		t.Errorf("note:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLearnSlugOfAMOC: a title whose slug is the name of the domain's map
+// of content ("Go MOC") gets a note of its own: the learning is not appended
+// to the MOC, which the decision refuses as a duplicate too.
+func TestLearnSlugOfAMOC(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Go MOC", Insight: "Zeppelins hover over the map.", Domain: "go"})
+	if res.Action != api.LearnCreated || res.Path != "02-wiki/go/go-moc-2026-11-29.md" || !hasWarning(res, "02-wiki/go/go-moc.md", res.Path) {
+		t.Fatalf("%s %s %q", res.Action, res.Path, res.Warnings)
+	}
+	moc := read(t, dir, "02-wiki/go/go-moc.md")
+	if strings.Contains(moc, "## 2026-11-29 — Go MOC") || !strings.Contains(moc, "- [[go-moc-2026-11-29]] — Zeppelins hover over the map.") {
+		t.Errorf("MOC:\n%s", moc)
+	}
+}
