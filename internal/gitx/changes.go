@@ -23,18 +23,21 @@ const maxChangeBlob = 64 << 20
 
 // Changes returns the files that commit changed inside the vault folder
 // against its first parent (renames shown as a deletion and an addition),
-// with their contents before and after. A root commit has no parent and is
-// ErrUnknownCommit's sibling: an error that says so.
+// with their contents before and after. A root commit (the first write in a
+// new repository) is compared with nothing: every file it holds was added,
+// as git revert sees it.
 func (r *Repo) Changes(ctx context.Context, commit string) ([]FileChange, error) {
 	hash, err := r.ResolveCommit(ctx, commit)
 	if err != nil {
 		return nil, err
 	}
-	parent, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", hash+"^1")
-	if err != nil {
-		return nil, fmt.Errorf("%s has no parent commit to go back to", short(hash))
+	args := []string{"diff-tree", "-r", "--no-renames", "--no-commit-id", "-z", "--relative"}
+	if parent, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", hash+"^1"); err == nil {
+		args = append(args, strings.TrimSpace(string(parent)), hash, "--")
+	} else {
+		args = append(args, "--root", hash, "--")
 	}
-	out, err := r.Run(ctx, "diff-tree", "-r", "--no-renames", "--no-commit-id", "-z", "--relative", strings.TrimSpace(string(parent)), hash, "--")
+	out, err := r.Run(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -184,3 +184,26 @@ func TestRevertLeavesUsersRevertAlone(t *testing.T) {
 		t.Fatal("the user's revert was aborted")
 	}
 }
+
+// TestChangesOfRootCommit: the first commit of a new repository (a new
+// vault's first write) has no parent; its changes are every file it added,
+// so that it can be undone like any other.
+func TestChangesOfRootCommit(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, nil)
+	r := open(t, dir)
+	writeFile(t, dir, "a.md", "a\n")
+	writeFile(t, dir, "sub/b.md", "b\n")
+	first, err := r.Commit(ctx, []string{"a.md", "sub/b.md"}, "docs(vault): first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := r.Changes(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FileChange{{Path: "a.md", After: []byte("a\n")}, {Path: "sub/b.md", After: []byte("b\n")}}
+	if !reflect.DeepEqual(changes, want) {
+		t.Fatalf("changes = %+v, want %+v", changes, want)
+	}
+}

@@ -35,3 +35,17 @@ func ParseFrontmatter(src string) (map[string]any, []string) {
 	decodeFrontmatter(n, src[cs:ce], 2)
 	return n.Frontmatter, n.Diagnostics
 }
+
+// UnclosedFence returns the line that closes the code fence src ends inside
+// ("```", "~~~~", "> ```" for a fence in a quote, indented as the fence in a
+// list item), or "" when src ends outside any fence. CommonMark closes such
+// a fence at the end of the document: text appended after it would be code
+// unless the fence is closed first.
+func UnclosedFence(src string) string {
+	p := &parser{src: src, note: &Note{BodyLine: 1}}
+	p.run("")
+	if !p.inFence {
+		return ""
+	}
+	return strings.Repeat("> ", p.fenceQuote) + strings.Repeat(" ", p.fenceIndent) + strings.Repeat(string(p.fenceChar), p.fenceLen)
+}

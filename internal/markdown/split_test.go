@@ -67,3 +67,19 @@ func TestNormalizeType(t *testing.T) {
 		t.Errorf("tipo: diário parsed as type %q, want daily", got)
 	}
 }
+
+func TestUnclosedFence(t *testing.T) {
+	for src, want := range map[string]string{
+		"# T\n\ntext\n":                           "",
+		"```go\nx\n```\n":                         "",
+		"```go\nfunc main() {}\n":                 "```",
+		"text\n\n~~~~\ncode\n~~~\n":               "~~~~",
+		"> quoted\n> ```\n> code\n":               "> ```",
+		"- item\n\n  ````\n  code\n":              "  ````",
+		"---\ntype: wiki\n---\n```\nno close yet": "```",
+	} {
+		if got := UnclosedFence(src); got != want {
+			t.Errorf("UnclosedFence(%q) = %q, want %q", src, got, want)
+		}
+	}
+}

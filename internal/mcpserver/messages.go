@@ -36,6 +36,7 @@ const (
 	msgWritePushNo     msgID = "write.push_no"
 	msgWriteWarning    msgID = "write.warning"
 	msgWriteUndo       msgID = "write.undo"
+	msgWriteUndoOr     msgID = "write.undo_or"
 	msgWriteDiffCut    msgID = "write.diff_cut"
 	msgWriteUncertain  msgID = "write.uncertain"
 
@@ -184,6 +185,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWritePushNo:     "Push: no",
 		msgWriteWarning:    "Warning: %s",
 		msgWriteUndo:       "Undo: %s",
+		msgWriteUndoOr:     "%s, or %s",
 		msgWriteDiffCut:    "[Diff cut after %d characters: %d more line(s) not shown.]",
 		msgWriteUncertain:  "The change may or may not have been applied; read the note before trying again.",
 
@@ -342,6 +344,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgWritePushNo:     "Push: não",
 		msgWriteWarning:    "Aviso: %s",
 		msgWriteUndo:       "Desfazer: %s",
+		msgWriteUndoOr:     "%s, ou %s",
 		msgWriteDiffCut:    "[Diff cortado após %d caracteres: mais %d linha(s) não mostrada(s).]",
 		msgWriteUncertain:  "A alteração pode ou não ter sido aplicada; leia a nota antes de tentar de novo.",
 

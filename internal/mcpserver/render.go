@@ -399,7 +399,7 @@ func writeDetails(b *strings.Builder, m *messages, res *api.WriteResult, showFil
 	if res.Committed && res.Version != "" {
 		undo := fmt.Sprintf("vault_undo {\"commit\": %q}", res.Version)
 		if res.UndoHint != "" {
-			undo = res.UndoHint + ", or " + undo
+			undo = m.get(msgWriteUndoOr, res.UndoHint, undo)
 		}
 		b.WriteString(m.get(msgWriteUndo, escape(undo)))
 		b.WriteByte('\n')

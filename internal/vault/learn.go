@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -110,16 +113,18 @@ func (in *learning) primary() string {
 	return wikiFolder + "/" + in.domain + "/" + in.slug + ".md"
 }
 
-// matchDomain returns the existing domain named d (letter case ignored, so
-// that "Go" files under an existing "go" and a case-insensitive file system
-// never sees two spellings), or d itself and false.
+// matchDomain returns the existing domain named d (letter case and Unicode
+// normalisation ignored, so that "Go" files under an existing "go", a
+// "técnica" sent decomposed under the folder "técnica", and a
+// case-insensitive or normalising file system never sees two spellings), or
+// d itself and false.
 func (s *Service) matchDomain(d string) (string, bool) {
 	var folded string
 	for _, x := range s.domains() {
 		if x == d {
 			return x, true
 		}
-		if folded == "" && strings.EqualFold(x, d) {
+		if folded == "" && strings.EqualFold(norm.NFC.String(x), norm.NFC.String(d)) {
 			folded = x
 		}
 	}
@@ -225,10 +230,24 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		}
 		t.warn(wUnreadable, primary, s.reasonOf(err), p)
 		return p, true, nil
+	case cur != nil && s.structural(primary) != "":
+		// The slug names the domain's map of content ("Go MOC" in go):
+		// a learning is no section of a MOC (the decision refuses one as
+		// a duplicate too), so it gets a note of its own.
+		p, err := s.createDated(t, in)
+		if err != nil {
+			return "", false, err
+		}
+		t.warn(wNameTakenNew, in.slug, primary, p, in.slug)
+		return p, true, nil
 	case cur != nil:
 		err := s.appendLearning(t, in, primary)
 		if err == nil {
-			t.warn(wNameTakenAppend, in.slug, primary)
+			// A note that already held the insight was left alone, and
+			// appendLearning said so: "appended" would contradict it.
+			if _, wrote := t.byPath[primary]; wrote {
+				t.warn(wNameTakenAppend, in.slug, primary)
+			}
 			return primary, false, nil
 		}
 		p, err2 := s.createDated(t, in)
@@ -346,6 +365,15 @@ func (s *Service) appendLearning(t *tx, in *learning, p string) error {
 	}
 	text := string(before)
 	eol := eolOf(text)
+	if fence := markdown.UnclosedFence(text); fence != "" {
+		// The note ends inside a code block (its fence never closed): the
+		// new section would be code, not a section. Closing the fence
+		// changes nothing of how the note reads (it closes at the end).
+		if !strings.HasSuffix(text, "\n") {
+			text += eol
+		}
+		text += fence + eol
+	}
 	// One blank line between the note and the new section.
 	switch {
 	case text == "", strings.HasSuffix(text, "\n\n"), strings.HasSuffix(text, "\r\n\r\n"):

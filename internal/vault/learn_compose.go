@@ -69,22 +69,32 @@ var insightSections = []string{
 func (s *Service) composeLearning(t *tx, in *learning) []byte {
 	p := s.profile()
 	fm := map[string]any{}
-	body := ""
+	body, block := "", ""
 	crlf := false
 	if tpl, ok := s.template(t, wikiTemplate); ok {
 		crlf = strings.Contains(tpl, "\r\n")
 		vars := templateVars{title: in.title, path: in.primary(), now: s.opts.Now(), lang: p.lang}
 		var dropped []string
-		fm, body, dropped = fillNoteTemplate(t, wikiTemplate, tpl, vars)
+		fm, block, body, dropped = fillNoteTemplate(t, wikiTemplate, tpl, vars)
 		if fm == nil {
 			fm = map[string]any{}
 		}
 		warnDropped(t, wikiTemplate, dropped)
 	}
-	setProfileKey(fm, p.typeKey, "wiki")
-	setKey(fm, "tags", mergeTags(fm, in.tags))
-	setProfileKey(fm, p.createdKey, s.today())
-	head, err := renderFrontmatter(fm)
+	set := map[string]any{p.typeKey: "wiki", "tags": mergeTags(fm, in.tags), p.createdKey: s.today()}
+	var head string
+	var err error
+	if block != "" {
+		// The template's other keys stay as its author wrote them: their
+		// order, comments, an empty value, 0012 and 1.10 (which a decoded
+		// and rendered block would write null, 10 and 1.1).
+		head, err = mergeFrontmatter(block, set, nil, true)
+	} else {
+		for k, v := range set {
+			setProfileKey(fm, k, v)
+		}
+		head, err = renderFrontmatter(fm)
+	}
 	if err != nil {
 		// Only a template's exotic values can fail to render: start afresh.
 		t.warn(wFMNotKept, wikiTemplate, err.Error())
@@ -141,14 +151,14 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 
 // fillNoteTemplate fills a template (LF line ends from here on) and splits
 // it: its frontmatter decoded (nil when it has none; a block that is not
-// valid YAML once filled is dropped with a warning) and its body. It
-// returns the expressions it removed.
-func fillNoteTemplate(t *tx, name, tpl string, vars templateVars) (map[string]any, string, []string) {
+// valid YAML once filled is dropped with a warning), the filled block
+// ("" then) and its body. It returns the expressions it removed.
+func fillNoteTemplate(t *tx, name, tpl string, vars templateVars) (map[string]any, string, string, []string) {
 	tpl = strings.TrimPrefix(strings.ReplaceAll(tpl, "\r\n", "\n"), "\uFEFF")
 	block, rest := markdown.SplitFrontmatter(tpl)
 	body, dropped := vars.fill(rest, false, false)
 	if block == "" {
-		return nil, body, dropped
+		return nil, "", body, dropped
 	}
 	filled, droppedFM := vars.fill(block, true, false)
 	fm, _ := markdown.ParseFrontmatter(filled)
@@ -159,8 +169,9 @@ func fillNoteTemplate(t *tx, name, tpl string, vars templateVars) (map[string]an
 	}
 	if fm == nil {
 		t.warn(wFMInvalid, name)
+		filled = ""
 	}
-	return fm, body, append(droppedFM, dropped...)
+	return fm, filled, body, append(droppedFM, dropped...)
 }
 
 // warnDropped warns about the expressions of a template that were removed.

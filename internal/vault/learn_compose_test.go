@@ -46,7 +46,7 @@ func TestLearnPortuguese(t *testing.T) {
 	// A template written with English keys gets the Portuguese ones.
 	dir, s = openLearn(t, with(files, map[string]string{"_templates/wiki.md": "---\ntype: wiki\ncreated: \"{{date}}\"\nstatus: rascunho\n---\n# {{title}}\n"}), learnOpts{lang: "pt"})
 	res = learn(t, s, api.LearnRequest{Title: "Zéfiro", Insight: "Zéfiros.", Domain: "go"})
-	if got := read(t, dir, res.Path); got != "---\ntipo: wiki\ntags: []\nstatus: rascunho\ncriado: 2026-11-29\n---\n# Zéfiro\n\nZéfiros.\n" {
+	if got := read(t, dir, res.Path); got != "---\ntipo: wiki\ncriado: 2026-11-29\nstatus: rascunho\ntags: []\n---\n# Zéfiro\n\nZéfiros.\n" {
 		t.Errorf("from an English template:\n%s", got)
 	}
 

@@ -91,15 +91,15 @@ func (s *Service) newDaily(t *tx, now time.Time) string {
 		fm, _ := markdown.ParseFrontmatter(filled)
 		switch {
 		case block == "":
-			fm = map[string]any{p.typeKey: "daily", p.createdKey: s.today()}
+			head, _ := renderFrontmatter(map[string]any{p.typeKey: "daily", p.createdKey: s.today()})
+			return head + body
 		case fm == nil:
 			return filled + body // the user's own block, kept as it is
 		case hasKey(fm, "type"):
 			return filled + body
-		default:
-			setKey(fm, p.typeKey, "daily")
 		}
-		if head, err := renderFrontmatter(fm); err == nil {
+		// Typed daily; the template's other keys as its author wrote them.
+		if head, err := mergeFrontmatter(filled, nil, []keyValue{{"type", p.typeKey, "daily"}}, false); err == nil {
 			return head + body
 		}
 		return filled + body

@@ -23,6 +23,13 @@ func TestLearnDailyNote(t *testing.T) {
 	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntype: daily\ncreated: \"2026-11-29\"\n---\n\n# Sunday 29 November\n\n## Captures\n\n- 10:30 [[zephyr]] (learning)\n\n## Notes\n" {
 		t.Errorf("daily from template:\n%s", got)
 	}
+	// A template without a type gets one; its other keys stay as written.
+	files = with(learnVault, map[string]string{"_templates/daily.md": "---\n# the day\nmood:\nversion: 1.10\n---\n## Captures\n"})
+	dir, s = openLearn(t, files, learnOpts{})
+	learn(t, s, api.LearnRequest{Title: "Zephyr", Insight: "Zephyrs quibble.", Domain: "go"})
+	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\n# the day\nmood:\nversion: 1.10\ntype: daily\n---\n## Captures\n\n- 10:30 [[zephyr]] (learning)\n" {
+		t.Errorf("daily from an untyped template:\n%s", got)
+	}
 }
 
 // TestLearnPropagationIdempotent: a MOC that already lists the note (a

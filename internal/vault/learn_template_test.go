@@ -195,7 +195,7 @@ func TestLearnTemplateEdgeCases(t *testing.T) {
 	files := with(learnVault, map[string]string{"_templates/wiki.md": "---\ntitle: {{title}}\naliases: []\n---\n# {{title}}\n"})
 	dir, s := openLearn(t, files, learnOpts{})
 	res := learn(t, s, api.LearnRequest{Title: "Xylophonic: quibbles", Insight: "Flibbertigibbet.", Domain: "go"})
-	want := "---\ntitle: 'Xylophonic: quibbles'\naliases: []\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Xylophonic: quibbles\n\nFlibbertigibbet.\n"
+	want := "---\ntitle: \"Xylophonic: quibbles\"\naliases: []\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Xylophonic: quibbles\n\nFlibbertigibbet.\n"
 	if got := read(t, dir, res.Path); got != want || res.Path != "02-wiki/go/xylophonic-quibbles.md" || len(res.Warnings) != 0 {
 		t.Fatalf("%s %v:\n%s", res.Path, res.Warnings, got)
 	}
@@ -260,7 +260,7 @@ func TestLearnTemplaterTemplate(t *testing.T) {
 	res := learn(t, s, api.LearnRequest{Title: "Guarda de autenticação", Insight: "Valide o JWT no guard global.", Domain: "go", Tags: []string{"auth"}})
 	// The insight goes under the template's Solução; Templater, too, keeps
 	// the line ends around a command.
-	want := "---\ntipo: wiki\ntags: [auth]\ncriado: 2026-11-29\ncapa: null\nrevisar: 2026-12-29\n---\n\n# Guarda de autenticação\n\n\n" +
+	want := "---\ntipo: wiki\ntags: [auth]\ncriado: 2026-11-29\nrevisar: 2026-12-29\ncapa:\n---\n\n# Guarda de autenticação\n\n\n" +
 		"## Contexto\n\n\n## Solução\n\nValide o JWT no guard global.\n"
 	if got := read(t, dir, res.Path); got != want {
 		t.Errorf("note:\n%s\nwant:\n%s", got, want)
@@ -300,5 +300,19 @@ func TestLearnTemplateEmptyTitle(t *testing.T) {
 	want := "---\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Quokka wrangling\n\nFlibbertigibbet.\n\nBody {{unknown}}\n"
 	if got := read(t, dir, res.Path); got != want || !hasWarning(res, "tp.user.title") {
 		t.Errorf("note %v:\n%s\nwant:\n%s", res.Warnings, got, want)
+	}
+}
+
+// TestLearnTemplateFrontmatterKept: the keys of the template's frontmatter
+// that a learning does not set stay as the template's author wrote them:
+// order, comments, an empty value, and values YAML would read as other
+// numbers (0012 is octal 10, 1.10 is 1.1).
+func TestLearnTemplateFrontmatterKept(t *testing.T) {
+	files := with(learnVault, map[string]string{"_templates/wiki.md": "---\n# fill the source\ntags:\n  - wiki\naliases: []\ncreated: {{date:YYYY-MM-DD}}\nsource:\nversion: 1.10\nrating: 0012\n---\n# {{title}}\n"})
+	dir, s := openLearn(t, files, learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Zebra note", Insight: "Zebras are striped.", Domain: "go", Tags: []string{"animals"}})
+	want := "---\n# fill the source\ntags: [wiki, animals]\naliases: []\ncreated: 2026-11-29\nsource:\nversion: 1.10\nrating: 0012\ntype: wiki\n---\n# Zebra note\n\nZebras are striped.\n"
+	if got := read(t, dir, res.Path); got != want {
+		t.Errorf("note:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -620,3 +620,122 @@ func TestLearnNonLatinTitle(t *testing.T) {
 		t.Errorf("MOC:\n%s", moc)
 	}
 }
+
+// TestLearnRetryOfNamedNote: a retried learning that no search picks as a
+// duplicate (too few words) reaches the note of its slug's name, which
+// already holds it: nothing is written, and no warning says it was appended.
+func TestLearnRetryOfNamedNote(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	req := api.LearnRequest{Title: "Q", Insight: "Z.", Context: "c", Domain: "go"}
+	first := learn(t, s, req)
+	if first.Action != api.LearnCreated || first.Path != "02-wiki/go/q.md" {
+		t.Fatalf("first: %s %s", first.Action, first.Path)
+	}
+	head := headCommit(t, dir)
+	again := learn(t, s, req)
+	if again.Committed || len(again.Files) != 0 || headCommit(t, dir) != head {
+		t.Fatalf("retry wrote: committed %v, files %v", again.Committed, again.Files)
+	}
+	appended := s.msg.Get(wNameTakenAppend, "q", "02-wiki/go/q.md")
+	if slices.Contains(again.Warnings, appended) || !hasWarning(again, "02-wiki/go/q.md", "already holds") {
+		t.Errorf("retry warnings: %q", again.Warnings)
+	}
+}
+
+// TestLearnUndoFirstWrite: in a repository made with git init alone, the
+// first learning is the root commit, and its answer's vault_undo works: it
+// takes every file back (and their folders) in a commit of its own.
+func TestLearnUndoFirstWrite(t *testing.T) {
+	_, s := openLearn(t, nil, learnOpts{noGit: true, setup: func(dir string) {
+		gitRun(t, dir, "init", "-q")
+		gitRun(t, dir, "config", "user.name", "u")
+		gitRun(t, dir, "config", "user.email", "u@x")
+	}})
+	dir := s.opts.Dir
+	res := learn(t, s, api.LearnRequest{Title: "First", Insight: "The very first insight.", Domain: "go", ConfirmNewDomain: true})
+	if !res.Committed || len(res.Files) != 4 {
+		t.Fatalf("%+v", res)
+	}
+	u, err := s.Undo(context.Background(), api.UndoRequest{Version: res.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Committed || !slices.Equal(u.Files, res.Files) {
+		t.Errorf("undo %+v", u)
+	}
+	for _, p := range []string{"02-wiki", "00-index", "04-daily"} {
+		if exists(dir, p) {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if out := gitRun(t, dir, "status", "--porcelain"); out != "" {
+		t.Errorf("work tree:\n%s", out)
+	}
+}
+
+// TestLearnKnowledgeIndexLineInPathForm: an index that still lists a
+// removed domain's MOC by its path gets no second line when the domain
+// comes back.
+func TestLearnKnowledgeIndexLineInPathForm(t *testing.T) {
+	index := "---\ntype: moc\n---\n# Knowledge index\n\n## Domains\n\n- [[go-moc]] — Go\n- [[../02-wiki/k8s/k8s-moc|k8s]] — Kubernetes\n"
+	dir, s := openLearn(t, with(learnVault, map[string]string{knowledgeIndex: index}), learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Probes", Insight: "Quixotic probes.", Domain: "k8s", ConfirmNewDomain: true})
+	if got := read(t, dir, knowledgeIndex); got != index || slices.Contains(res.Files, knowledgeIndex) {
+		t.Errorf("index (files %v):\n%s", res.Files, got)
+	}
+}
+
+// TestLearnDomainNormalisation: a domain sent in another Unicode form than
+// its folder's (decomposed "técnica", as a macOS file name gives it) is that
+// domain, not a new twin folder that looks the same.
+func TestLearnDomainNormalisation(t *testing.T) {
+	nfc, nfd := "t\u00e9cnica", "te\u0301cnica"
+	for _, c := range []struct{ folder, sent string }{{nfc, nfd}, {nfd, nfc}} {
+		dir, s := openLearn(t, with(learnVault, map[string]string{"02-wiki/" + c.folder + "/nota.md": "# Nota\n\nalgo\n"}), learnOpts{})
+		res := learn(t, s, api.LearnRequest{Title: "Zebra", Insight: "Zebras are striped.", Domain: c.sent})
+		if res.Path != "02-wiki/"+c.folder+"/zebra.md" || res.Domain != c.folder {
+			t.Errorf("folder %q, sent %q: %s in domain %q", c.folder, c.sent, res.Path, res.Domain)
+		}
+		entries, _ := os.ReadDir(filepath.Join(dir, "02-wiki"))
+		if len(entries) != 3 { // db, go and the one domain
+			t.Errorf("02-wiki holds %d folders", len(entries))
+		}
+	}
+	// A new domain's folder is named in the composed form.
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	learn(t, s, api.LearnRequest{Title: "Zebra", Insight: "Zebras are striped.", Domain: nfd, ConfirmNewDomain: true})
+	if !exists(dir, "02-wiki/"+nfc+"/zebra.md") {
+		t.Error("the new domain's folder is not in NFC")
+	}
+}
+
+// TestLearnAppendAfterUnclosedFence: a learning appended to a note that
+// ends inside a code block whose fence was never closed is a section of
+// its own, not more code: the fence is closed first.
+func TestLearnAppendAfterUnclosedFence(t *testing.T) {
+	note := "---\ntype: wiki\ntags: [go]\n---\n# Unclosed fence\n\nSome text.\n\n```go\nfunc main() {}\n"
+	dir, s := openLearn(t, with(learnVault, map[string]string{"02-wiki/go/unclosed-fence.md": note}), learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Unclosed fence", Insight: "An unclosed fence swallows the rest of the note.", Domain: "go", Tags: []string{"go"}})
+	if res.Path != "02-wiki/go/unclosed-fence.md" || res.Action != api.LearnAppended {
+		t.Fatalf("%s %s (%s)", res.Action, res.Path, res.Reason)
+	}
+	want := note + "```\n\n## 2026-11-29 — Unclosed fence\n\nAn unclosed fence swallows the rest of the note.\n"
+	if got := read(t, dir, res.Path); got != want {
+		t.Errorf("note:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestLearnSlugOfAMOC: a title whose slug is the name of the domain's map
+// of content ("Go MOC") gets a note of its own: the learning is not appended
+// to the MOC, which the decision refuses as a duplicate too.
+func TestLearnSlugOfAMOC(t *testing.T) {
+	dir, s := openLearn(t, learnVault, learnOpts{})
+	res := learn(t, s, api.LearnRequest{Title: "Go MOC", Insight: "Zeppelins hover over the map.", Domain: "go"})
+	if res.Action != api.LearnCreated || res.Path != "02-wiki/go/go-moc-2026-11-29.md" || !hasWarning(res, "02-wiki/go/go-moc.md", res.Path) {
+		t.Fatalf("%s %s %q", res.Action, res.Path, res.Warnings)
+	}
+	moc := read(t, dir, "02-wiki/go/go-moc.md")
+	if strings.Contains(moc, "## 2026-11-29 — Go MOC") || !strings.Contains(moc, "- [[go-moc-2026-11-29]] — Zeppelins hover over the map.") {
+		t.Errorf("MOC:\n%s", moc)
+	}
+}

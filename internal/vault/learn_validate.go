@@ -47,8 +47,8 @@ func validateLearn(m *texts, req api.LearnRequest) (*learning, error) {
 		switch {
 		case tag == "":
 			return nil, api.Invalid("tags", "%s", m.Get(vEmptyTag))
-		case strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",#[]{}\"'|", r) }):
-			return nil, api.Invalid("tags", "%s", m.Get(vTagWord, tag))
+		case strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(tagRefused, r) }):
+			return nil, api.Invalid("tags", "%s", m.Get(vTagWord, tag, spaced(tagRefused)))
 		}
 		if _, err := oneLine(m, "tags", tag, maxLineRunes); err != nil {
 			return nil, err
@@ -79,6 +79,15 @@ func validateLearn(m *texts, req api.LearnRequest) (*learning, error) {
 		}
 	}
 	return in, nil
+}
+
+// tagRefused are the characters a tag may not hold besides white space (the
+// refusal names each, so that an agent can correct the tag at once).
+const tagRefused = ",#[]{}\"'|"
+
+// spaced is chars, one by one, separated by spaces.
+func spaced(chars string) string {
+	return strings.Join(strings.Split(chars, ""), " ")
 }
 
 // oneLine normalises a one-line field: valid UTF-8, runs of white space
@@ -125,7 +134,9 @@ func validateDomain(m *texts, d string) (string, error) {
 	if !utf8.ValidString(d) {
 		return "", api.Invalid("domain", "%s", m.Get(vUTF8))
 	}
-	d = strings.TrimSpace(d)
+	// A new domain's folder is named in the composed form (NFC), the form
+	// Obsidian and most tools write, whatever form the agent sent.
+	d = norm.NFC.String(strings.TrimSpace(d))
 	switch {
 	case d == "":
 		return "", api.Invalid("domain", "%s", m.Get(vEmpty))

@@ -75,6 +75,8 @@ func TestLearnValidation(t *testing.T) {
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"ok", " "} }), api.CodeInvalidArgument, "tags", "empty tag"},
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"two words"} }), api.CodeInvalidArgument, "tags", "one word"},
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"a,b"} }), api.CodeInvalidArgument, "tags", "one word"},
+		{mod(func(r *api.LearnRequest) { r.Tags = []string{"it's"} }), api.CodeInvalidArgument, "tags", `without spaces or any of , # [ ] { } " ' |`},
+		{mod(func(r *api.LearnRequest) { r.Tags = []string{"a|b"} }), api.CodeInvalidArgument, "tags", `"a|b": a tag is one word`},
 		{mod(func(r *api.LearnRequest) { r.Tags = make([]string, 51) }), api.CodeInvalidArgument, "tags", "at most 50"},
 		{mod(func(r *api.LearnRequest) { r.Links = []string{"[[]]"} }), api.CodeInvalidArgument, "links", "empty link"},
 		{mod(func(r *api.LearnRequest) { r.Links = []string{"a]]b"} }), api.CodeInvalidArgument, "links", "note name"},

@@ -26,6 +26,7 @@ const (
 	wAppeared        msgID = "warn.appeared"
 	wWriteFailed     msgID = "warn.write_failed"
 	wAlreadyHeld     msgID = "warn.already_held"
+	wUnchanged       msgID = "warn.unchanged"
 	wNoNoteYet       msgID = "warn.no_note_yet"
 	wFMNotKept       msgID = "warn.frontmatter_not_kept"
 	wFMInvalid       msgID = "warn.frontmatter_invalid"
@@ -84,6 +85,9 @@ const (
 	eNotOurs        msgID = "error.not_ours"
 	eUndoConflict   msgID = "error.undo_conflict"
 	eAlreadyUndone  msgID = "error.already_undone"
+	eFMNotYAML      msgID = "error.frontmatter_not_yaml"
+	eFMEmptyKey     msgID = "error.frontmatter_empty_key"
+	eSamePath       msgID = "error.same_path"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -116,6 +120,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wAppeared:        "%s appeared while the note was being written; the insight went to a new note, %s",
 		wWriteFailed:     "%s could not be written (%s); the insight went to a new note, %s",
 		wAlreadyHeld:     "%s already holds this insight; it was not added again",
+		wUnchanged:       "%s already reads so: nothing was written",
 		wNoNoteYet:       "no note exists yet for %s",
 		wFMNotKept:       "the frontmatter of %s could not be kept: %s",
 		wFMInvalid:       "the frontmatter of %s is not valid YAML once filled; the new note has its own",
@@ -173,12 +178,15 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eNotOurs:        "%s was not made by vaultmcp; revert it with git yourself",
 		eUndoConflict:   "undoing %s conflicts with later changes of %s; nothing was changed",
 		eAlreadyUndone:  "%s is already undone: the notes it changed are as they were before it",
+		eFMNotYAML:      "the frontmatter block is not valid YAML%s",
+		eFMEmptyKey:     "keys must not be empty",
+		eSamePath:       "is the same path as from",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
 		vMaxTags:      "at most %d tags",
 		vEmptyTag:     "must not contain an empty tag",
-		vTagWord:      "%q: a tag is one word, without spaces, commas, # or brackets",
+		vTagWord:      "%q: a tag is one word, without spaces or any of %s",
 		vMaxLinks:     "at most %d links",
 		vEmptyLink:    "must not contain an empty link",
 		vLinkName:     "%q: give each link as a note name, e.g. retry-backoff",
@@ -202,6 +210,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		wAppeared:        "%s surgiu enquanto a nota era escrita; o aprendizado foi para uma nota nova, %s",
 		wWriteFailed:     "%s não pôde ser escrita (%s); o aprendizado foi para uma nota nova, %s",
 		wAlreadyHeld:     "%s já contém este aprendizado; ele não foi acrescentado de novo",
+		wUnchanged:       "%s já está assim: nada foi escrito",
 		wNoNoteYet:       "ainda não existe nota para %s",
 		wFMNotKept:       "o frontmatter de %s não pôde ser mantido: %s",
 		wFMInvalid:       "o frontmatter de %s não é YAML válido depois de preenchido; a nota nova tem o seu próprio",
@@ -259,12 +268,15 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eNotOurs:        "%s não foi feito pelo vaultmcp; reverta-o você mesmo com o git",
 		eUndoConflict:   "desfazer %s conflita com alterações posteriores de %s; nada foi alterado",
 		eAlreadyUndone:  "%s já foi desfeito: as notas que ele alterou estão como eram antes dele",
+		eFMNotYAML:      "o bloco de frontmatter não é YAML válido%s",
+		eFMEmptyKey:     "as chaves não podem ser vazias",
+		eSamePath:       "é o mesmo caminho que from",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",
 		vMaxTags:      "no máximo %d tags",
 		vEmptyTag:     "não pode conter uma tag vazia",
-		vTagWord:      "%q: uma tag é uma palavra só, sem espaços, vírgulas, # ou colchetes",
+		vTagWord:      "%q: uma tag é uma palavra só, sem espaços nem nenhum de %s",
 		vMaxLinks:     "no máximo %d links",
 		vEmptyLink:    "não pode conter um link vazio",
 		vLinkName:     "%q: dê cada link como nome de nota, p. ex. retry-backoff",

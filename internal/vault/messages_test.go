@@ -27,13 +27,17 @@ func TestMessagesFollowLang(t *testing.T) {
 	for _, c := range []struct {
 		lang                        string
 		noGit, refused, badTag, row string
+		badYAML, emptyKey, samePath string
 	}{
 		{"pt", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
-			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md"},
+			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
+			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from"},
 		{"pt-BR", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
-			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md"},
+			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
+			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from"},
 		{"", "the vault is not a git repository", "cannot be deleted: it is a map of content",
-			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md"},
+			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md",
+			"content: the frontmatter block is not valid YAML", "frontmatter: keys must not be empty", "to: is the same path as from"},
 	} {
 		ctx := context.Background()
 		// Not a git repository: the write's warning says so.
@@ -61,6 +65,18 @@ func TestMessagesFollowLang(t *testing.T) {
 			}},
 			{c.row, func() error {
 				_, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/go/retry.md", OldText: "absent", NewText: "x"})
+				return err
+			}},
+			{c.badYAML, func() error {
+				_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "---\nbroken: [\n---\n# Bad\n"})
+				return err
+			}},
+			{c.emptyKey, func() error {
+				_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "# Bad\n", Frontmatter: map[string]any{" ": "x"}})
+				return err
+			}},
+			{c.samePath, func() error {
+				_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/retry.md", To: "02-wiki/go/retry.md"})
 				return err
 			}},
 		} {

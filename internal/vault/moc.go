@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/links"
@@ -122,6 +123,18 @@ func entryLead(lead string) bool {
 	return strings.Trim(lead, " \t*_") == ""
 }
 
+// linksTo reports whether the note at from, with content src, has a link
+// that resolves to target with r.
+func linksTo(src []byte, from string, r *links.Resolver, target string) bool {
+	n := markdown.Parse(path.Base(from), src)
+	for _, l := range n.Links {
+		if to, ok := r.ResolveLink(from, l); ok && to == target {
+			return true
+		}
+	}
+	return false
+}
+
 // removeLines deletes the given 0-based lines and returns the new text and
 // the removed lines (without their EOL).
 func removeLines(text string, idxs []int) (string, []string) {
@@ -185,11 +198,23 @@ func summaryOf(text string) string {
 }
 
 // firstSentence cuts text at the end of its first sentence, at most 120
-// characters, with … when cut.
+// characters, with … when cut. A sentence ends at . ! or ? before a space,
+// unless a lower-case letter follows: "e.g. a channel", "i.e. one",
+// "p. ex. um canal" go on (a new sentence starts with a capital, a digit
+// or a sign).
 func firstSentence(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
 	for i, r := range text {
-		if (r == '.' || r == '!' || r == '?') && (i+1 == len(text) || text[i+1] == ' ') {
+		if r != '.' && r != '!' && r != '?' {
+			continue
+		}
+		if i+1 == len(text) {
+			break
+		}
+		if text[i+1] != ' ' {
+			continue
+		}
+		if next, _ := utf8.DecodeRuneInString(text[i+2:]); !unicode.IsLower(next) {
 			text = text[:i+1]
 			break
 		}
@@ -368,7 +393,10 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 		text := fm + "# " + p.knowledgeIndexTi + "\n\n" + line + "\n"
 		return t.writeFile(knowledgeIndex, nil, []byte(text), vaultfs.Move)
 	}
-	if strings.Contains(string(before), "[["+domain+"-moc]]") || strings.Contains(string(before), "[["+domain+"-moc|") {
+	// A line already there in any form ([[k8s-moc]], or the path form
+	// [[../02-wiki/k8s/k8s-moc|k8s]] of an index whose domain folder was
+	// removed and now comes back) is not added twice.
+	if linksTo(before, knowledgeIndex, s.resolverWith(mocPath(domain)), mocPath(domain)) {
 		return nil
 	}
 	text := string(before)

@@ -34,7 +34,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		return nil, err
 	}
 	if from == to {
-		return nil, api.Invalid("to", "is the same path as from")
+		return nil, api.Invalid("to", "%s", s.msg.Get(eSamePath))
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err

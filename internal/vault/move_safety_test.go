@@ -104,6 +104,16 @@ func TestSummaryCutAtWord(t *testing.T) {
 	if got := summaryOf("Short one. And more."); got != "Short one." {
 		t.Errorf("summary %q", got)
 	}
+	// An abbreviation inside the sentence does not end it.
+	for in, want := range map[string]string{
+		"Use bounded queues, e.g. a buffered channel, so producers block. More.": "Use bounded queues, e.g. a buffered channel, so producers block.",
+		"Use filas limitadas, p. ex. um canal. Mais.":                            "Use filas limitadas, p. ex. um canal.",
+		"Retry? 3 times at most.":                                                "Retry?",
+	} {
+		if got := summaryOf(in); got != want {
+			t.Errorf("summaryOf(%q) = %q, want %q", in, got, want)
+		}
+	}
 	if got := cutAtWord("abc def", 10); got != "abc def" {
 		t.Errorf("cutAtWord of a short text = %q", got)
 	}

@@ -373,6 +373,20 @@ var keyOrder = map[string]int{
 // renderFrontmatter writes fm as a YAML block between --- lines, keys in a
 // stable, readable order.
 func renderFrontmatter(fm map[string]any) (string, error) {
+	node := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range sortedKeysOf(fm) {
+		val, err := valueNode(k, fm[k])
+		if err != nil {
+			return "", err
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, val)
+	}
+	return encodeFrontmatter(node)
+}
+
+// sortedKeysOf lists the keys of fm in a stable, readable order: the
+// well-known keys first (keyOrder), the others alphabetically.
+func sortedKeysOf(fm map[string]any) []string {
 	keys := make([]string, 0, len(fm))
 	for k := range fm {
 		keys = append(keys, k)
@@ -388,24 +402,116 @@ func renderFrontmatter(fm map[string]any) (string, error) {
 		}
 		return keys[i] < keys[j]
 	})
-	node := &yaml.Node{Kind: yaml.MappingNode}
-	for _, k := range keys {
-		var val yaml.Node
-		if str, ok := fm[k].(string); ok && isoDate().MatchString(str) {
-			// A date stays a plain YAML date (created: 2026-11-29), as
-			// Obsidian writes it, not a quoted string.
-			val = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: str}
-		} else if err := val.Encode(fm[k]); err != nil {
-			return "", fmt.Errorf("frontmatter key %q: %w", k, err)
-		}
-		if seq, ok := fm[k].([]any); ok && len(seq) <= 8 && allScalars(seq) {
-			val.Style = yaml.FlowStyle
-		}
-		if seq, ok := fm[k].([]string); ok && len(seq) <= 8 {
-			val.Style = yaml.FlowStyle
-		}
-		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &val)
+	return keys
+}
+
+// valueNode is the YAML node renderFrontmatter writes for the value v of
+// key k.
+func valueNode(k string, v any) (*yaml.Node, error) {
+	var val yaml.Node
+	if str, ok := v.(string); ok && isoDate().MatchString(str) {
+		// A date stays a plain YAML date (created: 2026-11-29), as
+		// Obsidian writes it, not a quoted string.
+		val = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: str}
+	} else if err := val.Encode(v); err != nil {
+		return nil, fmt.Errorf("frontmatter key %q: %w", k, err)
 	}
+	if seq, ok := v.([]any); ok && len(seq) <= 8 && allScalars(seq) {
+		val.Style = yaml.FlowStyle
+	}
+	if seq, ok := v.([]string); ok && len(seq) <= 8 {
+		val.Style = yaml.FlowStyle
+	}
+	return &val, nil
+}
+
+// sameKey reports whether the frontmatter key k is key in either profile's
+// spelling (case-insensitive), as hasKey and setKey match them.
+func sameKey(k, key string) bool {
+	if strings.EqualFold(k, key) {
+		return true
+	}
+	for _, syn := range keySynonyms[key] {
+		if strings.EqualFold(k, syn) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyValue is one frontmatter key and its value.
+type keyValue struct {
+	key, as string // as: the spelling written when the key is missing
+	value   any
+}
+
+// mergeFrontmatter sets the keys of set in block, a note's own frontmatter
+// (valid YAML, as markdown.SplitFrontmatter returns it), and adds those of
+// defaults it has in neither spelling, at its end. Everything else stays
+// as its author wrote it: the order of the keys, comments, and the spelling
+// of every value. Decoding the block into a map and rendering that would
+// rewrite the values as YAML reads them: an identifier 0012 would become the
+// number 10 (YAML 1.1 octal), a version 1.10 would become 1.1.
+//
+// With respell, a key of set found in the other profile's spelling takes
+// set's (a template's type: becomes tipo: in a Portuguese vault).
+func mergeFrontmatter(block string, set map[string]any, defaults []keyValue, respell bool) (string, error) {
+	inner := strings.TrimPrefix(block, "\uFEFF")
+	_, inner, _ = strings.Cut(inner, "\n")                                      // the opening ---
+	if i := strings.LastIndex(strings.TrimRight(inner, "\r\n"), "\n"); i >= 0 { // the closing --- (or ...)
+		inner = inner[:i+1]
+	} else {
+		inner = ""
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(inner), &doc); err != nil {
+		return "", err
+	}
+	node := &yaml.Node{Kind: yaml.MappingNode}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+		node = doc.Content[0]
+	}
+	find := func(key string) int {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if sameKey(node.Content[i].Value, key) {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, k := range sortedKeysOf(set) { // new keys in renderFrontmatter's order
+		val, err := valueNode(k, set[k])
+		if err != nil {
+			return "", err
+		}
+		if i := find(k); i >= 0 {
+			node.Content[i+1] = val
+			if respell {
+				node.Content[i].Value = k
+			}
+			continue
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, val)
+	}
+	for _, d := range defaults {
+		if find(d.key) >= 0 {
+			continue
+		}
+		val, err := valueNode(d.as, d.value)
+		if err != nil {
+			return "", err
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: d.as}, val)
+	}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc.Content[0] = node
+		return encodeFrontmatter(&doc)
+	}
+	return encodeFrontmatter(node)
+}
+
+// encodeFrontmatter writes node as a YAML block between --- lines.
+func encodeFrontmatter(node *yaml.Node) (string, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

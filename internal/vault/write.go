@@ -97,6 +97,10 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			}
 		}
 		after := []byte(content)
+		if before != nil && content == string(before) {
+			// Said, or "Replaced" with "Commit: no" reads as a failure.
+			t.warn(wUnchanged, rel)
+		}
 		put := t.writeFile
 		if before != nil {
 			put = func(p string, before, after []byte, _ vaultfs.Access) error { return t.replaceExact(p, before, after) }
@@ -122,11 +126,11 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	block, body := markdown.SplitFrontmatter(content)
 	own, diags := markdown.ParseFrontmatter(block)
 	if block != "" && own == nil {
-		msg := "the frontmatter block is not valid YAML"
+		why := ""
 		if len(diags) > 0 {
-			msg += ": " + diags[0]
+			why = ": " + diags[0] // the parser's words, as it says them
 		}
-		return "", api.Invalid("content", "%s", msg)
+		return "", api.Invalid("content", "%s", s.msg.Get(eFMNotYAML, why))
 	}
 	fm := make(map[string]any, len(own)+len(extra)+3)
 	for k, v := range own {
@@ -134,27 +138,44 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	}
 	for k, v := range extra {
 		if strings.TrimSpace(k) == "" {
-			return "", api.Invalid("frontmatter", "keys must not be empty")
+			return "", api.Invalid("frontmatter", "%s", s.msg.Get(eFMEmptyKey))
 		}
 		setKey(fm, k, v)
 	}
+	var defaults []keyValue
 	if isNew {
 		p := s.profile()
-		if !hasKey(fm, "type") {
-			fm[p.typeKey] = p.noteType
+		defaults = []keyValue{{"type", p.typeKey, p.noteType}, {"tags", "tags", []any{}}, {"created", p.createdKey, s.today()}}
+	}
+	if block != "" {
+		// The content's own frontmatter keeps its author's spelling.
+		head, err := mergeFrontmatter(block, extra, defaults, false)
+		if err != nil {
+			return "", api.Invalid("frontmatter", "%s", err.Error())
 		}
-		if !hasKey(fm, "tags") {
-			fm["tags"] = []any{}
-		}
-		if !hasKey(fm, "created") {
-			fm[p.createdKey] = s.today()
+		return withBody(head, body), nil
+	}
+	for _, d := range defaults {
+		if !hasKey(fm, d.key) {
+			fm[d.as] = d.value
 		}
 	}
 	head, err := renderFrontmatter(fm)
 	if err != nil {
 		return "", api.Invalid("frontmatter", "%s", err.Error())
 	}
-	return head + strings.TrimPrefix(body, "\uFEFF"), nil
+	return withBody(head, body), nil
+}
+
+// withBody joins a rendered frontmatter block (LF line ends) and the body
+// of a note, the block taking the body's line ends: content written with
+// CRLF stays CRLF throughout, not LF in its frontmatter alone.
+func withBody(head, body string) string {
+	body = strings.TrimPrefix(body, "\uFEFF")
+	if strings.Contains(body, "\r\n") {
+		head = strings.ReplaceAll(head, "\n", "\r\n")
+	}
+	return head + body
 }
 
 // matchEOL gives text the line endings of like: CRLF when like uses CRLF.
@@ -225,6 +246,9 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		newText = inEOLOf(newText, before)
 		after := []byte(text[:at] + newText + text[at+len(oldText):])
+		if string(after) == text {
+			t.warn(wUnchanged, rel) // new_text is old_text
+		}
 		if err := t.writeFile(rel, before, after, vaultfs.Write); err != nil {
 			return nil, "", fieldErr("path", err)
 		}
@@ -412,7 +436,9 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
-		return res, fmt.Sprintf("Revert %q\n\nThis reverts commit %s.", subject, full), nil
+		// Worded as git revert words it: the subject between plain quotes,
+		// a quote in it left as it is (%q would write Revert "Revert \"x\"").
+		return res, fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.", subject, full), nil
 	})
 }
 

@@ -2,9 +2,11 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -546,5 +548,133 @@ func TestWriteWhileLockHeld(t *testing.T) {
 	release()
 	if _, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "blocked.md", Content: "# B\n"}); err != nil {
 		t.Fatalf("after release: %v", err)
+	}
+}
+
+// TestWriteNoteKeepsOwnFrontmatter: a new note's own frontmatter gets the
+// missing keys and the caller's, and keeps everything else as written: a
+// value YAML would read as another number (0012 is octal 10, 1.10 is 1.1),
+// its comments, its quotes and the order of its keys.
+func TestWriteNoteKeepsOwnFrontmatter(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	content := "---\n# kept comment\ntitle: \"Quoted: yes\"\nzip: 0012\nversion: 1.10\nstatus: draft\n---\n# Own\n"
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/own.md", Content: content, Frontmatter: map[string]any{"status": "done"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\n# kept comment\ntitle: \"Quoted: yes\"\nzip: 0012\nversion: 1.10\nstatus: done\ntype: note\ntags: []\ncreated: 2026-11-29\n---\n# Own\n"
+	if got := read(t, dir, "03-projects/own.md"); got != want {
+		t.Fatalf("content:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestWriteUnchangedSaysSo: an edit whose new_text is its old_text, or a
+// replacement by the same bytes, writes and commits nothing, and a warning
+// says why (else "Commit: no" reads as a failure).
+func TestWriteUnchangedSaysSo(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	res, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/same.md", Content: "# Same\n\nkeep this\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	want := s.msg.Get(wUnchanged, "03-projects/same.md")
+	edit, err := s.EditNote(ctx, api.EditRequest{Path: "03-projects/same.md", OldText: "keep this", NewText: "keep this"})
+	if err != nil || edit.Committed || len(edit.Files) != 0 || !slices.Contains(edit.Warnings, want) {
+		t.Fatalf("edit: %+v %v", edit, err)
+	}
+	again, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/same.md", Content: read(t, dir, "03-projects/same.md"), ExpectedSHA256: res.SHA256})
+	if err != nil || again.Committed || len(again.Files) != 0 || !slices.Contains(again.Warnings, want) {
+		t.Fatalf("replace: %+v %v", again, err)
+	}
+	if got := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD")); got != head {
+		t.Fatalf("HEAD moved: %s, was %s", got, head)
+	}
+}
+
+// TestDeleteMOCLineIsNoBacklink: the MOC line goes with the note, so a note
+// that only its map of content lists is deleted without confirm, and the
+// broken-link warning counts only the notes whose links do break.
+func TestDeleteMOCLineIsNoBacklink(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	res, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/retry-backoff.md"})
+	if err != nil {
+		t.Fatalf("listed only in its MOC: %v", err)
+	}
+	if strings.Contains(read(t, dir, "02-wiki/go/go-moc.md"), "retry-backoff") || len(res.Warnings) != 0 {
+		t.Fatalf("MOC:\n%s\nwarnings %q", read(t, dir, "02-wiki/go/go-moc.md"), res.Warnings)
+	}
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+		t.Fatal(err)
+	}
+	// context-cancel: its MOC and retry-backoff link to it; one link breaks.
+	_, err = s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/context-cancel.md"})
+	if api.CodeOf(err) != api.CodeNeedsConfirm || !strings.Contains(err.Error(), "1 note(s) link to") || strings.Contains(err.Error(), "go-moc") {
+		t.Fatalf("refusal: %v", err)
+	}
+	res, err = s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/context-cancel.md", Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.msg.Get(wBrokenLinks, 1, "02-wiki/go/context-cancel.md"); !slices.Contains(res.Warnings, want) {
+		t.Fatalf("warnings %q, want %q", res.Warnings, want)
+	}
+}
+
+// TestWriteNewNoteKeepsCRLF: a new note written with CRLF line ends gets
+// its added frontmatter in CRLF too, not a file of mixed line ends.
+func TestWriteNewNoteKeepsCRLF(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	for p, content := range map[string]string{
+		"03-projects/win.md":  "# Win\r\n\r\nline\r\n",
+		"03-projects/win2.md": "---\r\na: 1\r\n---\r\n# Win\r\n",
+	} {
+		if _, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: content}); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, dir, p); strings.Count(got, "\n") != strings.Count(got, "\r\n") || !strings.HasPrefix(got, "---\r\n") {
+			t.Errorf("%s: mixed line ends: %q", p, got)
+		}
+	}
+}
+
+// TestWriteNoteExpectedButGone: a replacement of a note that was moved or
+// deleted since the caller read it is refused, not a re-creation of it.
+func TestWriteNoteExpectedButGone(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/gone.md", Content: "# Gone\n", ExpectedSHA256: strings.Repeat("a", 64)})
+	var ae *api.Error
+	if api.CodeOf(err) != api.CodeConflict || !errors.As(err, &ae) || ae.Field != "expected_sha256" {
+		t.Fatalf("err = %v", err)
+	}
+	if exists(dir, "03-projects/gone.md") {
+		t.Fatal("the note was created")
+	}
+}
+
+// TestUndoOfUndoSubject: the undo of an undo is worded as git revert words
+// it, the quotes of the subject it reverts left as they are.
+func TestUndoOfUndoSubject(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	w, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/q.md", Content: "# Q\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Undo(ctx, api.UndoRequest{Version: w.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Undo(ctx, api.UndoRequest{Version: u.Version}); err != nil {
+		t.Fatal(err)
+	}
+	want := `Revert "Revert "docs(vault): create 03-projects/q.md""`
+	if got := strings.TrimSpace(gitRun(t, dir, "log", "-1", "--format=%s")); got != want {
+		t.Errorf("subject %s, want %s", got, want)
 	}
 }
