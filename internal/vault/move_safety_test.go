@@ -275,6 +275,11 @@ func TestDeleteNoteListedOnlyInMOC(t *testing.T) {
 	if err := s.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Told at once rather than through the watcher, whose debounce a
+	// loaded machine can stretch past the delete.
+	for _, p := range []string{"02-wiki/go/solo.md", "02-wiki/go/pair.md", "02-wiki/go/go-moc.md"} {
+		s.Refresh(p)
+	}
 	res, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/solo.md"})
 	if err != nil {
 		t.Fatalf("delete of a note only its MOC lists: %v", err)
