@@ -284,9 +284,33 @@ func TestGraphIncrementalEqualsRebuild(t *testing.T) {
 			}
 			return links
 		}
+		somePaths := func() []string {
+			out := make([]string, 1+rng.Intn(8))
+			for i := range out {
+				out[i] = paths[rng.Intn(len(paths))]
+			}
+			return out
+		}
 		for step := range 60 {
 			var op string
-			switch k := rng.Intn(10); {
+			switch k := rng.Intn(12); {
+			case k == 10:
+				// RemoveFiles: several at once (a folder, a checkout),
+				// repeats included.
+				ps := somePaths()
+				op = fmt.Sprintf("RemoveFiles %q", ps)
+				g.RemoveFiles(ps)
+				for _, p := range ps {
+					delete(files, p)
+					delete(notes, p)
+				}
+			case k == 11:
+				ps := somePaths()
+				op = fmt.Sprintf("AddFiles %q", ps)
+				g.AddFiles(ps)
+				for _, p := range ps {
+					files[p] = true
+				}
 			case k < 3:
 				p := paths[rng.Intn(len(paths))]
 				op = "AddFile " + p

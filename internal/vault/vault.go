@@ -1161,11 +1161,16 @@ func (s *Service) rescanUnder(ctx context.Context, dir string) (touched []string
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var gone []string
 	for _, p := range s.graph.Resolver().Files() {
 		if !seen[p] && under(p) {
-			s.forgetLocked(p)
-			touched = append(touched, p)
+			gone = append(gone, p)
 		}
+	}
+	s.graph.RemoveFiles(gone) // at once: see links.Graph.RemoveFiles
+	for _, p := range gone {
+		s.forgetLocked(p)
+		touched = append(touched, p)
 	}
 	s.putManyLocked(results)
 	for _, r := range results {
@@ -1365,10 +1370,15 @@ func (s *Service) forgetTreesLocked(rels []string) {
 			p = p[:i]
 		}
 	}
+	var files []string
 	for _, p := range s.graph.Resolver().Files() {
 		if under(p) {
-			s.forgetLocked(p)
+			files = append(files, p)
 		}
+	}
+	s.graph.RemoveFiles(files) // at once: see links.Graph.RemoveFiles
+	for _, p := range files {
+		s.forgetLocked(p)
 	}
 	for _, r := range rels {
 		s.forgetLocked(r) // a note the graph does not hold as a file
@@ -1402,14 +1412,16 @@ func (s *Service) putManyLocked(rs []parsed) {
 		s.ix.AddBatch(batch)
 	}
 	put := make([]string, 0, len(batch))
+	withLinks := make([]links.NoteLinks, 0, len(batch))
 	for _, r := range rs {
 		if r.err == nil {
 			delete(s.unindexed, r.path)
 			s.notes[r.path] = infoOf(r.note, r.info)
-			s.graph.SetNote(r.path, r.note.Links)
+			withLinks = append(withLinks, links.NoteLinks{Path: r.path, Links: r.note.Links})
 			put = append(put, r.path)
 		}
 	}
+	s.graph.SetNotes(withLinks) // at once: see links.Graph.RemoveFiles
 	s.syncLinkTexts(put...)
 }
 
