@@ -423,6 +423,31 @@ func TestFilters(t *testing.T) {
 	}
 }
 
+// TestMatcherPreparesOnce: a Matcher prepares its filter once (a note
+// tested costs no allocation, however many tags the filter has), and a tag
+// asked several times is kept once.
+func TestMatcherPreparesOnce(t *testing.T) {
+	ix := New(Options{})
+	n := prose("shared keyword")
+	n.Tags = []string{"go"}
+	ix.Add("a.md", n)
+	tags := make([]string, 1000)
+	for i := range tags {
+		tags[i] = "#GO, go"
+	}
+	f := Filter{Tags: tags}
+	if pf := prepareFilter(f); !slices.Equal(pf.tags, []string{"go"}) {
+		t.Fatalf("prepared tags %q", pf.tags)
+	}
+	m := ix.Matcher(f)
+	if !m("a.md") || m("b.md") || !ix.Matches("a.md", f) {
+		t.Fatal("wrong answers")
+	}
+	if a := testing.AllocsPerRun(20, func() { m("a.md") }); a != 0 {
+		t.Fatalf("%v allocations a note: the filter is prepared again", a)
+	}
+}
+
 func TestFilterBeforeCut(t *testing.T) {
 	ix := New(Options{})
 	for i := range 20 {

@@ -341,11 +341,21 @@ func (ix *Index) Suggest(query string, max int) []string {
 // Matches reports whether the note indexed at path passes the filter
 // (including the 01-raw rule); false when no note is indexed there.
 func (ix *Index) Matches(path string, f Filter) bool {
+	return ix.Matcher(f)(path)
+}
+
+// Matcher returns Matches for f with f prepared once, for a caller that
+// tests many notes (vault_list, vault_graph): preparing it for each note
+// made a filter of many tags cost notes x tags (100,000 tags on 6,570
+// notes: over two minutes).
+func (ix *Index) Matcher(f Filter) func(path string) bool {
 	pf := prepareFilter(f)
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	slot, ok := ix.byPath[path]
-	return ok && pf.pass(&ix.notes[slot])
+	return func(path string) bool {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		slot, ok := ix.byPath[path]
+		return ok && pf.pass(&ix.notes[slot])
+	}
 }
 
 // idf is BM25's ln(1 + (N - df + 0.5) / (df + 0.5)).
@@ -860,6 +870,9 @@ func prepareFilter(f Filter) preparedFilter {
 	for _, t := range f.Tags {
 		pf.tags = appendTagString(pf.tags, t)
 	}
+	// A tag asked twice is checked once.
+	slices.Sort(pf.tags)
+	pf.tags = slices.Compact(pf.tags)
 	return pf
 }
 

@@ -163,8 +163,9 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := &api.ListResult{Notes: []api.NoteSummary{}}
+	matches := s.ix.Matcher(f)
 	for _, p := range sortedKeys(s.notes) {
-		if !s.ix.Matches(p, f) {
+		if !matches(p) {
 			continue
 		}
 		ni := s.notes[p]
@@ -229,8 +230,9 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	nodes := make(map[string]*api.GraphNode) // notes by path, broken targets by "\x00"+target
+	matches := s.ix.Matcher(f)
 	for p, ni := range s.notes {
-		if s.ix.Matches(p, f) {
+		if matches(p) {
 			nodes[p] = &api.GraphNode{Path: p, Title: ni.title, Type: ni.typ}
 		}
 	}

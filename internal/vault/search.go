@@ -191,6 +191,7 @@ func (s *Service) rank(query string, f index.Filter, limit int, explain bool) []
 	// kept hit, even before its note factor, is passed over unlooked-at, and
 	// so is a whole source whose inherited score could not.
 	var nbrs []string
+	matches := s.ix.Matcher(f)
 	for i, h := range direct {
 		if i == graphSeeds {
 			break
@@ -205,7 +206,7 @@ func (s *Service) rank(query string, f index.Filter, limit int, explain bool) []
 				continue
 			}
 			ni, ok := s.notes[n]
-			if !ok || !s.ix.Matches(n, f) {
+			if !ok || !matches(n) {
 				continue
 			}
 			top.offer(scored{path: n, chunk: 0, score: inheritMax * noteFactor(n, ni), viaGraph: true, from: h.Path})
