@@ -41,6 +41,12 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 		return nil, err
 	}
 	if f == nil {
+		if req.ExpectedSHA256 != "" {
+			// As the local vault: a hash says the caller read the note and
+			// means to replace it; one deleted or moved since is not
+			// silently created again.
+			return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s does not exist (deleted or moved since you read it?); leave expected_sha256 out to create it", rel)}
+		}
 		ans, err := cl.create(p, rel, []byte(req.Content))
 		if err != nil {
 			return nil, err

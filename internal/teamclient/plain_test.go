@@ -188,3 +188,25 @@ func TestPlainDeleteKeepsAColleaguesEdit(t *testing.T) {
 		t.Fatalf("delete: %+v %v", deleted, err)
 	}
 }
+
+// TestPlainWriteWithHashOfGoneNote: a replacement (a hash given) of a note
+// that no longer exists is refused on a plain server, as the local vault
+// and the extension endpoints refuse it: nothing is created.
+func TestPlainWriteWithHashOfGoneNote(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	_, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/gone.md", Content: "# Back\n", ExpectedSHA256: strings.Repeat("b", 64)})
+	if e := wantCode(t, "replace of a missing note", err, api.CodeConflict); e.Field != "expected_sha256" {
+		t.Errorf("field %q", e.Field)
+	}
+	for _, x := range p.seen() {
+		if x.method == http.MethodPut || x.method == http.MethodPost && strings.Contains(x.path, "/files") {
+			t.Errorf("a write was sent: %s %s", x.method, x.path)
+		}
+	}
+	if _, err := c.GetNote(ctx, api.NoteRequest{Path: "notes/gone.md"}); api.CodeOf(err) != api.CodeNotFound {
+		t.Fatalf("the note exists: %v", err)
+	}
+}
