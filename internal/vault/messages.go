@@ -85,6 +85,7 @@ const (
 	eFMEmptyKey     msgID = "error.frontmatter_empty_key"
 	eSamePath       msgID = "error.same_path"
 	eGone           msgID = "error.gone"
+	eNUL            msgID = "error.nul"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -175,6 +176,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMEmptyKey:     "keys must not be empty",
 		eSamePath:       "is the same path as from",
 		eGone:           "%s does not exist: it was moved or deleted since you read it; leave out expected_sha256 to create it anew",
+		eNUL:            "must not contain a NUL character (U+0000): a note is text, and git would take it for a binary file",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
@@ -262,6 +264,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMEmptyKey:     "as chaves não podem ser vazias",
 		eSamePath:       "é o mesmo caminho que from",
 		eGone:           "%s não existe: foi movida ou apagada desde que você a leu; omita expected_sha256 para criá-la de novo",
+		eNUL:            "não pode conter o caractere NUL (U+0000): uma nota é texto, e o git a tomaria por um arquivo binário",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",

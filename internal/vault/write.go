@@ -49,6 +49,9 @@ func (s *Service) WriteNoteRaw(ctx context.Context, req api.WriteRequest) (*api.
 }
 
 func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool) (*api.WriteResult, error) {
+	if strings.IndexByte(req.Content, 0) >= 0 {
+		return nil, api.Invalid("content", "%s", s.msg.Get(eNUL))
+	}
 	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
@@ -205,6 +208,9 @@ func countOverlapping(s, sub string) (int, int) {
 func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.WriteResult, error) {
 	if req.OldText == "" {
 		return nil, api.Invalid("old_text", "must not be empty")
+	}
+	if strings.IndexByte(req.NewText, 0) >= 0 {
+		return nil, api.Invalid("new_text", "%s", s.msg.Get(eNUL))
 	}
 	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
