@@ -86,6 +86,7 @@ const (
 	eSamePath       msgID = "error.same_path"
 	eGone           msgID = "error.gone"
 	eNUL            msgID = "error.nul"
+	eCommitID       msgID = "error.commit_id"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -177,6 +178,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eSamePath:       "is the same path as from",
 		eGone:           "%s does not exist: it was moved or deleted since you read it; leave out expected_sha256 to create it anew",
 		eNUL:            "must not contain a NUL character (U+0000): a note is text, and git would take it for a binary file",
+		eCommitID:       "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
@@ -265,6 +267,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eSamePath:       "é o mesmo caminho que from",
 		eGone:           "%s não existe: foi movida ou apagada desde que você a leu; omita expected_sha256 para criá-la de novo",
 		eNUL:            "não pode conter o caractere NUL (U+0000): uma nota é texto, e o git a tomaria por um arquivo binário",
+		eCommitID:       "precisa ser o id de um commit, de 4 a 64 dígitos hexadecimais, como a resposta de uma escrita ou vault_history o mostra",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",

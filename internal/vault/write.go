@@ -343,10 +343,10 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
 	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
-		return nil, api.Invalid("commit", "must not be empty")
+		return nil, api.Invalid("commit", "%s", s.msg.Get(vEmpty))
 	}
 	if n := len(commit); n < 4 || n > 64 || strings.Trim(commit, "0123456789abcdef") != "" {
-		return nil, api.Invalid("commit", "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it")
+		return nil, api.Invalid("commit", "%s", s.msg.Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
 		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
