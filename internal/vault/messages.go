@@ -94,6 +94,7 @@ const (
 	vMaxTags      msgID = "invalid.max_tags"
 	vEmptyTag     msgID = "invalid.empty_tag"
 	vTagWord      msgID = "invalid.tag_word"
+	vTagDigits    msgID = "invalid.tag_digits"
 	vMaxLinks     msgID = "invalid.max_links"
 	vEmptyLink    msgID = "invalid.empty_link"
 	vLinkName     msgID = "invalid.link_name"
@@ -185,6 +186,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		vMaxTags:      "at most %d tags",
 		vEmptyTag:     "must not contain an empty tag",
 		vTagWord:      "%q: a tag is one word, without spaces or any of %s",
+		vTagDigits:    "%q: a tag needs a character other than a digit (Obsidian does not take #2026 for a tag; y2026 is one)",
 		vMaxLinks:     "at most %d links",
 		vEmptyLink:    "must not contain an empty link",
 		vLinkName:     "%q: give each link as a note name, e.g. retry-backoff",
@@ -274,6 +276,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		vMaxTags:      "no máximo %d tags",
 		vEmptyTag:     "não pode conter uma tag vazia",
 		vTagWord:      "%q: uma tag é uma palavra só, sem espaços nem nenhum de %s",
+		vTagDigits:    "%q: uma tag precisa de um caractere que não seja dígito (o Obsidian não toma #2026 por tag; a2026 é uma)",
 		vMaxLinks:     "no máximo %d links",
 		vEmptyLink:    "não pode conter um link vazio",
 		vLinkName:     "%q: dê cada link como nome de nota, p. ex. retry-backoff",
