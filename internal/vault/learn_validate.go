@@ -49,6 +49,10 @@ func validateLearn(m *texts, req api.LearnRequest) (*learning, error) {
 			return nil, api.Invalid("tags", "%s", m.Get(vEmptyTag))
 		case strings.ContainsFunc(tag, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(tagRefused, r) }):
 			return nil, api.Invalid("tags", "%s", m.Get(vTagWord, tag, spaced(tagRefused)))
+		case strings.Trim(tag, "0123456789/") == "":
+			// Obsidian takes no tag of digits alone (#2026 is not one):
+			// the note would carry a tag that no tag search finds.
+			return nil, api.Invalid("tags", "%s", m.Get(vTagDigits, tag))
 		}
 		if _, err := oneLine(m, "tags", tag, maxLineRunes); err != nil {
 			return nil, err

@@ -77,6 +77,7 @@ func TestLearnValidation(t *testing.T) {
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"a,b"} }), api.CodeInvalidArgument, "tags", "one word"},
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"it's"} }), api.CodeInvalidArgument, "tags", `without spaces or any of , # [ ] { } " ' |`},
 		{mod(func(r *api.LearnRequest) { r.Tags = []string{"a|b"} }), api.CodeInvalidArgument, "tags", `"a|b": a tag is one word`},
+		{mod(func(r *api.LearnRequest) { r.Tags = []string{"#2026"} }), api.CodeInvalidArgument, "tags", `"2026": a tag needs a character other than a digit`},
 		{mod(func(r *api.LearnRequest) { r.Tags = make([]string, 51) }), api.CodeInvalidArgument, "tags", "at most 50"},
 		{mod(func(r *api.LearnRequest) { r.Links = []string{"[[]]"} }), api.CodeInvalidArgument, "links", "empty link"},
 		{mod(func(r *api.LearnRequest) { r.Links = []string{"a]]b"} }), api.CodeInvalidArgument, "links", "note name"},

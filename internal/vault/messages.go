@@ -88,6 +88,8 @@ const (
 	eFMNotYAML      msgID = "error.frontmatter_not_yaml"
 	eFMEmptyKey     msgID = "error.frontmatter_empty_key"
 	eSamePath       msgID = "error.same_path"
+	eNUL            msgID = "error.nul"
+	eCommitID       msgID = "error.commit_id"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -95,6 +97,7 @@ const (
 	vMaxTags      msgID = "invalid.max_tags"
 	vEmptyTag     msgID = "invalid.empty_tag"
 	vTagWord      msgID = "invalid.tag_word"
+	vTagDigits    msgID = "invalid.tag_digits"
 	vMaxLinks     msgID = "invalid.max_links"
 	vEmptyLink    msgID = "invalid.empty_link"
 	vLinkName     msgID = "invalid.link_name"
@@ -181,12 +184,15 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMNotYAML:      "the frontmatter block is not valid YAML%s",
 		eFMEmptyKey:     "keys must not be empty",
 		eSamePath:       "is the same path as from",
+		eNUL:            "must not contain a NUL character (U+0000): a note is text, and git would take it for a binary file",
+		eCommitID:       "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
 		vMaxTags:      "at most %d tags",
 		vEmptyTag:     "must not contain an empty tag",
 		vTagWord:      "%q: a tag is one word, without spaces or any of %s",
+		vTagDigits:    "%q: a tag needs a character other than a digit (Obsidian does not take #2026 for a tag; y2026 is one)",
 		vMaxLinks:     "at most %d links",
 		vEmptyLink:    "must not contain an empty link",
 		vLinkName:     "%q: give each link as a note name, e.g. retry-backoff",
@@ -271,12 +277,15 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eFMNotYAML:      "o bloco de frontmatter não é YAML válido%s",
 		eFMEmptyKey:     "as chaves não podem ser vazias",
 		eSamePath:       "é o mesmo caminho que from",
+		eNUL:            "não pode conter o caractere NUL (U+0000): uma nota é texto, e o git a tomaria por um arquivo binário",
+		eCommitID:       "precisa ser o id de um commit, de 4 a 64 dígitos hexadecimais, como a resposta de uma escrita ou vault_history o mostra",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",
 		vMaxTags:      "no máximo %d tags",
 		vEmptyTag:     "não pode conter uma tag vazia",
 		vTagWord:      "%q: uma tag é uma palavra só, sem espaços nem nenhum de %s",
+		vTagDigits:    "%q: uma tag precisa de um caractere que não seja dígito (o Obsidian não toma #2026 por tag; a2026 é uma)",
 		vMaxLinks:     "no máximo %d links",
 		vEmptyLink:    "não pode conter um link vazio",
 		vLinkName:     "%q: dê cada link como nome de nota, p. ex. retry-backoff",

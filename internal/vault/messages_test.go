@@ -25,19 +25,22 @@ func TestMessagesFollowLang(t *testing.T) {
 		"02-wiki/go/retry.md": "---\ntipo: wiki\n---\n# Retry\n\nUse backoff.\n",
 	}
 	for _, c := range []struct {
-		lang                        string
-		noGit, refused, badTag, row string
-		badYAML, emptyKey, samePath string
+		lang                                  string
+		noGit, refused, badTag, row           string
+		badYAML, emptyKey, samePath, commitID string
 	}{
 		{"pt", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
-			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from"},
+			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
+			"commit: precisa ser o id de um commit"},
 		{"pt-BR", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
-			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from"},
+			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
+			"commit: precisa ser o id de um commit"},
 		{"", "the vault is not a git repository", "cannot be deleted: it is a map of content",
 			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md",
-			"content: the frontmatter block is not valid YAML", "frontmatter: keys must not be empty", "to: is the same path as from"},
+			"content: the frontmatter block is not valid YAML", "frontmatter: keys must not be empty", "to: is the same path as from",
+			"commit: must be a commit id"},
 	} {
 		ctx := context.Background()
 		// Not a git repository: the write's warning says so.
@@ -73,6 +76,10 @@ func TestMessagesFollowLang(t *testing.T) {
 			}},
 			{c.emptyKey, func() error {
 				_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "# Bad\n", Frontmatter: map[string]any{" ": "x"}})
+				return err
+			}},
+			{c.commitID, func() error {
+				_, err := s.Undo(ctx, api.UndoRequest{Version: "HEAD"})
 				return err
 			}},
 			{c.samePath, func() error {

@@ -49,6 +49,9 @@ func (s *Service) WriteNoteRaw(ctx context.Context, req api.WriteRequest) (*api.
 }
 
 func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool) (*api.WriteResult, error) {
+	if strings.IndexByte(req.Content, 0) >= 0 {
+		return nil, api.Invalid("content", "%s", s.msg.Get(eNUL))
+	}
 	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
@@ -217,6 +220,9 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 	if req.OldText == "" {
 		return nil, api.Invalid("old_text", "must not be empty")
 	}
+	if strings.IndexByte(req.NewText, 0) >= 0 {
+		return nil, api.Invalid("new_text", "%s", s.msg.Get(eNUL))
+	}
 	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
@@ -364,10 +370,10 @@ func (s *Service) unlinkedBy(t *tx, src, target string) bool {
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
 	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
-		return nil, api.Invalid("commit", "must not be empty")
+		return nil, api.Invalid("commit", "%s", s.msg.Get(vEmpty))
 	}
 	if n := len(commit); n < 4 || n > 64 || strings.Trim(commit, "0123456789abcdef") != "" {
-		return nil, api.Invalid("commit", "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it")
+		return nil, api.Invalid("commit", "%s", s.msg.Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
 		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}

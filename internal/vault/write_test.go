@@ -678,3 +678,23 @@ func TestUndoOfUndoSubject(t *testing.T) {
 		t.Errorf("subject %s, want %s", got, want)
 	}
 }
+
+// TestWriteRefusesNUL: a NUL character would make a note a binary file for
+// git (its history shown as "Binary files differ"); a write or an edit
+// bringing one is refused, naming the field.
+func TestWriteRefusesNUL(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	_, err := s.WriteNote(ctx, api.WriteRequest{Path: "03-projects/nul.md", Content: "a\x00b\n"})
+	var ae *api.Error
+	if api.CodeOf(err) != api.CodeInvalidArgument || !errors.As(err, &ae) || ae.Field != "content" || exists(dir, "03-projects/nul.md") {
+		t.Fatalf("write: %v", err)
+	}
+	_, err = s.EditNote(ctx, api.EditRequest{Path: "02-wiki/go/context-cancel.md", OldText: "Pass ctx first", NewText: "Pass\x00ctx"})
+	if api.CodeOf(err) != api.CodeInvalidArgument || !errors.As(err, &ae) || ae.Field != "new_text" {
+		t.Fatalf("edit: %v", err)
+	}
+	if read(t, dir, "02-wiki/go/context-cancel.md") != testVault["02-wiki/go/context-cancel.md"] {
+		t.Fatal("the edit changed the note")
+	}
+}
