@@ -228,15 +228,7 @@ func (g *Graph) RemoveFiles(paths []string) {
 	defer g.mu.Unlock()
 	var keys []string
 	for _, p := range paths {
-		if n := g.notes[p]; n != nil {
-			g.markTextDiff(n.text, n.links, "", nil)
-			g.dropLinks(n)
-			delete(g.notes, p)
-		}
-		g.r.mu.Lock()
-		removed := g.r.remove(p)
-		g.r.mu.Unlock()
-		if removed {
+		if g.forget(p) {
 			keys = append(keys, FileKey(p))
 		}
 	}
@@ -668,17 +660,23 @@ func (g *Graph) eachSource(p string, fn func(*noteRec)) {
 }
 
 func (g *Graph) removeLocked(p string) {
+	if g.forget(p) {
+		g.reresolve(FileKey(p))
+	}
+}
+
+// forget drops the note at p and its links, and p from the resolver,
+// reporting whether the resolver knew p (the links to its name must then
+// be resolved again). g.mu is held.
+func (g *Graph) forget(p string) bool {
 	if n := g.notes[p]; n != nil {
 		g.markTextDiff(n.text, n.links, "", nil)
 		g.dropLinks(n)
 		delete(g.notes, p)
 	}
 	g.r.mu.Lock()
-	removed := g.r.remove(p)
-	g.r.mu.Unlock()
-	if removed {
-		g.reresolve(FileKey(p))
-	}
+	defer g.r.mu.Unlock()
+	return g.r.remove(p)
 }
 
 func (g *Graph) addFile(p string) {

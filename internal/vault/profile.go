@@ -334,13 +334,8 @@ var keySynonyms = map[string][]string{
 // hasKey reports whether fm has key in either spelling (case-insensitive).
 func hasKey(fm map[string]any, key string) bool {
 	for k := range fm {
-		if strings.EqualFold(k, key) {
+		if sameKey(k, key) {
 			return true
-		}
-		for _, syn := range keySynonyms[key] {
-			if strings.EqualFold(k, syn) {
-				return true
-			}
 		}
 	}
 	return false
