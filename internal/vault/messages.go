@@ -90,6 +90,9 @@ const (
 	eSamePath       msgID = "error.same_path"
 	eNUL            msgID = "error.nul"
 	eCommitID       msgID = "error.commit_id"
+	eOffsetMin      msgID = "error.offset_min"
+	eOffsetPast     msgID = "error.offset_past"
+	eMoveFolder     msgID = "error.move_folder"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -186,6 +189,9 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eSamePath:       "is the same path as from",
 		eNUL:            "must not contain a NUL character (U+0000): a note is text, and git would take it for a binary file",
 		eCommitID:       "must be a commit id of 4 to 64 hex digits, as a write's answer or vault_history shows it",
+		eOffsetMin:      "must be 0 or more",
+		eOffsetPast:     "%d is past the end of the note (%d characters)",
+		eMoveFolder:     "%s is a folder; vault_move moves one note at a time: give a note's path (ending in .md) and move the folder's notes one by one",
 
 		vEmpty:        "must not be empty",
 		vTitleLetter:  "must contain a letter or digit to name the note",
@@ -279,6 +285,9 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eSamePath:       "é o mesmo caminho que from",
 		eNUL:            "não pode conter o caractere NUL (U+0000): uma nota é texto, e o git a tomaria por um arquivo binário",
 		eCommitID:       "precisa ser o id de um commit, de 4 a 64 dígitos hexadecimais, como a resposta de uma escrita ou vault_history o mostra",
+		eOffsetMin:      "precisa ser 0 ou mais",
+		eOffsetPast:     "%d passa do fim da nota (%d caracteres)",
+		eMoveFolder:     "%s é uma pasta; vault_move move uma nota por vez: dê o caminho de uma nota (terminado em .md) e mova as notas da pasta uma a uma",
 
 		vEmpty:        "não pode ser vazio",
 		vTitleLetter:  "precisa conter uma letra ou um dígito para dar nome à nota",

@@ -28,19 +28,23 @@ func TestMessagesFollowLang(t *testing.T) {
 		lang                                  string
 		noGit, refused, badTag, row           string
 		badYAML, emptyKey, samePath, commitID string
+		offsetMin, offsetPast, moveFolder     string
 	}{
 		{"pt", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
 			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
-			"commit: precisa ser o id de um commit"},
+			"commit: precisa ser o id de um commit",
+			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez"},
 		{"pt-BR", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
 			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
-			"commit: precisa ser o id de um commit"},
+			"commit: precisa ser o id de um commit",
+			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez"},
 		{"", "the vault is not a git repository", "cannot be deleted: it is a map of content",
 			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md",
 			"content: the frontmatter block is not valid YAML", "frontmatter: keys must not be empty", "to: is the same path as from",
-			"commit: must be a commit id"},
+			"commit: must be a commit id",
+			"offset: must be 0 or more", "offset: 999 is past the end of the note", "from: 02-wiki/go is a folder; vault_move moves one note at a time"},
 	} {
 		ctx := context.Background()
 		// Not a git repository: the write's warning says so.
@@ -84,6 +88,18 @@ func TestMessagesFollowLang(t *testing.T) {
 			}},
 			{c.samePath, func() error {
 				_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/retry.md", To: "02-wiki/go/retry.md"})
+				return err
+			}},
+			{c.offsetMin, func() error {
+				_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: -1})
+				return err
+			}},
+			{c.offsetPast, func() error {
+				_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: 999})
+				return err
+			}},
+			{c.moveFolder, func() error {
+				_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go", To: "02-wiki/golang"})
 				return err
 			}},
 		} {

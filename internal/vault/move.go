@@ -20,6 +20,12 @@ import (
 func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResult, error) {
 	from, viaFrom, err := s.writePath("from", req.From, vaultfs.Move)
 	if err != nil {
+		// A folder is refused by the gatekeeper for its missing extension
+		// (or as not a note): say what the agent needs to know, that this
+		// tool moves notes, one at a time.
+		if c, cerr := vaultfs.Clean(req.From); cerr == nil && s.fs.IsFolder(c) {
+			return nil, &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: s.msg.Get(eMoveFolder, vaultfs.DisplayPath(c))}
+		}
 		return nil, err
 	}
 	to, err := vaultfs.Clean(req.To)

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // TestMoveReadOnlyNote: a read-only note is not moved, and nothing is left
@@ -292,5 +294,30 @@ func TestDeleteNoteListedOnlyInMOC(t *testing.T) {
 	}
 	if _, err := s.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/pair.md"}); api.CodeOf(err) != api.CodeNeedsConfirm {
 		t.Fatalf("delete of a note the MOC also mentions: %v, want %s", err, api.CodeNeedsConfirm)
+	}
+}
+
+// TestMoveFolderRefused: a folder as from is refused as not a note, saying
+// it is a folder (it used to be INVALID_EXTENSION "no extension", which
+// does not tell the agent that vault_move moves notes only); a missing
+// path without an extension is still refused for its extension, and
+// nothing changes.
+func TestMoveFolderRefused(t *testing.T) {
+	dir, s := gitVault(t)
+	head := headCommit(t, dir)
+	ctx := context.Background()
+	for _, from := range []string{"02-wiki/go", "02-wiki/go/", "./02-wiki/db"} {
+		_, err := s.Move(ctx, api.MoveRequest{From: from, To: "02-wiki/golang"})
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Code != string(vaultfs.CodeNotANote) || ae.Field != "from" {
+			t.Errorf("move of folder %q: %v", from, err)
+		}
+	}
+	_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/nothing", To: "02-wiki/golang"})
+	if api.CodeOf(err) != string(vaultfs.CodeInvalidExtension) {
+		t.Errorf("move of a missing path without extension: %v", err)
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" || headCommit(t, dir) != head {
+		t.Errorf("the vault changed:\n%s", st)
 	}
 }

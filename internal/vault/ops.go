@@ -23,7 +23,7 @@ const (
 // GetNote returns a note's metadata, links and raw text, paged by characters.
 func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
 	if req.Offset < 0 {
-		return nil, api.Invalid("offset", "must be 0 or more")
+		return nil, api.Invalid("offset", "%s", s.msg.Get(eOffsetMin))
 	}
 	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	total := utf8.RuneCountInString(text)
 	out.TotalChars = total
 	if req.Offset > total {
-		return nil, api.Invalid("offset", "%d is past the end of the note (%d characters)", req.Offset, total)
+		return nil, api.Invalid("offset", "%s", s.msg.Get(eOffsetPast, req.Offset, total))
 	}
 	start := runeOffset(text, req.Offset)
 	end := runeOffset(text[start:], api.NotePageChars) + start

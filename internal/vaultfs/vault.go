@@ -652,6 +652,20 @@ func (v *Vault) readOpened(w FileInfo, f *os.File) ([]byte, FileInfo, error) {
 	return buf, regularInfo(w.Path, fi, true), nil
 }
 
+// IsFolder reports whether p names a folder of the vault that a read could
+// enter: clean, not hidden or protected, reached without leaving the vault.
+// It lets a caller refused for a path without a note's extension tell the
+// client that the path is a folder (a tool that takes one note cannot be
+// given a folder) instead of only that the extension is missing.
+func (v *Vault) IsFolder(p string) bool {
+	rel, err := Clean(p)
+	if err != nil || checkPolicy(rel, Read, false) != nil {
+		return false
+	}
+	t, err := v.walkPath(rel, walkOpts{acc: Read, allowDir: true, statOnly: true})
+	return err == nil && t.info != nil && t.info.IsDir()
+}
+
 // Stat is a cheap re-check of a path that is already clean (a search hit,
 // a walked file): it must be exactly what Clean returns, not protected, and
 // reach a regular file inside the vault (symbolic links judged as in
