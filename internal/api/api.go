@@ -241,19 +241,25 @@ type GraphEdge struct {
 
 // GraphResult is the output of vault_graph. NodeCount, EdgeCount and
 // BrokenCount count the whole graph of the notes that pass the filters;
+// with IncludeBroken, NodeCount and EdgeCount count the missing targets and
+// the broken links too, and BrokenTargetCount says how many of the nodes
+// are missing targets (NodeCount - BrokenTargetCount notes);
 // Truncated says Nodes keeps only the best connected of them (MaxNodes).
 // Edges are the first MaxGraphEdges (by source path, then link order) of
 // the KeptEdgeCount edges between the nodes kept; EdgesTruncated says some
 // were left out.
 type GraphResult struct {
-	NodeCount      int         `json:"node_count"`
-	EdgeCount      int         `json:"edge_count"`
-	BrokenCount    int         `json:"broken_count"`
-	Truncated      bool        `json:"truncated,omitempty"`
-	KeptEdgeCount  int         `json:"kept_edge_count"`
-	EdgesTruncated bool        `json:"edges_truncated,omitempty"`
-	Nodes          []GraphNode `json:"nodes"`
-	Edges          []GraphEdge `json:"edges"`
+	NodeCount   int `json:"node_count"`
+	EdgeCount   int `json:"edge_count"`
+	BrokenCount int `json:"broken_count"`
+	// BrokenTargetCount: with IncludeBroken, how many of NodeCount are
+	// missing link targets rather than notes.
+	BrokenTargetCount int         `json:"broken_target_count,omitempty"`
+	Truncated         bool        `json:"truncated,omitempty"`
+	KeptEdgeCount     int         `json:"kept_edge_count"`
+	EdgesTruncated    bool        `json:"edges_truncated,omitempty"`
+	Nodes             []GraphNode `json:"nodes"`
+	Edges             []GraphEdge `json:"edges"`
 }
 
 // HistoryRequest is the input of vault_history.

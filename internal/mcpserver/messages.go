@@ -98,6 +98,7 @@ const (
 	msgLineOne           msgID = "common.line"
 	msgLinesMany         msgID = "common.lines"
 	msgGraphHeader       msgID = "graph.header"
+	msgGraphHeaderBroken msgID = "graph.header_broken"
 	msgGraphTruncated    msgID = "graph.truncated"
 	msgGraphBrokenEdge   msgID = "graph.broken_edge"
 	msgGraphMoreEdges    msgID = "graph.more_edges"
@@ -250,10 +251,11 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgLineOne:         "line %d",
 		msgLinesMany:       "lines %s",
 
-		msgGraphHeader:     "Graph: %d notes, %d links, %d broken",
-		msgGraphTruncated:  " (truncated to %d nodes)",
-		msgGraphBrokenEdge: "- %s -> %s (broken)",
-		msgGraphMoreEdges:  "… and %d more edges",
+		msgGraphHeader:       "Graph: %d notes, %d links, %d broken",
+		msgGraphHeaderBroken: "Graph: %d notes and %d missing link targets, %d links (%d of them broken)",
+		msgGraphTruncated:    " (truncated to %d nodes)",
+		msgGraphBrokenEdge:   "- %s -> %s (broken)",
+		msgGraphMoreEdges:    "… and %d more edges",
 
 		msgHistoryHeader: "%d version(s) of %s:",
 		msgHistoryNone:   "No git history for %s.",
@@ -409,10 +411,11 @@ var catalogue = msgcat.Catalogue[msgID]{
 		msgLineOne:         "linha %d",
 		msgLinesMany:       "linhas %s",
 
-		msgGraphHeader:     "Grafo: %d notas, %d links, quebrados: %d",
-		msgGraphTruncated:  " (truncado em %d nós)",
-		msgGraphBrokenEdge: "- %s -> %s (quebrado)",
-		msgGraphMoreEdges:  "… e mais %d arestas",
+		msgGraphHeader:       "Grafo: %d notas, %d links, quebrados: %d",
+		msgGraphHeaderBroken: "Grafo: %d notas e %d destinos de link inexistentes, %d links (%d deles quebrados)",
+		msgGraphTruncated:    " (truncado em %d nós)",
+		msgGraphBrokenEdge:   "- %s -> %s (quebrado)",
+		msgGraphMoreEdges:    "… e mais %d arestas",
 
 		msgHistoryHeader: "%d versão(ões) de %s:",
 		msgHistoryNone:   "Nenhum histórico git para %s.",

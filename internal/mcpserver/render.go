@@ -278,7 +278,13 @@ func renderBacklinks(m *messages, req api.BacklinksRequest, res *api.BacklinksRe
 
 func renderGraph(m *messages, req api.GraphRequest, res *api.GraphResult) string {
 	var b strings.Builder
-	b.WriteString(m.get(msgGraphHeader, res.NodeCount, res.EdgeCount, res.BrokenCount))
+	if req.IncludeBroken {
+		// NodeCount counts the missing targets as nodes and EdgeCount the
+		// broken links as edges: the text tells notes and targets apart.
+		b.WriteString(m.get(msgGraphHeaderBroken, res.NodeCount-res.BrokenTargetCount, res.BrokenTargetCount, res.EdgeCount, res.BrokenCount))
+	} else {
+		b.WriteString(m.get(msgGraphHeader, res.NodeCount, res.EdgeCount, res.BrokenCount))
+	}
 	if res.Truncated {
 		limit := req.MaxNodes
 		if limit == 0 {

@@ -184,6 +184,11 @@ func TestRenderGolden(t *testing.T) {
 		{"graph", func(m *messages) string {
 			return renderGraph(m, api.GraphRequest{MaxNodes: 3}, graphFixture())
 		}},
+		{"graph_broken", func(m *messages) string {
+			g := graphFixture()
+			g.Truncated, g.BrokenTargetCount = false, 1
+			return renderGraph(m, api.GraphRequest{IncludeBroken: true}, g)
+		}},
 		{"graph_default_limit", func(m *messages) string {
 			g := graphFixture()
 			g.Edges = g.Edges[:1]

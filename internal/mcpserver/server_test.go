@@ -276,7 +276,7 @@ func TestToolsEndToEnd(t *testing.T) {
 					wantReq: api.GraphRequest{Folder: "02-wiki", Type: "wiki", Tags: []string{"go"}, Status: "active",
 						IncludeRaw: true, IncludeBroken: true, MaxNodes: 3},
 					result: fake.graph,
-					want:   renderGraph(m, api.GraphRequest{MaxNodes: 3}, fake.graph),
+					want:   renderGraph(m, api.GraphRequest{IncludeBroken: true, MaxNodes: 3}, fake.graph),
 				},
 				{
 					tool:    "vault_history",

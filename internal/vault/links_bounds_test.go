@@ -224,3 +224,28 @@ func BenchmarkGetNoteManyLinks(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "answer-bytes")
 }
+
+// TestGraphBrokenTargetCount: with include_broken the missing targets are
+// nodes (node_count counts them) and BrokenTargetCount says how many, so
+// that the answer can tell the notes apart from them: two notes with five
+// distinct missing targets, one of them linked twice.
+func TestGraphBrokenTargetCount(t *testing.T) {
+	_, s := openLearn(t, map[string]string{
+		"03-x/a.md": "# A\n\n[[b]] [[m1]] [[m2]] [[m3]]\n",
+		"03-x/b.md": "# B\n\n[[m4]] [[m5]] [[m1]] [[a]]\n",
+	}, learnOpts{})
+	g, err := s.Graph(context.Background(), api.GraphRequest{Folder: "03-x", IncludeBroken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NodeCount != 7 || g.BrokenTargetCount != 5 || g.BrokenCount != 6 || g.EdgeCount != 8 {
+		t.Errorf("nodes %d, missing targets %d, broken links %d, edges %d; want 7, 5, 6, 8", g.NodeCount, g.BrokenTargetCount, g.BrokenCount, g.EdgeCount)
+	}
+	g, err = s.Graph(context.Background(), api.GraphRequest{Folder: "03-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NodeCount != 2 || g.BrokenTargetCount != 0 || g.BrokenCount != 6 || g.EdgeCount != 2 {
+		t.Errorf("without include_broken: nodes %d, missing targets %d, broken links %d, edges %d; want 2, 0, 6, 2", g.NodeCount, g.BrokenTargetCount, g.BrokenCount, g.EdgeCount)
+	}
+}

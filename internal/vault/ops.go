@@ -278,6 +278,7 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 				}
 				if nodes[to] == nil {
 					nodes[to] = &api.GraphNode{Path: target, Broken: true}
+					out.BrokenTargetCount++
 				}
 			}
 			out.EdgeCount++
