@@ -1,7 +1,6 @@
 package teamclient
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
 // The writes on a server without the extension endpoints, through the
@@ -169,52 +169,16 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 }
 
 // applyEdit replaces the one occurrence of oldText in before with newText,
-// by the rule of vault_edit_note: occurrences are counted overlapping; when
-// there is none, the line endings of oldText are tried in the note's style
-// (CRLF vs LF); newText takes the note's line endings.
+// by the rule of vault_edit_note (vault.FindEdit: occurrences counted
+// overlapping; when there is none, CRLF vs LF ignored, then Unicode
+// normalisation; newText takes the note's line endings and form).
 func applyEdit(rel string, before []byte, oldText, newText string) ([]byte, error) {
-	text := string(before)
-	n, at := countOverlapping(text, oldText)
-	if n == 0 {
-		if alt := inEOLOf(oldText, before); alt != oldText {
-			if n, at = countOverlapping(text, alt); n > 0 {
-				oldText = alt
-			}
-		}
-	}
+	n, start, end, repl := vault.FindEdit(before, oldText, newText)
 	switch {
 	case n == 0:
 		return nil, &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
 	case n > 1:
 		return nil, &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
 	}
-	return []byte(text[:at] + inEOLOf(newText, before) + text[at+len(oldText):]), nil
-}
-
-// countOverlapping counts the occurrences of sub in s, overlapping ones
-// included, and returns the offset of the first.
-func countOverlapping(s, sub string) (int, int) {
-	n, first := 0, -1
-	for i := 0; i <= len(s); {
-		j := strings.Index(s[i:], sub)
-		if j < 0 {
-			break
-		}
-		if first < 0 {
-			first = i + j
-		}
-		n++
-		i += j + 1
-	}
-	return n, first
-}
-
-// inEOLOf gives text the line endings of like: CRLF when like has any,
-// else LF.
-func inEOLOf(text string, like []byte) string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if bytes.Contains(like, []byte("\r\n")) {
-		text = strings.ReplaceAll(text, "\n", "\r\n")
-	}
-	return text
+	return []byte(string(before[:start]) + repl + string(before[end:])), nil
 }

@@ -123,7 +123,8 @@ func TestPlainServerTools(t *testing.T) {
 }
 
 // The edit rule is the local one: overlapping occurrences count, CRLF vs
-// LF is forgiven, the note's line endings are kept.
+// LF and NFC vs NFD are forgiven, the note's line endings and normalisation
+// form are kept.
 func TestApplyEdit(t *testing.T) {
 	for _, tc := range []struct {
 		before, old, new, want, code string
@@ -133,6 +134,10 @@ func TestApplyEdit(t *testing.T) {
 		{"abc", "d", "x", "", api.CodeNoMatch},
 		{"one\r\ntwo\r\n", "one\ntwo", "1\n2", "1\r\n2\r\n", ""},
 		{"one\ntwo\n", "one\ntwo", "1\r\n2", "1\n2\n", ""},
+		// Unicode normalisation is forgiven too, the note keeping its form.
+		{"o cafe\u0301 forte", "caf\u00e9", "ch\u00e1", "o cha\u0301 forte", ""},
+		{"o caf\u00e9 forte\r\n", "cafe\u0301 forte", "ch\u00e1", "o ch\u00e1\r\n", ""},
+		{"caf\u00e9 caf\u00e9", "cafe\u0301", "x", "", api.CodeNotUnique},
 	} {
 		got, err := applyEdit("n.md", []byte(tc.before), tc.old, tc.new)
 		if tc.code != "" {

@@ -234,24 +234,14 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 			return nil, "", fieldErr("path", err)
 		}
 		text := string(before)
-		oldText, newText := req.OldText, req.NewText
-		n, at := countOverlapping(text, oldText)
-		if n == 0 {
-			// Retry ignoring CRLF vs LF: the agent usually sends LF.
-			if alt := inEOLOf(oldText, before); alt != oldText {
-				if n, at = countOverlapping(text, alt); n > 0 {
-					oldText = alt
-				}
-			}
-		}
+		n, at, end, newText := FindEdit(before, req.OldText, req.NewText)
 		switch {
 		case n == 0:
 			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: s.msg.Get(eNoMatch, rel)}
 		case n > 1:
 			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: s.msg.Get(eNotUnique, n, rel)}
 		}
-		newText = inEOLOf(newText, before)
-		after := []byte(text[:at] + newText + text[at+len(oldText):])
+		after := []byte(text[:at] + newText + text[end:])
 		if string(after) == text {
 			t.warn(wUnchanged, rel) // new_text is old_text
 		}

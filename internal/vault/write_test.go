@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/writelock"
+	"golang.org/x/text/unicode/norm"
 )
 
 func gitRun(t testing.TB, dir string, args ...string) string {
@@ -696,5 +697,75 @@ func TestWriteRefusesNUL(t *testing.T) {
 	}
 	if read(t, dir, "02-wiki/go/context-cancel.md") != testVault["02-wiki/go/context-cancel.md"] {
 		t.Fatal("the edit changed the note")
+	}
+}
+
+// TestEditIgnoresNormalisation: old_text that is the note's text in another
+// Unicode normalisation form (composed, NFC, against decomposed, NFD, or the
+// reverse; with CRLF line ends too) matches when nothing matches exactly.
+// The bytes in the note are replaced, new_text takes their form, and every
+// other byte of the note keeps its own. It used to be NO_MATCH: the texts
+// look identical. A text that is there only as part of a letter (the "e"
+// of a composed "é", the "ẹ" of a decomposed "ẹ́") still does not match,
+// and two occurrences once normalised are NOT_UNIQUE.
+func TestEditIgnoresNormalisation(t *testing.T) {
+	nfd := func(s string) string { return norm.NFD.String(s) }
+	nfc := func(s string) string { return norm.NFC.String(s) }
+	for _, tc := range []struct {
+		name, file, old, new, want string
+	}{
+		{"note NFD, old NFC", nfd("# Configuração\n\nA conexão não é reusada.\nAté já.\n"), nfc("conexão não é"), nfc("ligação já é"),
+			nfd("# Configuração\n\nA ligação já é reusada.\nAté já.\n")},
+		{"note NFC, old NFD", nfc("# Café\n\nO café é forte.\nPão também.\n"), nfd("café é forte"), nfd("chá é fraco"),
+			nfc("# Café\n\nO chá é fraco.\nPão também.\n")},
+		{"note NFD with CRLF, old NFC with LF", nfd("# Ação\r\n\r\nprimeira ação\r\nsegunda ação\r\n"), nfc("primeira ação\nsegunda"), nfc("única\nsó"),
+			nfd("# Ação\r\n\r\núnica\r\nsó ação\r\n")},
+		// A mixed note: the NFD "é" before, the NFC "é" in the match.
+		{"note mixed, old NFD", nfd("É ") + nfc("o café de sempre\n"), nfd("café de"), "chá de",
+			nfd("É ") + nfc("o chá de sempre\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s := gitVault(t)
+			if err := os.WriteFile(filepath.Join(dir, "n.md"), []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gitRun(t, dir, "add", "n.md")
+			gitRun(t, dir, "commit", "-q", "-m", "n")
+			s.Refresh("n.md")
+			if strings.Contains(tc.file, tc.old) {
+				t.Fatal("the case matches exactly")
+			}
+			res, err := s.EditNote(context.Background(), api.EditRequest{Path: "n.md", OldText: tc.old, NewText: tc.new})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := read(t, dir, "n.md"); got != tc.want {
+				t.Errorf("note\n%q\nwant\n%q", got, tc.want)
+			}
+			if !res.Committed || gitRun(t, dir, "status", "--porcelain") != "" {
+				t.Errorf("not committed: %+v", res)
+			}
+		})
+	}
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	body := nfc("Um café, outro café.\nfé\n") + nfd("\u1eb9\u0301\n")
+	if err := os.WriteFile(filepath.Join(dir, "m.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Refresh("m.md")
+	for _, tc := range []struct{ old, code string }{
+		{nfd("café"), api.CodeNotUnique},
+		{"fe", api.CodeNoMatch},                  // only inside the composed "fé"
+		{nfd("fe\u0301\u0301"), api.CodeNoMatch}, // an accent more
+		{"\u1eb9", api.CodeNoMatch},              // "ẹ" without the acute accent that follows it
+	} {
+		_, err := s.EditNote(ctx, api.EditRequest{Path: "m.md", OldText: tc.old, NewText: "x"})
+		if api.CodeOf(err) != tc.code {
+			t.Errorf("old %q: %v, want %s", tc.old, err, tc.code)
+		}
+	}
+	if read(t, dir, "m.md") != body {
+		t.Error("a refused edit changed the note")
 	}
 }
