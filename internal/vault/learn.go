@@ -202,7 +202,7 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		return p, true, nil
 	}
 	primary := in.primary()
-	if _, err := s.fs.Resolve(primary, vaultfs.Write); err != nil {
+	if _, err := s.fs.ResolveNew(primary, vaultfs.Write); err != nil {
 		p, err2 := s.createDated(t, in)
 		if err2 != nil {
 			return "", false, err2
@@ -314,7 +314,7 @@ func (s *Service) createFree(t *tx, in *learning, base string) (string, error) {
 		if i > 1 {
 			p = base + "-" + strconv.Itoa(i) + ".md"
 		}
-		if _, err := s.fs.Resolve(p, vaultfs.Write); err != nil {
+		if _, err := s.fs.ResolveNew(p, vaultfs.Write); err != nil {
 			last = err
 			continue
 		}

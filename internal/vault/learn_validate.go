@@ -132,8 +132,8 @@ func badLineRune(r rune) bool {
 }
 
 // validateDomain checks a domain name (DESIGN.md section 6 step 1): one
-// folder name, no spaces, none of / \ : * ? " < > |, not starting with ".",
-// at most 64 characters.
+// folder name, no spaces, none of / \ : * ? " < > |, not starting or ending
+// with "." (Windows drops a trailing one), at most 64 characters.
 func validateDomain(m *texts, d string) (string, error) {
 	if !utf8.ValidString(d) {
 		return "", api.Invalid("domain", "%s", m.Get(vUTF8))
@@ -150,7 +150,7 @@ func validateDomain(m *texts, d string) (string, error) {
 		return "", api.Invalid("domain", "%s", m.Get(vDomainSpaces))
 	case strings.ContainsAny(d, `/\:*?"<>|`):
 		return "", api.Invalid("domain", "%s", m.Get(vDomainChars))
-	case strings.HasPrefix(d, "."):
+	case strings.HasPrefix(d, ".") || strings.HasSuffix(d, "."):
 		return "", api.Invalid("domain", "%s", m.Get(vDomainDot))
 	}
 	return d, nil

@@ -208,7 +208,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 		vMaxChars:     "must be at most %d characters",
 		vDomainSpaces: "must be one folder name without spaces, e.g. go or devops",
 		vDomainChars:  `must be one folder name, without / \ : * ? " < > |`,
-		vDomainDot:    "must not start with a dot",
+		vDomainDot:    "must not start or end with a dot",
 	},
 	"pt": {
 		wMOCList:         "não foi possível listar a nota em %s: %s",
@@ -304,6 +304,6 @@ var catalogue = msgcat.Catalogue[msgID]{
 		vMaxChars:     "pode ter no máximo %d caracteres",
 		vDomainSpaces: "precisa ser um nome de pasta só, sem espaços, p. ex. go ou devops",
 		vDomainChars:  `precisa ser um nome de pasta só, sem / \ : * ? " < > |`,
-		vDomainDot:    "não pode começar com ponto",
+		vDomainDot:    "não pode começar nem terminar com ponto",
 	},
 }

@@ -35,7 +35,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 	if err != nil {
 		return nil, fieldErr("to", err)
 	}
-	to, viaTo, err := s.writePath("to", to, vaultfs.Move)
+	to, viaTo, err := s.newPath("to", to, vaultfs.Move)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		if mode.Perm()&0o200 == 0 {
 			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: s.msg.Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
 		}
-		if _, err := s.fs.Resolve(to, vaultfs.Move); err != nil {
+		if _, err := s.fs.ResolveNew(to, vaultfs.Move); err != nil {
 			return nil, "", fieldErr("to", err)
 		}
 		if cur, err := s.readCurrent(to); err != nil || cur != nil {

@@ -1266,7 +1266,18 @@ func (s *Service) resolveNote(ctx context.Context, field, p string) (string, err
 // so the commit would miss the file). via says so, for the answer ("" when
 // p names the note itself).
 func (s *Service) writePath(field, p string, acc vaultfs.Access) (rel, via string, err error) {
-	rel, err = s.fs.Resolve(p, acc)
+	return s.resolveWrite(field, p, acc, s.fs.Resolve)
+}
+
+// newPath is writePath for a write that may create the note under a name
+// the client chose (vault_write_note, vault_move's to): the files and
+// folders it would create must have portable names (vaultfs.ResolveNew).
+func (s *Service) newPath(field, p string, acc vaultfs.Access) (rel, via string, err error) {
+	return s.resolveWrite(field, p, acc, s.fs.ResolveNew)
+}
+
+func (s *Service) resolveWrite(field, p string, acc vaultfs.Access, resolve func(string, vaultfs.Access) (string, error)) (rel, via string, err error) {
+	rel, err = resolve(p, acc)
 	if err != nil {
 		return "", "", fieldErr(field, err)
 	}

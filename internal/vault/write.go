@@ -52,7 +52,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 	if strings.IndexByte(req.Content, 0) >= 0 {
 		return nil, api.Invalid("content", "%s", s.msg.Get(eNUL))
 	}
-	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
+	rel, via, err := s.newPath("path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
 	}

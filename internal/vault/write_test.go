@@ -769,3 +769,61 @@ func TestEditIgnoresNormalisation(t *testing.T) {
 		t.Error("a refused edit changed the note")
 	}
 }
+
+// TestNewNamesPortable: a note created by vault_write_note, the target of
+// vault_move and a learning's domain folder need portable names: a leading
+// or trailing space in any segment, a trailing '.', or a character Windows
+// refuses is INVALID_PATH (INVALID_ARGUMENT for a domain) on the field that
+// named it, and nothing is written. A note that already has such a name
+// stays readable, replaceable, editable, and can be moved to a good name.
+func TestNewNamesPortable(t *testing.T) {
+	dir, s := gitVault(t)
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(dir, " legacy.md"), []byte("# Legacy\n\nold text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "legacy")
+	s.Refresh(" legacy.md")
+	head := headCommit(t, dir)
+	for _, p := range []string{" d/U.md", " x.md", "x .md", "d /x.md", "a./x.md", "what?.md", "a*b.md", "<x>.md", `"q".md`, "a|b.md"} {
+		var ae *api.Error
+		_, err := s.WriteNote(ctx, api.WriteRequest{Path: p, Content: "# X\n"})
+		if !errors.As(err, &ae) || ae.Code != "INVALID_PATH" || ae.Field != "path" {
+			t.Errorf("write %q: %v, want INVALID_PATH on path", p, err)
+		}
+		_, err = s.Move(ctx, api.MoveRequest{From: "02-wiki/go/context-cancel.md", To: p})
+		if !errors.As(err, &ae) || ae.Code != "INVALID_PATH" || ae.Field != "to" {
+			t.Errorf("move to %q: %v, want INVALID_PATH on to", p, err)
+		}
+	}
+	_, err := s.Learn(ctx, api.LearnRequest{Title: "T", Insight: "I", Domain: "go.", ConfirmNewDomain: true})
+	if api.CodeOf(err) != api.CodeInvalidArgument {
+		t.Errorf("learn in domain \"go.\": %v", err)
+	}
+	if st := gitRun(t, dir, "status", "--porcelain"); st != "" || headCommit(t, dir) != head {
+		t.Fatalf("a refused write changed the vault:\n%s", st)
+	}
+	for _, p := range []string{" d", " x.md", "a.", "what?.md"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%q was created: %v", p, err)
+		}
+	}
+	note, err := s.GetNote(ctx, api.NoteRequest{Path: " legacy.md"})
+	if err != nil {
+		t.Fatalf("read the existing note: %v", err)
+	}
+	res, err := s.WriteNote(ctx, api.WriteRequest{Path: " legacy.md", Content: "# Legacy\n\nnew text\n", ExpectedSHA256: note.SHA256})
+	if err != nil {
+		t.Fatalf("replace the existing note: %v", err)
+	}
+	if _, err := s.EditNote(ctx, api.EditRequest{Path: " legacy.md", OldText: "new text", NewText: "edited"}); err != nil {
+		t.Fatalf("edit the existing note: %v (%+v)", err, res)
+	}
+	if _, err := s.Move(ctx, api.MoveRequest{From: " legacy.md", To: "legacy.md"}); err != nil {
+		t.Fatalf("move the existing note to a good name: %v", err)
+	}
+	if !strings.Contains(read(t, dir, "legacy.md"), "edited") {
+		t.Error("the moved note lost its edit")
+	}
+}

@@ -265,6 +265,49 @@ func onlyDotLike(seg string) bool {
 	return true
 }
 
+// windowsReserved are the printable characters Windows refuses in a file or
+// folder name (':' and the control characters are refused by Clean in every
+// path already).
+const windowsReserved = `<>:"|?*`
+
+// checkNewName refuses seg, a file or folder name that a write of p would
+// create, when it would not be portable: the vault is synced to Windows and
+// macOS, opened in Obsidian and cloned by git, where
+//   - a leading or trailing white space makes a name that looks like
+//     another's (" d/x.md" and "d/x.md", "x .md" and "x.md") and that
+//     Windows strips or refuses; for the file name the stem counts too;
+//   - a trailing '.' is stripped by Windows ("a./x.md" is "a/x.md" there);
+//   - the characters of windowsReserved cannot be in a name on Windows.
+//
+// last says seg is the file name.
+func checkNewName(p, seg string, last bool) error {
+	names := []string{seg}
+	if last {
+		if stem := strings.TrimSuffix(seg, path.Ext(seg)); stem != seg && stem != "" {
+			names = append(names, stem)
+		}
+	}
+	for _, name := range names {
+		first, _ := utf8.DecodeRuneInString(name)
+		end, _ := utf8.DecodeLastRuneInString(name)
+		switch {
+		case unicode.IsSpace(first):
+			return newErr(CodeInvalidPath, p, "the new name %s starts with a space; it would look like another name (and Windows trims it)", QuotePath(seg))
+		case unicode.IsSpace(end) && name != seg:
+			return newErr(CodeInvalidPath, p, "the new name %s has a space before its extension; it would look like another name", QuotePath(seg))
+		case unicode.IsSpace(end):
+			return newErr(CodeInvalidPath, p, "the new name %s ends with a space; it would look like another name (and Windows trims it)", QuotePath(seg))
+		}
+	}
+	if strings.HasSuffix(seg, ".") {
+		return newErr(CodeInvalidPath, p, "the new name %s ends with '.', which Windows drops", QuotePath(seg))
+	}
+	if i := strings.IndexAny(seg, windowsReserved); i >= 0 {
+		return newErr(CodeInvalidPath, p, "the new name %s contains %q, which Windows does not allow in a file or folder name (none of %s)", QuotePath(seg), seg[i], windowsReserved)
+	}
+	return nil
+}
+
 // policyName is how a segment is compared with the protected folder names:
 // case-insensitively and without trailing dots and spaces, because Windows and
 // macOS file systems treat "_Templates", "_templates." and "_templates " as

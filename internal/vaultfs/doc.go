@@ -46,6 +46,12 @@
 //     INVALID_PATH; on Windows, a reserved device name (NUL, CON.md) ->
 //     PATH_ESCAPE.
 //
+// ResolveNew adds, for a write that creates a file or folder under a name
+// the client chose, a check of every segment the write would create (the
+// existing ones are not judged, so such notes stay usable): a leading or
+// trailing white space (for the file name, before its extension too), a
+// trailing '.', or any of < > : " | ? * -> INVALID_PATH (see checkNewName).
+//
 // Percent signs are not decoded: "%2e%2e/x.md" is a folder literally named
 // "%2e%2e" inside the vault (decoding belongs to whoever parsed a URL or a
 // markdown link, before calling Clean). "~" is not expanded. Unicode is not

@@ -225,6 +225,7 @@ type walkOpts struct {
 	requireNote bool // the real path must have a note's extension too
 	allowDir    bool // a directory at the end is returned, not refused
 	statOnly    bool // the caller reads no content (Stat): hard links are not judged
+	newNames    bool // the files and folders a write would create must have portable names (checkNewName)
 }
 
 // Resolve is the gatekeeper's one check: Clean, CheckPolicy, then a walk of
@@ -250,7 +251,28 @@ func (v *Vault) Resolve(p string, acc Access) (string, error) {
 	return t.rel, nil
 }
 
+// ResolveNew is Resolve for a write that may create a note under a name
+// the client chose (a new note, a move's target, a learning): every file
+// or folder the write would create must also have a portable name
+// (checkNewName), INVALID_PATH otherwise. Existing files and folders on
+// the way are not judged: a note with such a name stays readable,
+// replaceable and movable to a better one.
+func (v *Vault) ResolveNew(p string, acc Access) (string, error) {
+	t, err := v.checkWith(p, acc, true)
+	if err != nil {
+		return "", v.fail(err)
+	}
+	if acc != Read && t.real != "" {
+		return t.real, nil
+	}
+	return t.rel, nil
+}
+
 func (v *Vault) check(p string, acc Access) (*target, error) {
+	return v.checkWith(p, acc, false)
+}
+
+func (v *Vault) checkWith(p string, acc Access, newNames bool) (*target, error) {
 	rel, err := Clean(p)
 	if err != nil {
 		return nil, err
@@ -261,7 +283,7 @@ func (v *Vault) check(p string, acc Access) (*target, error) {
 	if err := CheckPolicy(rel, acc); err != nil {
 		return nil, err
 	}
-	return v.walkPath(rel, walkOpts{acc: acc, requireNote: true})
+	return v.walkPath(rel, walkOpts{acc: acc, requireNote: true, newNames: newNames && acc != Read})
 }
 
 // walkPath resolves rel (clean and policy-checked by the caller) component
@@ -293,6 +315,7 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 		if err != nil {
 			switch {
 			case errors.Is(err, fs.ErrNotExist) && o.acc != Read:
+				created := len(done)
 				done = append(done, seg)
 				for _, s := range pending {
 					switch s {
@@ -301,6 +324,13 @@ func (v *Vault) walkPath(rel string, o walkOpts) (*target, error) {
 						return nil, newErr(CodeNotANote, rel, "a symbolic link on the way points into a missing folder")
 					default:
 						done = append(done, s)
+					}
+				}
+				if o.newNames {
+					for i, s := range done[created:] {
+						if err := checkNewName(rel, s, created+i == len(done)-1); err != nil {
+							return nil, err
+						}
 					}
 				}
 				pending = nil

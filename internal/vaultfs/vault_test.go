@@ -4,6 +4,7 @@ package vaultfs
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -681,5 +682,55 @@ func TestNoSecretInAnyFile(t *testing.T) {
 	}
 	if read < 10 {
 		t.Errorf("only %d notes read", read)
+	}
+}
+
+// TestResolveNewNames: a write that creates a file or folder refuses a
+// name that is not portable (leading or trailing white space, the file's
+// stem included; a trailing '.'; a character Windows refuses) with
+// INVALID_PATH naming the segment, while the files and folders that already
+// exist under such names stay readable, writable and usable as a path, and
+// Resolve (for a replacement, an undo) is unchanged.
+func TestResolveNewNames(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, " old.md"), "old\n")
+	write(t, filepath.Join(dir, " legacy dir", "n.md"), "n\n")
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	for _, tc := range []struct{ p, seg string }{
+		{" d/U.md", `" d"`},
+		{"d /U.md", `"d "`},
+		{" x.md", `" x.md"`},
+		{"x .md", `"x .md"`},
+		{"a/\u00a0b.md", `"\u00a0b.md"`}, // a no-break space, shown escaped
+		{"a./x.md", `"a."`},
+		{"a?.md", `"a?.md"`},
+		{"q/wh*t.md", `"wh*t.md"`},
+		{"<b>.md", `"<b>.md"`},
+		{`say "hi".md`, `"say \"hi\".md"`},
+		{"a|b/x.md", `"a|b"`},
+		{" legacy dir/new .md", `"new .md"`},
+	} {
+		for _, acc := range []Access{Write, Move} {
+			_, err := v.ResolveNew(tc.p, acc)
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeInvalidPath || !strings.Contains(e.Reason, tc.seg) {
+				t.Errorf("ResolveNew(%q, %v) = %v, want INVALID_PATH naming %s", tc.p, acc, err, tc.seg)
+			}
+			if _, err := v.Resolve(tc.p, acc); err != nil {
+				t.Errorf("Resolve(%q, %v) = %v, want it accepted as before", tc.p, acc, err)
+			}
+		}
+	}
+	for _, p := range []string{" old.md", " legacy dir/n.md", " legacy dir/new.md", "ok dir/a b.md", "v1.2/x.md", "Wait… what.md", "会议：记录.md"} {
+		if _, err := v.ResolveNew(p, Write); err != nil {
+			t.Errorf("ResolveNew(%q) = %v, want accepted", p, err)
+		}
+	}
+	if _, _, err := v.ReadNote(" old.md"); err != nil {
+		t.Errorf("an existing note with a leading space: %v", err)
 	}
 }
