@@ -128,7 +128,6 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		if len(res.Suggestions) > 0 {
 			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", esc(strings.Join(res.Suggestions, ", ")))
 		}
-		return
 	}
 	for i, h := range res.Results {
 		if i > 0 {
@@ -157,7 +156,11 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		}
 	}
 	if n := len(res.Unindexed); n > 0 {
-		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")))
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" … and %d more", n-3)
+		}
+		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s%s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")), more)
 	}
 }
 
