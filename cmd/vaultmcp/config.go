@@ -219,8 +219,8 @@ func switchOn(name string) bool {
 // parseInterleaved parses flags that may come after positional arguments
 // ("search 'retry backoff' --json") and returns the positional ones. Asked
 // for help (-h, --help), it prints the command's usage on stdout and
-// returns errHelp; a bad flag is reported on the flag set's output (stderr)
-// with the usage.
+// returns errHelp; a bad flag is returned, after the usage is written on
+// the flag set's output (stderr).
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	for _, a := range args {
 		if a == "--" {
@@ -234,9 +234,17 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, errHelp
 		}
 	}
+	// The flag package writes a bad flag's error before the usage; main
+	// writes the error as the last line, so it is written once: the flag
+	// set writes nothing while it parses, and the usage follows here.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			fs.SetOutput(out)
+			fs.Usage()
 			return nil, err
 		}
 		args = fs.Args()
