@@ -78,6 +78,17 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
+	// It takes no argument: a flag or a word after it is refused, not
+	// ignored; -h says what it does.
+	for _, args := range [][]string{{"version", "--json"}, {"version", "extra"}, {"--version", "-v"}} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 2 || out != "" || errOut != "vaultmcp: version: unexpected argument \""+args[1]+"\"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	if out, errOut, code := runBinary(t, nil, "version", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: vaultmcp version") || errOut != "" {
+		t.Errorf("version -h: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 }
 
 // TestReadOnlyOnlyWhereItMeansSomething: --read-only is a flag of serve
