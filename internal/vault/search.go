@@ -3,7 +3,6 @@ package vault
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -89,9 +88,9 @@ func (s *Service) checkFolderLocked(field string, f index.Filter) error {
 		}
 	}
 	slices.Sort(like)
-	msg := fmt.Sprintf("no note lies under %q", f.Folder)
+	msg := s.msg.Get(eNoNoteUnder, f.Folder)
 	if len(like) > 0 {
-		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(like[:min(3, len(like))], ", "))
+		msg = s.msg.Get(eNoNoteUnderAs, f.Folder, strings.Join(like[:min(3, len(like))], ", "))
 	}
 	return api.Invalid(field, "%s", msg)
 }
