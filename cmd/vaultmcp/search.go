@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -231,6 +232,31 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer svc.Close()
+	// A relevant note the vault does not hold (a file of queries run on
+	// another vault, a misspelt path) could only count as a miss: the
+	// figures would be wrong without a word. Refused, naming them.
+	list, err := svc.List(ctx, api.ListRequest{})
+	if err != nil {
+		return err
+	}
+	notes := make(map[string]bool, len(list.Notes))
+	for _, n := range list.Notes {
+		notes[n.Path] = true
+	}
+	var missing []string
+	for _, q := range queries {
+		if !notes[q.Relevant] && !slices.Contains(missing, q.Relevant) {
+			missing = append(missing, q.Relevant)
+		}
+	}
+	if n := len(missing); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" … and %d more", n-3)
+		}
+		return fmt.Errorf("--queries %s: %d relevant note(s) are not notes of the vault %s: %s%s (is it the vault these queries were written for?)",
+			*queriesPath, n, c.Vault, mcpserver.Escape(strings.Join(missing[:min(n, 3)], ", ")), more)
+	}
 	m, outs, err := evaluate.Run(ctx, queries, evaluate.SearchRanker(svc))
 	if err != nil {
 		return err

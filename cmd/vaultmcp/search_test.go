@@ -135,3 +135,32 @@ func TestSearchNoMatchNamesUnindexed(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRefusesUnknownRelevant: a labelled query whose relevant note the
+// vault does not hold (queries written for another vault, a misspelt path)
+// is refused, naming the note, instead of counting as a miss and printing
+// figures that are wrong without a word.
+func TestEvalRefusesUnknownRelevant(t *testing.T) {
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "alpha.md"), []byte("# Alpha\n\nretries with backoff\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	write := func(lines string) {
+		if err := os.WriteFile(queries, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"query": "retries", "relevant": "alpha.md"}` + "\n")
+	out, errOut, code := runBinary(t, nil, "eval", "--vault", vault, "--queries", queries)
+	if code != 0 || !strings.Contains(out, "1 queries") || !strings.Contains(out, "vaultmcp     1.000   1.000   1.000") {
+		t.Fatalf("eval: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	write(`{"query": "retries", "relevant": "alpha.md"}` + "\n" + `{"query": "backoff", "relevant": "Alpha.md"}` + "\n" +
+		`{"query": "other", "relevant": "02-wiki/missing.md"}` + "\n")
+	out, errOut, code = runBinary(t, nil, "eval", "--vault", vault, "--queries", queries)
+	want := `2 relevant note(s) are not notes of the vault ` + vault + `: Alpha.md, 02-wiki/missing.md (is it the vault`
+	if code != 1 || out != "" || !strings.Contains(errOut, want) {
+		t.Fatalf("eval: exit %d, stdout %q, stderr %q, want %q", code, out, errOut, want)
+	}
+}
