@@ -59,15 +59,23 @@ func (c *Config) check() error {
 	if c.Vault == "" {
 		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR")
 	}
+	// The path is quoted: one of blanks, or with a blank at an end, would
+	// not show otherwise.
 	fi, err := os.Stat(c.Vault)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fmt.Errorf("vault %s: no such directory", c.Vault)
+			hint := ""
+			if c.Vault == "~" || strings.HasPrefix(c.Vault, "~/") {
+				// An MCP client's configuration passes the value as
+				// written: no shell expands the ~.
+				hint = " (~ is not expanded here: give the full path)"
+			}
+			return fmt.Errorf("vault %q: no such directory%s", c.Vault, hint)
 		}
-		return fmt.Errorf("vault %s: %w", c.Vault, err)
+		return fmt.Errorf("vault %q: %w", c.Vault, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("vault %s: not a directory", c.Vault)
+		return fmt.Errorf("vault %q: not a directory", c.Vault)
 	}
 	return c.checkEnv()
 }
