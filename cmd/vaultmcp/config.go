@@ -57,7 +57,7 @@ func (c *Config) check() error {
 		return err
 	}
 	if c.Vault == "" {
-		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR")
+		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR (vaultmcp --help lists the commands)")
 	}
 	// The path is quoted: one of blanks, or with a blank at an end, would
 	// not show otherwise.

@@ -243,7 +243,8 @@ func TestVaultPathErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, nil, "VAULT_PATH"},
+		// A person who types vaultmcp alone is told where the commands are.
+		{nil, nil, "no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR (vaultmcp --help lists the commands)"},
 		{[]string{"VAULT_PATH=" + filepath.Join(t.TempDir(), "missing")}, nil, "no such directory"},
 		{[]string{"VAULT_PATH=" + file}, nil, "not a directory"},
 		{[]string{"OBSIDIAN_VAULT_PATH=" + file}, nil, "not a directory"},
