@@ -105,3 +105,43 @@ func TestSearchOnATerminal(t *testing.T) {
 		t.Errorf("-v: no warning on the terminal:\n%s", shown)
 	}
 }
+
+// TestServeOnATerminal: vaultmcp typed in a terminal (stdin a terminal)
+// says on stderr what it is waiting for and how to search instead; stdout
+// still carries nothing but frames (here none), and Ctrl-D ends it.
+func TestServeOnATerminal(t *testing.T) {
+	vault := copyExampleVault(t)
+	ptm, tty := openPTY(t)
+	defer ptm.Close()
+	cmd := exec.Command(binary, "--vault", vault)
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR=off")
+	var stdout, stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	go io.Copy(io.Discard, ptm)                     // the terminal's echo
+	if _, err := ptm.Write([]byte{4}); err != nil { // Ctrl-D: the end of the input
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout carries %q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "vaultmcp: serving MCP over stdio: an MCP client") ||
+		!strings.Contains(stderr.String(), "To search from a terminal: vaultmcp search QUERY") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+	// A pipe on stdin (an MCP client) gets no such line.
+	cmd = exec.Command(binary, "--vault", vault)
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR=off")
+	stderr.Reset()
+	cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
+	if out, err := cmd.Output(); err != nil || len(out) != 0 || strings.Contains(stderr.String(), "serving MCP over stdio") {
+		t.Errorf("stdin a pipe: %v, stdout %q, stderr:\n%s", err, out, stderr.String())
+	}
+}

@@ -78,6 +78,17 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
+	// It takes no argument: a flag or a word after it is refused, not
+	// ignored; -h says what it does.
+	for _, args := range [][]string{{"version", "--json"}, {"version", "extra"}, {"--version", "-v"}} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 2 || out != "" || errOut != "vaultmcp: version: unexpected argument \""+args[1]+"\"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	if out, errOut, code := runBinary(t, nil, "version", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: vaultmcp version") || errOut != "" {
+		t.Errorf("version -h: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 }
 
 // TestReadOnlyOnlyWhereItMeansSomething: --read-only is a flag of serve
@@ -209,5 +220,28 @@ func TestHugePagesSetting(t *testing.T) {
 	out, errOut, code := runBinary(t, []string{"VAULTMCP_HUGEPAGES=maybe"}, "search", "--vault", vault, "retry")
 	if code != 2 || strings.TrimSpace(errOut) != `vaultmcp: VAULTMCP_HUGEPAGES: "maybe" is not on or off` || out != "" {
 		t.Errorf("VAULTMCP_HUGEPAGES=maybe: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestBadFlagReportedOnce: a bad flag (unknown, or a value of the wrong
+// kind) exits 2 with the command's usage on stderr and the error once, as
+// its last line.
+func TestBadFlagReportedOnce(t *testing.T) {
+	vault := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"search", "--vault", vault, "--bogus", "x"}, "flag provided but not defined: -bogus"},
+		{[]string{"search", "--vault", vault, "--limit", "abc", "x"}, `invalid value "abc" for flag -limit: parse error`},
+		{[]string{"--vault", vault, "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"eval", "--vault", vault, "--json=maybe"}, `invalid boolean value "maybe" for -json: parse error`},
+		{[]string{"team-server", "--data", vault, "--bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		out, errOut, code := runBinary(t, nil, c.args...)
+		if code != 2 || out != "" || strings.Count(errOut, c.err) != 1 || !strings.HasSuffix(errOut, "\nvaultmcp: "+c.err+"\n") ||
+			!strings.Contains(errOut, "Usage:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", c.args, code, out, errOut)
+		}
 	}
 }

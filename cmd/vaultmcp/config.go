@@ -57,17 +57,25 @@ func (c *Config) check() error {
 		return err
 	}
 	if c.Vault == "" {
-		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR")
+		return fmt.Errorf("no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR (vaultmcp --help lists the commands)")
 	}
+	// The path is quoted: one of blanks, or with a blank at an end, would
+	// not show otherwise.
 	fi, err := os.Stat(c.Vault)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return fmt.Errorf("vault %s: no such directory", c.Vault)
+			hint := ""
+			if c.Vault == "~" || strings.HasPrefix(c.Vault, "~/") {
+				// An MCP client's configuration passes the value as
+				// written: no shell expands the ~.
+				hint = " (~ is not expanded here: give the full path)"
+			}
+			return fmt.Errorf("vault %q: no such directory%s", c.Vault, hint)
 		}
-		return fmt.Errorf("vault %s: %w", c.Vault, err)
+		return fmt.Errorf("vault %q: %w", c.Vault, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("vault %s: not a directory", c.Vault)
+		return fmt.Errorf("vault %q: not a directory", c.Vault)
 	}
 	return c.checkEnv()
 }
@@ -219,8 +227,8 @@ func switchOn(name string) bool {
 // parseInterleaved parses flags that may come after positional arguments
 // ("search 'retry backoff' --json") and returns the positional ones. Asked
 // for help (-h, --help), it prints the command's usage on stdout and
-// returns errHelp; a bad flag is reported on the flag set's output (stderr)
-// with the usage.
+// returns errHelp; a bad flag is returned, after the usage is written on
+// the flag set's output (stderr).
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	for _, a := range args {
 		if a == "--" {
@@ -234,9 +242,17 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, errHelp
 		}
 	}
+	// The flag package writes a bad flag's error before the usage; main
+	// writes the error as the last line, so it is written once: the flag
+	// set writes nothing while it parses, and the usage follows here.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			fs.SetOutput(out)
+			fs.Usage()
 			return nil, err
 		}
 		args = fs.Args()

@@ -243,12 +243,17 @@ func TestVaultPathErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, nil, "VAULT_PATH"},
+		// A person who types vaultmcp alone is told where the commands are.
+		{nil, nil, "no vault: set VAULT_PATH (or OBSIDIAN_VAULT_PATH) or pass --vault DIR (vaultmcp --help lists the commands)"},
 		{[]string{"VAULT_PATH=" + filepath.Join(t.TempDir(), "missing")}, nil, "no such directory"},
 		{[]string{"VAULT_PATH=" + file}, nil, "not a directory"},
 		{[]string{"OBSIDIAN_VAULT_PATH=" + file}, nil, "not a directory"},
 		{nil, []string{"--vault", file}, "not a directory"},
 		{[]string{"VAULT_PATH=" + t.TempDir(), "VAULT_LANG=fr"}, nil, "VAULT_LANG"},
+		// The path is quoted (blanks show), and a ~ that no shell expanded
+		// (an MCP client's configuration) is named as the reason.
+		{[]string{"VAULT_PATH=  "}, nil, `vault "  ": no such directory`},
+		{[]string{"VAULT_PATH=~/no-such-vault-here"}, nil, `vault "~/no-such-vault-here": no such directory (~ is not expanded here: give the full path)`},
 	} {
 		cmd := exec.Command(binary, tc.args...)
 		cmd.Env = append(cleanEnv(), tc.env...)

@@ -120,6 +120,13 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case "team-server":
 		return runTeamServer(ctx, args, stdout, stderr)
 	case "version", "--version":
+		if len(args) > 0 {
+			if cmdline.IsHelp(args[0]) {
+				fmt.Fprintln(stdout, "Usage: vaultmcp version   (prints the version of this binary)")
+				return nil
+			}
+			return &exitError{2, fmt.Errorf("version: unexpected argument %q", args[0])}
+		}
 		fmt.Fprintln(stdout, "vaultmcp "+version)
 		return nil
 	case "help", "-h", "-help", "--help":

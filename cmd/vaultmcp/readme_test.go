@@ -88,3 +88,47 @@ func TestReadmeEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeFlags: every flag a command takes (as its -h lists it) is
+// named in the README.
+func TestReadmeFlags(t *testing.T) {
+	text := readReadme(t)
+	for _, cmd := range [][]string{
+		{"serve"}, {"search"}, {"eval"}, {"bench"}, {"bench", "team"}, {"team-server"},
+		{"team-server", "project", "add"}, {"team-server", "key", "add"},
+	} {
+		help, _, code := runBinary(t, nil, append(cmd, "-h")...)
+		if code != 0 {
+			t.Fatalf("%v -h: exit %d", cmd, code)
+		}
+		for _, l := range strings.Split(help, "\n") {
+			if !strings.HasPrefix(l, "  -") {
+				continue
+			}
+			name := strings.Fields(l[3:])[0]
+			named := false
+			for _, form := range []string{"--" + name, "-" + name} {
+				for i := 0; !named; {
+					j := strings.Index(text[i:], form)
+					if j < 0 {
+						break
+					}
+					i += j + len(form)
+					before := byte(' ')
+					if k := i - len(form) - 1; k >= 0 {
+						before = text[k]
+					}
+					after := byte(' ')
+					if i < len(text) {
+						after = text[i]
+					}
+					word := func(c byte) bool { return c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+					named = !word(before) && !word(after)
+				}
+			}
+			if !named {
+				t.Errorf("%v: the README does not name --%s", cmd, name)
+			}
+		}
+	}
+}

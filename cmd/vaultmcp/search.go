@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -128,7 +129,6 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		if len(res.Suggestions) > 0 {
 			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", esc(strings.Join(res.Suggestions, ", ")))
 		}
-		return
 	}
 	for i, h := range res.Results {
 		if i > 0 {
@@ -157,7 +157,11 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		}
 	}
 	if n := len(res.Unindexed); n > 0 {
-		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")))
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" … and %d more", n-3)
+		}
+		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s%s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")), more)
 	}
 }
 
@@ -228,6 +232,31 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer svc.Close()
+	// A relevant note the vault does not hold (a file of queries run on
+	// another vault, a misspelt path) could only count as a miss: the
+	// figures would be wrong without a word. Refused, naming them.
+	list, err := svc.List(ctx, api.ListRequest{})
+	if err != nil {
+		return err
+	}
+	notes := make(map[string]bool, len(list.Notes))
+	for _, n := range list.Notes {
+		notes[n.Path] = true
+	}
+	var missing []string
+	for _, q := range queries {
+		if !notes[q.Relevant] && !slices.Contains(missing, q.Relevant) {
+			missing = append(missing, q.Relevant)
+		}
+	}
+	if n := len(missing); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" … and %d more", n-3)
+		}
+		return fmt.Errorf("--queries %s: %d relevant note(s) are not notes of the vault %s: %s%s (is it the vault these queries were written for?)",
+			*queriesPath, n, c.Vault, mcpserver.Escape(strings.Join(missing[:min(n, 3)], ", ")), more)
+	}
 	m, outs, err := evaluate.Run(ctx, queries, evaluate.SearchRanker(svc))
 	if err != nil {
 		return err

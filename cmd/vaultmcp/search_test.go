@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -97,5 +99,68 @@ func TestExplainLines(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("explainLines:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A search that finds nothing still names the files that could not be
+// indexed (the note looked for may be one of them), as vault_search does;
+// past three names, how many more.
+func TestSearchNoMatchNamesUnindexed(t *testing.T) {
+	vault := t.TempDir()
+	files := map[string]string{
+		"a.md": "# Alpha\n\nsome words about retries\n",
+		// ':' is refused by the gatekeeper: these files are not indexed.
+		"b: one.md": "x\n", "c: two.md": "x\n", "d: three.md": "x\n", "e: four.md": "x\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(vault, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, query := range []string{"zzzqqq", "retries"} {
+		cmd := exec.Command(binary, "search", "--vault", vault, query)
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		want := "4 file(s) could not be indexed: b: one.md, c: two.md, d: three.md … and 1 more\n"
+		if !strings.HasSuffix(string(out), want) {
+			t.Errorf("search %q (exit %d): output lacks the footer %q:\n%s", query, code, want, out)
+		}
+		if query == "zzzqqq" && (code != 1 || !strings.HasPrefix(string(out), `No results for "zzzqqq".`)) {
+			t.Errorf("search %q: exit %d, output:\n%s", query, code, out)
+		}
+	}
+}
+
+// TestEvalRefusesUnknownRelevant: a labelled query whose relevant note the
+// vault does not hold (queries written for another vault, a misspelt path)
+// is refused, naming the note, instead of counting as a miss and printing
+// figures that are wrong without a word.
+func TestEvalRefusesUnknownRelevant(t *testing.T) {
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "alpha.md"), []byte("# Alpha\n\nretries with backoff\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	write := func(lines string) {
+		if err := os.WriteFile(queries, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"query": "retries", "relevant": "alpha.md"}` + "\n")
+	out, errOut, code := runBinary(t, nil, "eval", "--vault", vault, "--queries", queries)
+	if code != 0 || !strings.Contains(out, "1 queries") || !strings.Contains(out, "vaultmcp     1.000   1.000   1.000") {
+		t.Fatalf("eval: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	write(`{"query": "retries", "relevant": "alpha.md"}` + "\n" + `{"query": "backoff", "relevant": "Alpha.md"}` + "\n" +
+		`{"query": "other", "relevant": "02-wiki/missing.md"}` + "\n")
+	out, errOut, code = runBinary(t, nil, "eval", "--vault", vault, "--queries", queries)
+	want := `2 relevant note(s) are not notes of the vault ` + vault + `: Alpha.md, 02-wiki/missing.md (is it the vault`
+	if code != 1 || out != "" || !strings.Contains(errOut, want) {
+		t.Fatalf("eval: exit %d, stdout %q, stderr %q, want %q", code, out, errOut, want)
 	}
 }

@@ -59,6 +59,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer svc.Close()
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: c.ReadOnly, Version: version, Logger: log}
 	if *httpAddr == "" {
+		if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+			// A person who typed vaultmcp in a terminal: without this, log
+			// lines and then nothing, as the server waits for frames.
+			fmt.Fprintln(stderr, "vaultmcp: serving MCP over stdio: an MCP client (Claude Code, Codex, Cursor, …) starts this command and talks to it through stdin and stdout. To search from a terminal: vaultmcp search QUERY; vaultmcp --help lists the commands. Ctrl-D ends.")
+		}
 		return serveStdio(ctx, mcpserver.New(svc, opts), stdin, stdout, log)
 	}
 	return serveHTTP(ctx, *httpAddr, *apiKey, hopts, svc, opts)

@@ -93,6 +93,8 @@ const (
 	eOffsetMin      msgID = "error.offset_min"
 	eOffsetPast     msgID = "error.offset_past"
 	eMoveFolder     msgID = "error.move_folder"
+	eNoNoteUnder    msgID = "error.no_note_under"
+	eNoNoteUnderAs  msgID = "error.no_note_under_near"
 
 	// What is wrong with a field of vault_learn.
 	vEmpty        msgID = "invalid.empty"
@@ -159,6 +161,8 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveLinks:      "the links to %s cannot all be updated, so nothing was moved: %s",
 		eNotIndexed:     "%q is not an indexed note",
 		eNotFoundNear:   "%s; did you mean %s?",
+		eNoNoteUnder:    "no note lies under %q",
+		eNoNoteUnderAs:  "no note lies under %q (did you mean %s?)",
 		eLockFailed:     "could not take the write lock, nothing was written: %s",
 		eShuttingDown:   "the server is shutting down; nothing was written",
 		eCancelled:      "the write was cancelled before anything was changed",
@@ -255,6 +259,8 @@ var catalogue = msgcat.Catalogue[msgID]{
 		eMoveLinks:      "os links para %s não podem ser todos atualizados, então nada foi movido: %s",
 		eNotIndexed:     "%q não é uma nota indexada",
 		eNotFoundNear:   "%s; você quis dizer %s?",
+		eNoNoteUnder:    "nenhuma nota está em %q",
+		eNoNoteUnderAs:  "nenhuma nota está em %q (você quis dizer %s?)",
 		eLockFailed:     "não foi possível obter a trava de escrita, nada foi escrito: %s",
 		eShuttingDown:   "o servidor está sendo encerrado; nada foi escrito",
 		eCancelled:      "a escrita foi cancelada antes de qualquer alteração",

@@ -29,22 +29,23 @@ func TestMessagesFollowLang(t *testing.T) {
 		noGit, refused, badTag, row           string
 		badYAML, emptyKey, samePath, commitID string
 		offsetMin, offsetPast, moveFolder     string
+		folder                                string
 	}{
 		{"pt", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
 			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
 			"commit: precisa ser o id de um commit",
-			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez"},
+			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez", `folder: nenhuma nota está em "02-wiki/Go" (você quis dizer 02-wiki/go?)`},
 		{"pt-BR", "o cofre não é um repositório git", "não pode ser apagada: é um mapa de conteúdo",
 			`"a b": uma tag é uma palavra só`, "não encontrado em 02-wiki/go/retry.md",
 			"content: o bloco de frontmatter não é YAML válido", "frontmatter: as chaves não podem ser vazias", "to: é o mesmo caminho que from",
 			"commit: precisa ser o id de um commit",
-			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez"},
+			"offset: precisa ser 0 ou mais", "offset: 999 passa do fim da nota", "from: 02-wiki/go é uma pasta; vault_move move uma nota por vez", `folder: nenhuma nota está em "02-wiki/Go" (você quis dizer 02-wiki/go?)`},
 		{"", "the vault is not a git repository", "cannot be deleted: it is a map of content",
 			`"a b": a tag is one word`, "not found in 02-wiki/go/retry.md",
 			"content: the frontmatter block is not valid YAML", "frontmatter: keys must not be empty", "to: is the same path as from",
 			"commit: must be a commit id",
-			"offset: must be 0 or more", "offset: 999 is past the end of the note", "from: 02-wiki/go is a folder; vault_move moves one note at a time"},
+			"offset: must be 0 or more", "offset: 999 is past the end of the note", "from: 02-wiki/go is a folder; vault_move moves one note at a time", `folder: no note lies under "02-wiki/Go" (did you mean 02-wiki/go?)`},
 	} {
 		ctx := context.Background()
 		// Not a git repository: the write's warning says so.
@@ -84,6 +85,10 @@ func TestMessagesFollowLang(t *testing.T) {
 			}},
 			{c.commitID, func() error {
 				_, err := s.Undo(ctx, api.UndoRequest{Version: "HEAD"})
+				return err
+			}},
+			{c.folder, func() error {
+				_, err := s.Search(ctx, api.SearchRequest{Query: "backoff", Folder: "02-wiki/Go"})
 				return err
 			}},
 			{c.samePath, func() error {

@@ -3,7 +3,6 @@ package vault
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -89,9 +88,9 @@ func (s *Service) checkFolderLocked(field string, f index.Filter) error {
 		}
 	}
 	slices.Sort(like)
-	msg := fmt.Sprintf("no note lies under %q", f.Folder)
+	msg := s.msg.Get(eNoNoteUnder, f.Folder)
 	if len(like) > 0 {
-		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(like[:min(3, len(like))], ", "))
+		msg = s.msg.Get(eNoNoteUnderAs, f.Folder, strings.Join(like[:min(3, len(like))], ", "))
 	}
 	return api.Invalid(field, "%s", msg)
 }
@@ -136,7 +135,7 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	res := &api.SearchResult{Query: req.Query, Results: []api.SearchHit{}}
 	if len(hits) == 0 {
 		s.mu.RLock()
-		res.Suggestions = s.ix.Suggest(req.Query, 5)
+		res.Suggestions = s.findable(s.ix.Suggest(req.Query, maxSuggestCandidates), f, maxSuggestions)
 		s.mu.RUnlock()
 	}
 	res.Results = s.snippets(req.Query, hits, files)
@@ -144,6 +143,32 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	res.Unindexed = sortedKeys(s.unindexed)
 	s.mu.RUnlock()
 	return res, nil
+}
+
+// Suggestions of a search that found nothing: at most maxSuggestions, taken
+// in order from the first maxSuggestCandidates vocabulary terms near the
+// query (DESIGN.md section 4).
+const (
+	maxSuggestions       = 5
+	maxSuggestCandidates = 50
+)
+
+// findable keeps, in order, up to max of terms that a search with filter f
+// finds: a term of the vocabulary that only notes the search leaves out
+// hold (raw captures under 01-raw/ without include_raw, notes outside the
+// folder or of another type) would send the caller to a second search that
+// finds nothing. The caller holds s.mu.
+func (s *Service) findable(terms []string, f index.Filter, max int) []string {
+	var out []string
+	for _, t := range terms {
+		if len(out) == max {
+			break
+		}
+		if len(s.ix.Search(t, f, 1)) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // scored is one ranked chunk before quoting.

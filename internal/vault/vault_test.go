@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -651,5 +652,35 @@ func TestSearchDuringIndexingWaitsWithProgress(t *testing.T) {
 	}
 	if last.total == 0 || last.done != last.total {
 		t.Fatalf("last progress %+v", last)
+	}
+}
+
+// TestSuggestionsAreFindable: the similar terms of a search that found
+// nothing are terms the same search (its filters, the 01-raw rule) would
+// find. A term only raw captures hold, suggested without include_raw, sent
+// the caller to a second search that found nothing, and with no suggestion.
+func TestSuggestionsAreFindable(t *testing.T) {
+	_, s := openLearn(t, map[string]string{
+		"01-raw/meeting.md":       "# Meeting\n\nzark today\n",
+		"03-projects/plan.md":     "# Plan\n\nzirk weekly\n",
+		"02-wiki/go/retry.md":     "# Retry\n\nzerk backoff\n",
+		"02-wiki/go/go-moc.md":    "---\ntype: moc\n---\n# Go\n\nzurk\n\n- [[retry]]\n",
+		"02-wiki/http/timeout.md": "# Timeout\n\ndeadline\n",
+	}, learnOpts{})
+	for _, c := range []struct {
+		req  api.SearchRequest
+		want []string
+	}{
+		{api.SearchRequest{Query: "zrk"}, []string{"zerk", "zirk", "zurk"}},
+		{api.SearchRequest{Query: "zrk", IncludeRaw: true}, []string{"zark", "zerk", "zirk", "zurk"}},
+		{api.SearchRequest{Query: "zrk", Folder: "01-raw"}, []string{"zark"}},
+		{api.SearchRequest{Query: "zrk", Folder: "02-wiki/go"}, []string{"zerk", "zurk"}},
+		{api.SearchRequest{Query: "zrk", Type: "moc"}, []string{"zurk"}},
+		{api.SearchRequest{Query: "zrk", Folder: "02-wiki/http"}, nil},
+	} {
+		res := search(t, s, c.req)
+		if len(res.Results) != 0 || !slices.Equal(res.Suggestions, c.want) {
+			t.Errorf("%+v: results %v, suggestions %q, want %q", c.req, paths(res), res.Suggestions, c.want)
+		}
 	}
 }
