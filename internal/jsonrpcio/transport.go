@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +28,17 @@ type Transport struct {
 	Logger *slog.Logger
 	// MaxFrame bounds a frame in bytes; 0 means MaxFrame.
 	MaxFrame int
+	// Drain bounds how long the end of the input waits for the answers of
+	// the calls already read (see conn.Read); 0 means DrainTimeout.
+	Drain time.Duration
 }
+
+// DrainTimeout is how long, at most, the end of the input waits for the
+// answers of the calls read before it: a script that writes its requests
+// and closes stdin (printf '…' | vaultmcp) gets every answer, and a client
+// that closes stdin to stop the server while a call runs gets that answer
+// too (a write finishes either way; see package vault).
+const DrainTimeout = 30 * time.Second
 
 // Connect implements mcp.Transport. A transport is connected once.
 func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
@@ -42,7 +53,12 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = MaxFrame
 	}
+	drain := t.Drain
+	if drain <= 0 {
+		drain = DrainTimeout
+	}
 	c := &conn{
+		drain:    drain,
 		out:      &frameWriter{w: t.Writer},
 		incoming: make(chan incoming),
 		closed:   make(chan struct{}),
@@ -74,6 +90,67 @@ type conn struct {
 	callsMu     sync.Mutex
 	calls       map[jsonrpc.ID]*pendingCall
 	callsClosed bool
+
+	// Every call read and not answered yet, by id (a count, should a
+	// client reuse an id), and idle, closed once there is none while the
+	// end of the input waits for them (see Read).
+	drain     time.Duration
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]int
+	idle      chan struct{}
+}
+
+// called counts a call read.
+func (c *conn) called(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	if c.pending == nil {
+		c.pending = map[jsonrpc.ID]int{}
+	}
+	c.pending[id]++
+}
+
+// answered counts the answer to the call id written.
+func (c *conn) answered(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	n, ok := c.pending[id]
+	switch {
+	case !ok:
+		return
+	case n > 1:
+		c.pending[id] = n - 1
+		return
+	}
+	delete(c.pending, id)
+	if len(c.pending) == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// awaitAnswers waits until every call read has been answered, the
+// connection is closed, ctx is done or the drain bound has passed.
+func (c *conn) awaitAnswers(ctx context.Context) {
+	c.pendingMu.Lock()
+	if len(c.pending) == 0 {
+		c.pendingMu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	c.idle = idle
+	n := len(c.pending)
+	c.pendingMu.Unlock()
+	c.log.Debug("input ended: waiting for the answers of the calls in progress", "calls", n, "at_most", c.drain)
+	t := time.NewTimer(c.drain)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-c.closed:
+	case <-t.C:
+		c.log.Warn("input ended: calls still unanswered after the wait", "at_most", c.drain)
+	}
 }
 
 // Read implements mcp.Connection.
@@ -88,6 +165,12 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, io.EOF
 	case in := <-c.incoming:
 		if in.err != nil {
+			if errors.Is(in.err, io.EOF) {
+				// The SDK ends the session at this error, and the calls
+				// still running then go unanswered: it is handed over once
+				// they are answered.
+				c.awaitAnswers(ctx)
+			}
 			c.readErr = in.err
 		}
 		return in.msg, in.err
@@ -100,6 +183,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
+		defer c.answered(r.ID)
 		if frame := c.takeFrame(r); frame != nil {
 			err := c.out.writeFrame(frame)
 			putFrame(frame)
@@ -177,6 +261,9 @@ func (c *conn) frame(line []byte) bool {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		c.markCall(req)
+		if req.IsCall() {
+			c.called(req.ID)
+		}
 	}
 	return c.deliver(incoming{msg: msg})
 }

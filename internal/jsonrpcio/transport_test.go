@@ -521,3 +521,88 @@ func makeID(t testing.TB, v any) jsonrpc.ID {
 	}
 	return id
 }
+
+// runUntilEOF serves a real SDK server with one tool, "wait", whose call
+// returns once release is closed, on frames written in one go and followed
+// by the end of the input (printf '…' | vaultmcp); it returns every line the
+// server wrote once Run has returned.
+func runUntilEOF(t *testing.T, drain time.Duration, release <-chan struct{}, frames ...string) []wireMsg {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "drain", Version: "1"}, nil)
+	type in struct{}
+	mcp.AddTool(server, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ in) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	var out bytes.Buffer
+	input := strings.Join(frames, "\n") + "\n"
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(context.Background(), &jsonrpcio.Transport{Reader: strings.NewReader(input), Writer: &lockedBuffer{b: &out}, Drain: drain})
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the end of the input")
+	}
+	var msgs []wireMsg
+	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var m wireMsg
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// lockedBuffer is a bytes.Buffer written from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+const (
+	initFrame        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	initializedFrame = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	waitFrame        = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`
+)
+
+// TestEndOfInputWaitsForAnswers: requests written and followed at once by
+// the end of the input are all answered, a call still running when the
+// input ends included, before the server stops.
+func TestEndOfInputWaitsForAnswers(t *testing.T) {
+	release := make(chan struct{})
+	go func() {
+		time.Sleep(200 * time.Millisecond) // the input has ended by then
+		close(release)
+	}()
+	msgs := runUntilEOF(t, time.Minute, release, initFrame, initializedFrame, waitFrame)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, string(m.ID))
+	}
+	if len(msgs) != 2 || string(msgs[1].ID) != "2" || msgs[1].Result == nil {
+		t.Fatalf("answers to ids %v, want 1 and 2: %+v", got, msgs)
+	}
+}
+
+// TestEndOfInputWaitBounded: a call that never ends does not keep the
+// server past the drain bound.
+func TestEndOfInputWaitBounded(t *testing.T) {
+	never := make(chan struct{})
+	defer close(never)
+	msgs := runUntilEOF(t, 50*time.Millisecond, never, initFrame, initializedFrame, waitFrame)
+	if len(msgs) != 1 || string(msgs[0].ID) != "1" {
+		t.Fatalf("answers: %+v, want the initialize answer alone", msgs)
+	}
+}
