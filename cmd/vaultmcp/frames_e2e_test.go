@@ -221,3 +221,40 @@ func TestStdioSurvivesMalformedFrames(t *testing.T) {
 		t.Error("stdout carried more than the answers")
 	}
 }
+
+// TestPipedRequestsAllAnswered: a script that pipes its requests in and
+// closes the input (printf '…' | vaultmcp) gets every answer, the search
+// that waits for the first index included, and the server then exits 0.
+func TestPipedRequestsAllAnswered(t *testing.T) {
+	vault := copyExampleVault(t)
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_search","arguments":{"query":"retry backoff"}}}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(binary, "--vault", vault)
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR=off")
+	cmd.Stdin = strings.NewReader(input)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
+	}
+	ids := map[string]bool{}
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("stdout line %q: %v", line, err)
+		}
+		if m.Result != nil {
+			ids[string(m.ID)] = true
+		}
+	}
+	if !ids["1"] || !ids["2"] {
+		t.Fatalf("answered ids %v, want 1 and 2; stdout:\n%s", ids, out)
+	}
+}
