@@ -206,24 +206,17 @@ func (r *Repo) Log(ctx context.Context, path string, limit int) ([]Commit, error
 // LogBefore is Log of the history before commit (a commit id): the commits
 // reachable from its first parent.
 func (r *Repo) LogBefore(ctx context.Context, commit, path string, limit int) ([]Commit, error) {
-	if !isCommitID(commit) {
+	if !IsCommitID(commit) {
 		return nil, fmt.Errorf("gitx: %q is not a commit id", commit)
 	}
 	return r.log(ctx, commit+"^", path, limit)
 }
 
-// isCommitID reports 4 to 64 hexadecimal digits (never an option or a
-// revision expression).
-func isCommitID(s string) bool {
-	if len(s) < 4 || len(s) > 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+// IsCommitID reports whether s is 4 to 64 hexadecimal digits, of either
+// case: a commit id as a write's answer or a log shows it, abbreviated or
+// whole, never an option or a revision expression.
+func IsCommitID(s string) bool {
+	return len(s) >= 4 && len(s) <= 64 && isHex(strings.ToLower(s))
 }
 
 func (r *Repo) log(ctx context.Context, rev, path string, limit int) ([]Commit, error) {

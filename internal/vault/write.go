@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -362,7 +363,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 	if commit == "" {
 		return nil, api.Invalid("commit", "%s", s.msg.Get(vEmpty))
 	}
-	if n := len(commit); n < 4 || n > 64 || strings.Trim(commit, "0123456789abcdef") != "" {
+	if !gitx.IsCommitID(commit) {
 		return nil, api.Invalid("commit", "%s", s.msg.Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
