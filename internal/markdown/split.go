@@ -23,17 +23,28 @@ func SplitFrontmatter(src string) (block, body string) {
 // when there is no block or when it is invalid YAML, too large or refused,
 // and the diagnostics of the decoding (why it is nil, duplicate keys).
 func ParseFrontmatter(src string) (map[string]any, []string) {
+	content, ok := FrontmatterContent(src)
+	if !ok {
+		return nil, nil
+	}
+	n := &Note{}
+	decodeFrontmatter(n, content, 2)
+	return n.Frontmatter, n.Diagnostics
+}
+
+// FrontmatterContent returns the YAML of the frontmatter of src, a whole
+// note or a block as SplitFrontmatter returns it: the lines between the
+// delimiter lines, by the rules Parse uses; false when src has none.
+func FrontmatterContent(src string) (string, bool) {
 	start := 0
 	if strings.HasPrefix(src, bom) {
 		start = len(bom)
 	}
 	cs, ce, _, _, ok := findFrontmatter(src, start)
 	if !ok {
-		return nil, nil
+		return "", false
 	}
-	n := &Note{}
-	decodeFrontmatter(n, src[cs:ce], 2)
-	return n.Frontmatter, n.Diagnostics
+	return src[cs:ce], true
 }
 
 // UnclosedFence returns the line that closes the code fence src ends inside

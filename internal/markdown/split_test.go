@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,20 @@ func TestSplitFrontmatter(t *testing.T) {
 		if n := Parse("x.md", []byte(c.src)); block != "" && n.BodyOffset != len(block) {
 			t.Errorf("%q: block ends at %d, Parse's body at %d", c.src, len(block), n.BodyOffset)
 		}
+		// The YAML is the block without its delimiter lines, from the
+		// block or the whole note alike.
+		for _, from := range []string{c.src, block} {
+			content, ok := FrontmatterContent(from)
+			if ok != (block != "") || ok && !strings.Contains(block, content) || strings.Contains(content, "---") || strings.Contains(content, "\n...") {
+				t.Errorf("FrontmatterContent(%q) = %q, %v", from, content, ok)
+			}
+		}
+	}
+	if got, _ := FrontmatterContent("---\r\na: 1\r\nb: 2\r\n---\r\nx"); got != "a: 1\r\nb: 2\r\n" {
+		t.Errorf("FrontmatterContent of a CRLF note = %q", got)
+	}
+	if got, ok := FrontmatterContent("---\n---\nx"); got != "" || !ok {
+		t.Errorf("FrontmatterContent of an empty block = %q, %v", got, ok)
 	}
 }
 

@@ -451,13 +451,7 @@ type keyValue struct {
 // With respell, a key of set found in the other profile's spelling takes
 // set's (a template's type: becomes tipo: in a Portuguese vault).
 func mergeFrontmatter(block string, set map[string]any, defaults []keyValue, respell bool) (string, error) {
-	inner := strings.TrimPrefix(block, "\uFEFF")
-	_, inner, _ = strings.Cut(inner, "\n")                                      // the opening ---
-	if i := strings.LastIndex(strings.TrimRight(inner, "\r\n"), "\n"); i >= 0 { // the closing --- (or ...)
-		inner = inner[:i+1]
-	} else {
-		inner = ""
-	}
+	inner, _ := markdown.FrontmatterContent(block)
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(inner), &doc); err != nil {
 		return "", err
