@@ -982,12 +982,8 @@ func infoOf(n *markdown.Note, fi vaultfs.FileInfo) *noteInfo {
 // put replaces the indexed state of one note. Caller holds s.mu.
 func (s *Service) put(r parsed) {
 	if r.err != nil {
-		s.dropLocked(r.path)
-		if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
-			s.unindexed[r.path] = s.fs.Redact(r.err.Error())
-			s.graph.AddFile(r.path)
-			s.syncLinkTexts()
-		}
+		s.putFailedLocked(r)
+		s.syncLinkTexts()
 		return
 	}
 	delete(s.unindexed, r.path)
@@ -996,6 +992,17 @@ func (s *Service) put(r parsed) {
 	s.notes[r.path] = infoOf(r.note, r.info)
 	s.graph.SetNote(r.path, r.note.Links)
 	s.syncLinkTexts(r.path)
+}
+
+// putFailedLocked is put's part for a file that could not be read or
+// parsed: it is forgotten as a note, and kept as an unindexed file unless
+// it is gone. The link texts are the caller's to update. Caller holds s.mu.
+func (s *Service) putFailedLocked(r parsed) {
+	s.forgetLocked(r.path)
+	if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
+		s.unindexed[r.path] = s.fs.Redact(r.err.Error())
+		s.graph.AddFile(r.path)
+	}
 }
 
 // dropLocked forgets one file. Caller holds s.mu.
@@ -1409,11 +1416,7 @@ func (s *Service) putManyLocked(rs []parsed) {
 	var batch []index.Item
 	for _, r := range rs {
 		if r.err != nil {
-			s.forgetLocked(r.path)
-			if vaultfs.CodeOf(r.err) != vaultfs.CodeNotFound {
-				s.unindexed[r.path] = s.fs.Redact(r.err.Error())
-				s.graph.AddFile(r.path)
-			}
+			s.putFailedLocked(r)
 			continue
 		}
 		batch = append(batch, index.Item{Path: r.path, Note: r.note})
