@@ -157,12 +157,18 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		}
 	}
 	if n := len(res.Unindexed); n > 0 {
-		more := ""
-		if n > 3 {
-			more = fmt.Sprintf(" … and %d more", n-3)
-		}
-		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s%s\n", n, esc(strings.Join(res.Unindexed[:min(n, 3)], ", ")), more)
+		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, firstThree(res.Unindexed, esc))
 	}
+}
+
+// firstThree lists the first three of paths, each through esc, and says
+// how many more there are.
+func firstThree(paths []string, esc func(string) string) string {
+	s := esc(strings.Join(paths[:min(len(paths), 3)], ", "))
+	if n := len(paths); n > 3 {
+		s += fmt.Sprintf(" … and %d more", n-3)
+	}
+	return s
 }
 
 // explainLines renders why a hit ranked, for printResults: one line per
@@ -250,12 +256,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if n := len(missing); n > 0 {
-		more := ""
-		if n > 3 {
-			more = fmt.Sprintf(" … and %d more", n-3)
-		}
-		return fmt.Errorf("--queries %s: %d relevant note(s) are not notes of the vault %s: %s%s (is it the vault these queries were written for?)",
-			*queriesPath, n, c.Vault, mcpserver.Escape(strings.Join(missing[:min(n, 3)], ", ")), more)
+		return fmt.Errorf("--queries %s: %d relevant note(s) are not notes of the vault %s: %s (is it the vault these queries were written for?)",
+			*queriesPath, n, c.Vault, firstThree(missing, mcpserver.Escape))
 	}
 	m, outs, err := evaluate.Run(ctx, queries, evaluate.SearchRanker(svc))
 	if err != nil {
