@@ -345,13 +345,7 @@ func (s *Service) unlinkedBy(t *tx, src, target string) bool {
 	if !ok || c.after == nil {
 		return ok
 	}
-	r := s.graph.Resolver()
-	for _, l := range markdown.Parse(path.Base(src), c.after).Links {
-		if to, ok := r.ResolveLink(src, l); ok && to == target {
-			return false
-		}
-	}
-	return true
+	return !linksTo(c.after, src, s.graph.Resolver(), target)
 }
 
 // Undo takes back one write made by this server: every file its commit
