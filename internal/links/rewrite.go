@@ -589,7 +589,7 @@ func (p *movePlanner) chooseTarget(s string, l markdown.Link, t string, lp linkP
 	// extension: one written "x.markdown" keeps an extension when the note
 	// becomes "y.md" (a markdown link "[a](y)" is not one most renderers
 	// follow).
-	if hasMdExt(lp.want) && !hasMdExt(t) && !hasMarkdownExt(t) {
+	if hasMdExt(lp.want) && !vaultfs.IsNoteName(t) {
 		names = []string{lp.want[:len(lp.want)-3], lp.want}
 	}
 	for _, name := range names {
@@ -759,10 +759,6 @@ func (p *movePlanner) aliasEdit(src string, l markdown.Link) (start, end int, al
 
 func hasMdExt(p string) bool {
 	return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md")
-}
-
-func hasMarkdownExt(p string) bool {
-	return len(p) >= 9 && strings.EqualFold(p[len(p)-9:], ".markdown")
 }
 
 func stripMd(p string) string {
