@@ -36,10 +36,10 @@ func TestLearnPortuguese(t *testing.T) {
 		t.Errorf("append %+v:\n%s", res, read(t, dir, res.Path))
 	}
 	res = learn(t, s, api.LearnRequest{Title: "Sondas", Insight: "Quixotescas sondas.", Domain: "infra", ConfirmNewDomain: true})
-	if got := read(t, dir, "02-wiki/infra/infra-moc.md"); got != "---\ntipo: moc\ntags: [infra]\ncriado: 2026-11-29\n---\n# infra\n\n## Notas\n\n- [[sondas]] — Quixotescas sondas.\n" {
+	if got := read(t, dir, "02-wiki/infra/infra-moc.md"); got != "---\ntipo: moc\ntags: [infra]\ncriado: 2026-11-29\natualizado: 2026-11-29\n---\n# infra\n\n## Notas\n\n- [[sondas]] — Quixotescas sondas.\n" {
 		t.Errorf("new MOC:\n%s", got)
 	}
-	if got := read(t, dir, knowledgeIndex); got != "---\ntipo: moc\ntags: [index]\ncriado: 2026-11-29\n---\n# Índice do conhecimento\n\n- [[infra-moc]] — infra\n" {
+	if got := read(t, dir, knowledgeIndex); got != "---\ntipo: moc\ntags: [index]\ncriado: 2026-11-29\natualizado: 2026-11-29\n---\n# Índice do conhecimento\n\n- [[infra-moc]] — infra\n" {
 		t.Errorf("new index:\n%s", got)
 	}
 

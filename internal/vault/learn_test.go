@@ -131,7 +131,7 @@ func TestLearnNewDomain(t *testing.T) {
 	if res.Path != "02-wiki/k8s/liveness-probes.md" || res.Mode != api.LearnCreated || res.Domain != "k8s" {
 		t.Fatalf("result %+v", res)
 	}
-	wantMOC := "---\ntype: moc\ntags: [k8s]\ncreated: 2026-11-29\n---\n# k8s\n\n## Notes\n\n- [[liveness-probes]] — Liveness probes must not check dependencies.\n"
+	wantMOC := "---\ntype: moc\ntags: [k8s]\ncreated: 2026-11-29\nupdated: 2026-11-29\n---\n# k8s\n\n## Notes\n\n- [[liveness-probes]] — Liveness probes must not check dependencies.\n"
 	if got := read(t, dir, "02-wiki/k8s/k8s-moc.md"); got != wantMOC {
 		t.Errorf("MOC:\n%s\nwant:\n%s", got, wantMOC)
 	}
@@ -156,6 +156,37 @@ func TestLearnNewDomain(t *testing.T) {
 	}
 	if strings.Count(read(t, dir, knowledgeIndex), "k8s-moc") != 1 {
 		t.Error("index line duplicated")
+	}
+}
+
+// A MOC and a knowledge index that vault_learn creates carry their updated
+// date from the start, so that a later learning bumps it (bumpUpdated only
+// changes a key that is there: without one the date never moved).
+func TestNewMOCUpdatedLater(t *testing.T) {
+	dir := writeVault(t, map[string]string{"02-wiki/go/retry.md": "# Retry\n\nBackoff.\n"})
+	gitInit(t, dir)
+	now := learnNow
+	s, err := Open(context.Background(), Options{Dir: dir, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	learn(t, s, api.LearnRequest{Title: "Liveness probes", Insight: "Quixotic liveness probes.", Domain: "k8s", ConfirmNewDomain: true})
+	for _, p := range []string{"02-wiki/k8s/k8s-moc.md", knowledgeIndex} {
+		if got := read(t, dir, p); !strings.Contains(got, "created: 2026-11-29\nupdated: 2026-11-29\n---\n") {
+			t.Errorf("new %s:\n%s", p, got)
+		}
+	}
+	now = now.AddDate(0, 0, 3)
+	learn(t, s, api.LearnRequest{Title: "Zeppelin timeouts", Insight: "Zeppelin timeouts vary.", Domain: "k8s"})
+	learn(t, s, api.LearnRequest{Title: "Vacuum", Insight: "Vacuum the tables weekly.", Domain: "db", ConfirmNewDomain: true})
+	for _, p := range []string{"02-wiki/k8s/k8s-moc.md", knowledgeIndex} {
+		if got := read(t, dir, p); !strings.Contains(got, "created: 2026-11-29\nupdated: 2026-12-02\n---\n") {
+			t.Errorf("%s after a later learning:\n%s", p, got)
+		}
 	}
 }
 

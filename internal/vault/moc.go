@@ -237,7 +237,9 @@ func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, targ
 	}
 	p := s.profile()
 	if before == nil {
-		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{domain}, p.createdKey: s.today()})
+		// A new MOC has its updated date from the start: the later
+		// additions bump it (bumpUpdated changes a key that is there).
+		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{domain}, p.createdKey: s.today(), p.updatedKey: s.today()})
 		if err != nil {
 			return err
 		}
@@ -386,7 +388,7 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 	line := fmt.Sprintf("- [[%s-moc]] — %s", domain, domain)
 	p := s.profile()
 	if before == nil {
-		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{"index"}, p.createdKey: s.today()})
+		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{"index"}, p.createdKey: s.today(), p.updatedKey: s.today()})
 		if err != nil {
 			return err
 		}

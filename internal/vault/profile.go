@@ -20,7 +20,7 @@ import (
 // keys and section names. Reading accepts both spellings.
 type profile struct {
 	lang                             string // "en" or "pt"
-	typeKey, createdKey              string
+	typeKey, createdKey, updatedKey  string
 	noteType                         string
 	notesSection, capturesSection    string
 	contextLabel, linksSection       string
@@ -28,10 +28,10 @@ type profile struct {
 }
 
 var profiles = map[string]profile{
-	"en": {lang: "en", typeKey: "type", createdKey: "created", noteType: "note",
+	"en": {lang: "en", typeKey: "type", createdKey: "created", updatedKey: "updated", noteType: "note",
 		notesSection: "Notes", capturesSection: "Captures", contextLabel: "Context", linksSection: "Links",
 		domainsSection: "Domains", knowledgeIndexTi: "Knowledge index"},
-	"pt": {lang: "pt", typeKey: "tipo", createdKey: "criado", noteType: "nota",
+	"pt": {lang: "pt", typeKey: "tipo", createdKey: "criado", updatedKey: "atualizado", noteType: "nota",
 		notesSection: "Notas", capturesSection: "Capturas", contextLabel: "Contexto", linksSection: "Links",
 		domainsSection: "Domínios", knowledgeIndexTi: "Índice do conhecimento"},
 }
