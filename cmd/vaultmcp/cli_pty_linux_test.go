@@ -83,7 +83,7 @@ func TestSearchOnATerminal(t *testing.T) {
 	env := []string{"VAULTMCP_CACHE_DIR=off"}
 
 	shown, code := onTerminal(t, env, "search", "--vault", vault, "retry backoff")
-	if code != 0 || !strings.Contains(shown, "\x1b[1m1. 02-wiki/") || !strings.Contains(shown, "could not be indexed: bad:name.md") {
+	if code != 0 || !strings.Contains(shown, "\x1b[1m1. 02-wiki/") || !strings.Contains(shown, "Could not index: bad:name.md") {
 		t.Errorf("exit %d, terminal:\n%q", code, shown)
 	}
 	if strings.Contains(shown, "level=") || strings.Contains(shown, "msg=") {

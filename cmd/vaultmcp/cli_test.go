@@ -194,7 +194,7 @@ func TestSearchLogsWhenNotATerminal(t *testing.T) {
 	vault := copyExampleVault(t)
 	os.WriteFile(filepath.Join(vault, "bad:name.md"), []byte("# Bad\n\nretry\n"), 0o644)
 	out, errOut, code := runBinary(t, []string{"VAULTMCP_CACHE_DIR=off"}, "search", "--vault", vault, "retry")
-	if code != 0 || !strings.Contains(errOut, "level=WARN") || !strings.Contains(out, "could not be indexed: bad:name.md") {
+	if code != 0 || !strings.Contains(errOut, "level=WARN") || !strings.Contains(out, "Could not index: bad:name.md") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

@@ -107,7 +107,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if *explain {
 			writeProfileLine(stdout, svc)
 		}
-		printResults(stdout, res, useColor(stdout), *explain)
+		printResults(stdout, mcpserver.NewSearchText(c.Lang), res, useColor(stdout), *explain)
 	}
 	if err == nil && len(res.Results) == 0 {
 		err = &exitError{1, errNoMatch}
@@ -116,21 +116,24 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // printResults renders results for a person: path:line, heading trail, score
-// and the snippet indented. Vault text (paths, headings, snippets, terms) is
-// escaped as the MCP answers escape it, so that it cannot drive the terminal.
-func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
+// and the snippet indented, in the words of the tool output's language
+// (t: --lang or VAULT_LANG, as vault_search's). Vault text (paths, headings,
+// snippets, terms) is escaped as the MCP answers escape it, so that it
+// cannot drive the terminal.
+func printResults(w io.Writer, t mcpserver.SearchText, res *api.SearchResult, color, explain bool) {
 	esc := mcpserver.Escape
 	bold, dim, reset := "", "", ""
 	if color {
 		bold, dim, reset = "\033[1m", "\033[2m", "\033[0m"
 	}
 	if len(res.Results) == 0 {
-		fmt.Fprintf(w, "No results for %q.\n", res.Query)
+		fmt.Fprintln(w, t.None(res.Query))
 		if len(res.Suggestions) > 0 {
-			fmt.Fprintf(w, "Similar terms found in the vault: %s\n", esc(strings.Join(res.Suggestions, ", ")))
+			fmt.Fprintln(w, t.Suggestions(res.Suggestions))
 		}
 	}
-	for i, h := range res.Results {
+	for i := range res.Results {
+		h := &res.Results[i]
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
@@ -138,26 +141,19 @@ func printResults(w io.Writer, res *api.SearchResult, color, explain bool) {
 		if where == "" {
 			where = h.Title
 		}
-		var notes []string
-		notes = append(notes, fmt.Sprintf("score %.2f", h.Score))
-		if h.ViaGraph {
-			notes = append(notes, "via graph")
-		}
-		if h.Truncated {
-			notes = append(notes, "snippet truncated")
-		}
-		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, esc(h.Path), h.Line, reset, esc(where), dim, strings.Join(notes, ", "), reset)
+		fmt.Fprintf(w, "%s%d. %s:%d%s — %s %s(%s)%s\n", bold, i+1, esc(h.Path), h.Line, reset, esc(where), dim, t.Notes(h), reset)
 		if explain && h.Explain != nil {
-			for _, l := range explainLines(h.Explain) {
-				fmt.Fprintf(w, "   %s%s%s\n", dim, esc(l), reset)
+			// One reason a line (the tool's text joins them in one).
+			for _, l := range t.Why(h.Explain) {
+				fmt.Fprintf(w, "   %s%s%s\n", dim, l, reset)
 			}
 		}
 		for _, l := range strings.Split(h.Snippet, "\n") {
 			fmt.Fprintf(w, "   %s\n", esc(l))
 		}
 	}
-	if n := len(res.Unindexed); n > 0 {
-		fmt.Fprintf(w, "\n%d file(s) could not be indexed: %s\n", n, firstThree(res.Unindexed, esc))
+	if len(res.Unindexed) > 0 {
+		fmt.Fprintf(w, "\n%s\n", t.Unindexed(res.Unindexed))
 	}
 }
 
@@ -169,42 +165,6 @@ func firstThree(paths []string, esc func(string) string) string {
 		s += fmt.Sprintf(" … and %d more", n-3)
 	}
 	return s
-}
-
-// explainLines renders why a hit ranked, for printResults: one line per
-// field with the terms matched there (a stem or misspelling match says so),
-// then the title phrases and the graph origin.
-func explainLines(e *api.HitExplanation) []string {
-	var lines []string
-	byField := map[string][]string{}
-	for _, t := range e.Terms {
-		term := t.Term
-		switch t.Match {
-		case "stem":
-			term += " (stem)"
-		case "fuzzy":
-			term += " (as " + strings.Join(t.As, ", ") + ")"
-		}
-		for _, f := range t.Fields {
-			byField[f] = append(byField[f], term)
-		}
-	}
-	for _, f := range []string{"title", "heading", "link_text", "tags", "prose", "code"} {
-		if terms, ok := byField[f]; ok {
-			lines = append(lines, "matched in "+strings.ReplaceAll(f, "_", " ")+": "+strings.Join(terms, ", "))
-		}
-	}
-	if e.FullTitle {
-		lines = append(lines, "full title: the query is the note's title, file name or an alias")
-	}
-	if len(e.TitlePhrase) > 0 {
-		lines = append(lines, "title phrase: "+strings.Join(e.TitlePhrase, "; "))
-	}
-	if e.GraphFrom != "" {
-		how := map[string]string{"out": "linked from", "in": "links to", "both": "linked with"}[e.GraphLink]
-		lines = append(lines, "via graph: "+how+" "+e.GraphFrom)
-	}
-	return lines
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/mcpserver"
 )
 
 // TestPrintResultsEscapes: note text shown in the terminal cannot drive it
 // (ANSI escapes) or hide text (bidi overrides).
 func TestPrintResultsEscapes(t *testing.T) {
 	var b strings.Builder
-	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
+	printResults(&b, mcpserver.NewSearchText(""), &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "a.md", Line: 3, Title: "A", Score: 1,
 		Snippet: "clear\x1b[2Jscreen\nflip\u202egnirts\tkept",
 	}}}, false, false)
@@ -33,15 +34,15 @@ func TestPrintResultsEscapes(t *testing.T) {
 	// The path, the heading trail, the suggestions and the files that
 	// could not be indexed are vault text too.
 	b.Reset()
-	printResults(&b, &api.SearchResult{Query: "q", Results: []api.SearchHit{{
+	printResults(&b, mcpserver.NewSearchText(""), &api.SearchResult{Query: "q", Results: []api.SearchHit{{
 		Path: "evil\x1b[2J.md", Line: 1, Headings: []string{"Top\u202e", "Sub\x07"}, Score: 1, Snippet: "x",
 	}}, Unindexed: []string{"bad\x1b]0;title\x07.md"}}, false, false)
-	printResults(&b, &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false, false)
+	printResults(&b, mcpserver.NewSearchText(""), &api.SearchResult{Query: "q", Suggestions: []string{"sug\u202egest"}}, false, false)
 	out = b.String()
 	if strings.ContainsAny(out, "\x1b\u202e\x07") {
 		t.Fatalf("raw control characters in %q", out)
 	}
-	for _, want := range []string{`1. evil\x1b[2J.md:1 — Top\u202e > Sub\x07 `, `could not be indexed: bad\x1b]0;title\x07.md`, `vault: sug\u202egest`} {
+	for _, want := range []string{`1. evil\x1b[2J.md:1 — Top\u202e > Sub\x07 `, `Could not index: bad\x1b]0;title\x07.md`, `vault: sug\u202egest`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -57,7 +58,7 @@ func TestSearchExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1. 03-projects/checkout-v2/checkout-v2.md", "matched in link text: checkout, project", "via graph: "} {
+	for _, want := range []string{"1. 03-projects/checkout-v2/checkout-v2.md", "in link text: checkout, project", "via graph, "} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -80,25 +81,54 @@ func TestSearchExplain(t *testing.T) {
 	}
 }
 
-func TestExplainLines(t *testing.T) {
-	got := explainLines(&api.HitExplanation{
-		Terms: []api.TermMatch{
-			{Term: "front", Fields: []string{"title", "link_text"}, Match: "exact"},
-			{Term: "matters", Fields: []string{"title"}, Match: "stem"},
-			{Term: "frontmater", Fields: []string{"prose"}, Match: "fuzzy", As: []string{"frontmatter"}},
-		},
-		TitlePhrase: []string{"front matter"},
-		GraphFrom:   "a.md", GraphLink: "in",
-	})
-	want := []string{
-		"matched in title: front, matters (stem)",
-		"matched in link text: front",
-		"matched in prose: frontmater (as frontmatter)",
-		"title phrase: front matter",
-		"via graph: links to a.md",
+// The explanation lines are the tool's reasons, one a line, in the
+// language of the tool output.
+func TestPrintResultsExplainLines(t *testing.T) {
+	res := &api.SearchResult{Query: "q", Results: []api.SearchHit{{Path: "b.md", Line: 1, Title: "B", Score: 2, ViaGraph: true, Snippet: "x",
+		Explain: &api.HitExplanation{
+			Terms: []api.TermMatch{
+				{Term: "front", Fields: []string{"title", "link_text"}, Match: "exact"},
+				{Term: "matters", Fields: []string{"title"}, Match: "stem"},
+				{Term: "frontmater", Fields: []string{"prose"}, Match: "fuzzy", As: []string{"frontmatter"}},
+			},
+			TitlePhrase: []string{"front matter"},
+			GraphFrom:   "a.md", GraphLink: "in",
+		}}}}
+	for lang, want := range map[string]string{
+		"en": "1. b.md:1 — B (score 2.00, via graph)\n" +
+			"   in title: front, matters (stem)\n" +
+			"   in link text: front\n" +
+			"   in prose: frontmater (as frontmatter)\n" +
+			"   title phrase: front matter\n" +
+			"   via graph, links to a.md\n" +
+			"   x\n",
+		"pt": "1. b.md:1 — B (pontuação 2.00, via grafo)\n" +
+			"   em título: front, matters (radical)\n" +
+			"   em texto de link: front\n" +
+			"   em texto: frontmater (como frontmatter)\n" +
+			"   frase do título: front matter\n" +
+			"   via grafo, com link para a.md\n" +
+			"   x\n",
+	} {
+		var b strings.Builder
+		printResults(&b, mcpserver.NewSearchText(lang), res, false, true)
+		if b.String() != want {
+			t.Errorf("%s:\n%s\nwant\n%s", lang, b.String(), want)
+		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("explainLines:\n%q\nwant\n%q", got, want)
+}
+
+// Under --lang pt (or VAULT_LANG=pt) the command line says what
+// vault_search says in Portuguese.
+func TestSearchOutputInLanguage(t *testing.T) {
+	vault := copyExampleVault(t)
+	out, _ := exec.Command(binary, "search", "--vault", vault, "--lang", "pt", "zzzqqqxx").Output()
+	if !strings.HasPrefix(string(out), `Nenhum resultado para "zzzqqqxx".`) {
+		t.Errorf("no match under --lang pt:\n%s", out)
+	}
+	out, err := exec.Command(binary, "search", "--vault", vault, "--lang", "pt", "--limit", "1", "retry backoff").Output()
+	if err != nil || !strings.Contains(string(out), "(pontuação ") {
+		t.Errorf("a hit under --lang pt: %v\n%s", err, out)
 	}
 }
 
@@ -126,7 +156,7 @@ func TestSearchNoMatchNamesUnindexed(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		want := "4 file(s) could not be indexed: b: one.md, c: two.md, d: three.md … and 1 more\n"
+		want := "Could not index: b: one.md, c: two.md, d: three.md … and 1 more\n"
 		if !strings.HasSuffix(string(out), want) {
 			t.Errorf("search %q (exit %d): output lacks the footer %q:\n%s", query, code, want, out)
 		}

@@ -26,22 +26,24 @@ func quote(s string) string { return `"` + escape(s) + `"` }
 
 func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) string {
 	var b strings.Builder
+	t := SearchText{m}
 	q := res.Query
 	if q == "" {
 		q = req.Query
 	}
 	if len(res.Results) == 0 {
-		b.WriteString(m.get(msgSearchNone, quote(q)))
+		b.WriteString(t.None(q))
 		b.WriteByte('\n')
 		if len(res.Suggestions) > 0 {
-			b.WriteString(m.get(msgSearchSuggestions, escapedList(res.Suggestions)))
+			b.WriteString(t.Suggestions(res.Suggestions))
 			b.WriteByte('\n')
 		}
 	} else {
 		b.Grow(searchTextSize(res))
 		b.WriteString(m.get(msgSearchHeader, len(res.Results), quote(q)))
 		b.WriteByte('\n')
-		for _, h := range res.Results {
+		for i := range res.Results {
+			h := &res.Results[i]
 			// path:line — where (score S, via graph, snippet truncated)
 			b.WriteByte('\n')
 			b.WriteString(escape(h.Path))
@@ -54,18 +56,13 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 				b.WriteString(escape(h.Title))
 			}
 			b.WriteString(" (")
-			b.WriteString(m.get(msgSearchScore, strconv.FormatFloat(h.Score, 'f', 2, 64)))
-			if h.ViaGraph {
-				b.WriteString(", ")
-				b.WriteString(m.get(msgSearchViaGraph))
-			}
-			if h.Truncated {
-				b.WriteString(", ")
-				b.WriteString(m.get(msgSearchTruncated))
-			}
+			b.WriteString(t.Notes(h))
 			b.WriteString(")\n")
 			if req.Explain && h.Explain != nil {
-				writeWhy(&b, m, h.Explain)
+				if parts := t.Why(h.Explain); len(parts) > 0 {
+					b.WriteString(m.get(msgWhy, strings.Join(parts, "; ")))
+					b.WriteByte('\n')
+				}
 			}
 			quoteLines(&b, h.Snippet)
 		}
@@ -85,53 +82,6 @@ var whyFields = []struct {
 }{
 	{"title", msgFieldTitle}, {"heading", msgFieldHeading}, {"link_text", msgFieldLinkText},
 	{"tags", msgFieldTags}, {"prose", msgFieldProse}, {"code", msgFieldCode},
-}
-
-// writeWhy writes the line saying why a hit ranked (search explain=true):
-// per field, the query terms matched there (a stem or close-spelling match
-// says so), then the title phrases and the graph origin. Terms and the
-// vocabulary words of close spellings are escaped as any vault text.
-func writeWhy(b *strings.Builder, m *messages, e *api.HitExplanation) {
-	var parts []string
-	for _, f := range whyFields {
-		var terms []string
-		for _, t := range e.Terms {
-			if !slices.Contains(t.Fields, f.name) {
-				continue
-			}
-			term := escape(t.Term)
-			switch t.Match {
-			case "stem":
-				term = m.get(msgWhyStem, term)
-			case "fuzzy":
-				term = m.get(msgWhyFuzzy, term, escapedList(t.As))
-			}
-			terms = append(terms, term)
-		}
-		if len(terms) > 0 {
-			parts = append(parts, m.get(msgWhyField, m.get(f.id), strings.Join(terms, ", ")))
-		}
-	}
-	if e.FullTitle {
-		parts = append(parts, m.get(msgWhyFullTitle))
-	}
-	if len(e.TitlePhrase) > 0 {
-		parts = append(parts, m.get(msgWhyPhrase, escapedList(e.TitlePhrase)))
-	}
-	if e.GraphFrom != "" {
-		id := msgWhyGraphBoth
-		switch e.GraphLink {
-		case "out":
-			id = msgWhyGraphOut
-		case "in":
-			id = msgWhyGraphIn
-		}
-		parts = append(parts, m.get(id, escape(e.GraphFrom)))
-	}
-	if len(parts) > 0 {
-		b.WriteString(m.get(msgWhy, strings.Join(parts, "; ")))
-		b.WriteByte('\n')
-	}
 }
 
 // searchTextSize is about the length of the text renderSearch writes for
