@@ -131,6 +131,9 @@ func printResults(w io.Writer, t mcpserver.SearchText, res *api.SearchResult, co
 		if len(res.Suggestions) > 0 {
 			fmt.Fprintln(w, t.Suggestions(res.Suggestions))
 		}
+		if res.RawMatches {
+			fmt.Fprintln(w, t.RawMatches("--include-raw"))
+		}
 	}
 	for i := range res.Results {
 		h := &res.Results[i]

@@ -118,6 +118,17 @@ func TestPrintResultsExplainLines(t *testing.T) {
 	}
 }
 
+// A search that left matching raw captures out says how to see them, with
+// the command line's flag.
+func TestPrintResultsRawMatches(t *testing.T) {
+	var b strings.Builder
+	printResults(&b, mcpserver.NewSearchText("en"), &api.SearchResult{Query: "standup", Results: []api.SearchHit{}, RawMatches: true}, false, false)
+	want := "No results for \"standup\".\nRaw captures under 01-raw/ match: search again with --include-raw to see them.\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
 // Under --lang pt (or VAULT_LANG=pt) the command line says what
 // vault_search says in Portuguese.
 func TestSearchOutputInLanguage(t *testing.T) {

@@ -116,6 +116,10 @@ type SearchResult struct {
 	Query       string      `json:"query"`
 	Results     []SearchHit `json:"results"`
 	Suggestions []string    `json:"suggestions,omitempty"`
+	// RawMatches says, when nothing matched and the search left raw
+	// captures out (no include_raw), that the query matches notes under
+	// 01-raw/: the caller may search again with include_raw.
+	RawMatches bool `json:"rawMatches,omitempty"`
 	// Unindexed names files that could not be indexed (all of them; renderers
 	// show the first 3).
 	Unindexed []string `json:"unindexed,omitempty"`

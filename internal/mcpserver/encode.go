@@ -135,6 +135,9 @@ func appendSearchOutput(dst []byte, s *searchOutput) ([]byte, bool) {
 		dst = append(dst, `,"suggestions":`...)
 		dst = appendStrings(dst, s.Suggestions)
 	}
+	if s.RawMatches {
+		dst = append(dst, `,"raw_matches":true`...)
+	}
 	if len(s.Unindexed) > 0 {
 		dst = append(dst, `,"unindexed":`...)
 		dst = appendStrings(dst, s.Unindexed)

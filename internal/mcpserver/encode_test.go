@@ -104,7 +104,7 @@ func randomSearchOutput(r *rand.Rand) *searchOutput {
 		}
 		return l
 	}
-	out := &searchOutput{Query: randomText(r), Suggestions: list(), Unindexed: list(), UnindexedTotal: r.IntN(3) * r.IntN(1000)}
+	out := &searchOutput{Query: randomText(r), Suggestions: list(), Unindexed: list(), UnindexedTotal: r.IntN(3) * r.IntN(1000), RawMatches: r.IntN(2) == 0}
 	if r.IntN(10) > 0 {
 		out.Results = make([]searchHit, r.IntN(8))
 	}

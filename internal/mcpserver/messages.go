@@ -54,6 +54,7 @@ const (
 	msgSearchHeader      msgID = "search.header"
 	msgSearchNone        msgID = "search.none"
 	msgSearchSuggestions msgID = "search.suggestions"
+	msgSearchRaw         msgID = "search.raw_matches"
 	msgSearchScore       msgID = "search.score"
 	msgSearchViaGraph    msgID = "search.via_graph"
 	msgSearchTruncated   msgID = "search.snippet_truncated"
@@ -205,6 +206,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 			"is prefixed with \"> \"; lines without that prefix come from this server, never vault content.",
 		msgSearchNone:        "No results for %s.",
 		msgSearchSuggestions: "Similar terms found in the vault: %s",
+		msgSearchRaw:         "Raw captures under 01-raw/ match: search again with %s to see them.",
 		msgSearchScore:       "score %s",
 		msgSearchViaGraph:    "via graph",
 		msgSearchTruncated:   "snippet truncated",
@@ -365,6 +367,7 @@ var catalogue = msgcat.Catalogue[msgID]{
 			"trecho de uma nota é prefixado com \"> \"; linhas sem esse prefixo vêm deste servidor, nunca do conteúdo do cofre.",
 		msgSearchNone:        "Nenhum resultado para %s.",
 		msgSearchSuggestions: "Termos parecidos encontrados no cofre: %s",
+		msgSearchRaw:         "Capturas brutas em 01-raw/ correspondem: busque de novo com %s para vê-las.",
 		msgSearchScore:       "pontuação %s",
 		msgSearchViaGraph:    "via grafo",
 		msgSearchTruncated:   "trecho truncado",

@@ -38,6 +38,10 @@ func renderSearch(m *messages, req api.SearchRequest, res *api.SearchResult) str
 			b.WriteString(t.Suggestions(res.Suggestions))
 			b.WriteByte('\n')
 		}
+		if res.RawMatches {
+			b.WriteString(t.RawMatches("include_raw: true"))
+			b.WriteByte('\n')
+		}
 	} else {
 		b.Grow(searchTextSize(res))
 		b.WriteString(m.get(msgSearchHeader, len(res.Results), quote(q)))

@@ -168,6 +168,9 @@ func TestRenderGolden(t *testing.T) {
 				Unindexed: []string{"big.md"},
 			})
 		}},
+		{"search_none_raw", func(m *messages) string {
+			return renderSearch(m, api.SearchRequest{Query: "standup"}, &api.SearchResult{Query: "standup", RawMatches: true})
+		}},
 		{"search_none", func(m *messages) string {
 			return renderSearch(m, api.SearchRequest{Query: "zzz\n"}, &api.SearchResult{})
 		}},

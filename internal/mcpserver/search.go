@@ -34,6 +34,7 @@ type searchOutput struct {
 	Query          string      `json:"query" jsonschema:"The query as searched."`
 	Results        []searchHit `json:"results" jsonschema:"The hits, best first, in the order of the text content."`
 	Suggestions    []string    `json:"suggestions,omitempty" jsonschema:"When nothing matched: vocabulary terms close to the query's words."`
+	RawMatches     bool        `json:"raw_matches,omitempty" jsonschema:"When nothing matched without include_raw: raw captures under 01-raw/ match the query (search again with include_raw to see them)."`
 	Unindexed      []string    `json:"unindexed,omitempty" jsonschema:"The first of the vault files that could not be indexed."`
 	UnindexedTotal int         `json:"unindexed_total,omitempty" jsonschema:"How many vault files could not be indexed."`
 
@@ -62,6 +63,7 @@ func newSearchOutput(req api.SearchRequest, res *api.SearchResult) *searchOutput
 		Query:       res.Query,
 		Results:     make([]searchHit, len(res.Results)),
 		Suggestions: res.Suggestions,
+		RawMatches:  res.RawMatches,
 		req:         req,
 		res:         res,
 	}

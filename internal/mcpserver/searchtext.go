@@ -28,6 +28,11 @@ func (t SearchText) Suggestions(terms []string) string {
 	return t.m.get(msgSearchSuggestions, escapedList(terms))
 }
 
+// RawMatches says that raw captures match a search that left them out;
+// option is how the caller asks for them (include_raw: true over MCP,
+// --include-raw on the command line).
+func (t SearchText) RawMatches(option string) string { return t.m.get(msgSearchRaw, option) }
+
 // Notes is what the line of a hit says in parentheses: its score, whether
 // it came through the graph, whether its snippet was cut.
 func (t SearchText) Notes(h *api.SearchHit) string {

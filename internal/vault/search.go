@@ -136,6 +136,14 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	if len(hits) == 0 {
 		s.mu.RLock()
 		res.Suggestions = s.findable(s.ix.Suggest(req.Query, maxSuggestCandidates), f, maxSuggestions)
+		if !f.IncludeRaw {
+			// A capture the user made under 01-raw/ is left out of a
+			// search by default (DESIGN.md section 2): "no results" alone
+			// would say the vault does not know what it holds there.
+			raw := f
+			raw.IncludeRaw = true
+			res.RawMatches = len(s.ix.Search(req.Query, raw, 1)) > 0
+		}
 		s.mu.RUnlock()
 	}
 	res.Results = s.snippets(req.Query, hits, files)

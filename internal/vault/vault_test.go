@@ -655,6 +655,31 @@ func TestSearchDuringIndexingWaitsWithProgress(t *testing.T) {
 	}
 }
 
+// TestRawMatchesHint: a search that finds nothing because what matches is
+// under 01-raw/ (left out without include_raw) says so, and only then.
+func TestRawMatchesHint(t *testing.T) {
+	_, s := openLearn(t, map[string]string{
+		"01-raw/meeting.md":   "# Meeting\n\nzark today\n",
+		"02-wiki/go/retry.md": "# Retry\n\nzerk backoff\n",
+	}, learnOpts{})
+	for _, c := range []struct {
+		req     api.SearchRequest
+		results int
+		raw     bool
+	}{
+		{api.SearchRequest{Query: "zark"}, 0, true},
+		{api.SearchRequest{Query: "zark", IncludeRaw: true}, 1, false},
+		{api.SearchRequest{Query: "zark", Folder: "02-wiki"}, 0, false},
+		{api.SearchRequest{Query: "zerk"}, 1, false},
+		{api.SearchRequest{Query: "qqqxyz"}, 0, false},
+	} {
+		res := search(t, s, c.req)
+		if len(res.Results) != c.results || res.RawMatches != c.raw {
+			t.Errorf("%+v: results %v, raw matches %v; want %d and %v", c.req, paths(res), res.RawMatches, c.results, c.raw)
+		}
+	}
+}
+
 // TestSuggestionsAreFindable: the similar terms of a search that found
 // nothing are terms the same search (its filters, the 01-raw rule) would
 // find. A term only raw captures hold, suggested without include_raw, sent
