@@ -207,7 +207,14 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		if err2 != nil {
 			return "", false, err2
 		}
-		t.warn(wNotANote, primary, s.reasonOf(err), p)
+		// A name the guard refuses for a new file (a Windows device
+		// name such as con.md) is not taken by anything: it could not
+		// be written.
+		why := wNotANote
+		if ve := (*vaultfs.Error)(nil); errors.As(err, &ve) && ve.Code == vaultfs.CodeInvalidPath {
+			why = wCandidateFailed
+		}
+		t.warn(why, primary, s.reasonOf(err), p)
 		return p, true, nil
 	}
 	cur, err := t.current(primary)

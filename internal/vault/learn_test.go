@@ -367,6 +367,13 @@ func TestLearnEscapeRoutes(t *testing.T) {
 			},
 		},
 		{
+			// Nothing is there: the name is one Windows takes for a
+			// device, which the guard refuses for a new file.
+			name: "a title that makes a device name", files: learnVault, path: "02-wiki/go/con-2026-11-29.md", mode: api.LearnCreated,
+			req:  api.LearnRequest{Title: "Con", Insight: "Quixotic zeppelins con the tourists.", Domain: "go"},
+			warn: []string{"02-wiki/go/con.md could not be written", "device name", "02-wiki/go/con-2026-11-29.md"},
+		},
+		{
 			name:  "the dated name is taken too",
 			files: with(learnVault, map[string]string{dated: "# Taken\n"}),
 			setup: func(t *testing.T, dir string) {

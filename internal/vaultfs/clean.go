@@ -277,7 +277,11 @@ const windowsReserved = `<>:"|?*`
 //     another's (" d/x.md" and "d/x.md", "x .md" and "x.md") and that
 //     Windows strips or refuses; for the file name the stem counts too;
 //   - a trailing '.' is stripped by Windows ("a./x.md" is "a/x.md" there);
-//   - the characters of windowsReserved cannot be in a name on Windows.
+//   - the characters of windowsReserved cannot be in a name on Windows;
+//   - a reserved device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9), with any
+//     extension ("con.md", "Nul.tar.md"), is a device there, not a file:
+//     the note could not be checked out (Clean refuses it on Windows only,
+//     where it cannot be opened; elsewhere an existing one stays readable).
 //
 // last says seg is the file name.
 func checkNewName(p, seg string, last bool) error {
@@ -305,7 +309,31 @@ func checkNewName(p, seg string, last bool) error {
 	if i := strings.IndexAny(seg, windowsReserved); i >= 0 {
 		return newErr(CodeInvalidPath, p, "the new name %s contains %q, which Windows does not allow in a file or folder name (none of %s)", QuotePath(seg), seg[i], windowsReserved)
 	}
+	if isDeviceName(seg) {
+		return newErr(CodeInvalidPath, p, "the new name %s is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension): the file could not be checked out there", QuotePath(seg))
+	}
 	return nil
+}
+
+// isDeviceName reports whether Windows takes the name seg for a device:
+// its part before the first '.', trailing spaces dropped, is one of the
+// reserved names in any letter case (COM and LPT with a digit 1-9, or the
+// superscripts 1-3 Windows also reserves).
+func isDeviceName(seg string) bool {
+	base, _, _ := strings.Cut(seg, ".")
+	base = strings.ToUpper(strings.TrimRight(base, " "))
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(base) < 4 || (base[:3] != "COM" && base[:3] != "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+		return true
+	}
+	return false
 }
 
 // policyName is how a segment is compared with the protected folder names:

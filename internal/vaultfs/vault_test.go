@@ -713,6 +713,12 @@ func TestResolveNewNames(t *testing.T) {
 		{`say "hi".md`, `"say \"hi\".md"`},
 		{"a|b/x.md", `"a|b"`},
 		{" legacy dir/new .md", `"new .md"`},
+		{"con.md", `"con.md"`},
+		{"Nul.tar.md", `"Nul.tar.md"`},
+		{"aux/x.md", `"aux"`},
+		{"d/COM1.md", `"COM1.md"`},
+		{"lpt9 .md", `"lpt9 .md"`},
+		{"com\u00b2.md", "\"com\u00b2.md\""},
 	} {
 		for _, acc := range []Access{Write, Move} {
 			_, err := v.ResolveNew(tc.p, acc)
@@ -725,7 +731,7 @@ func TestResolveNewNames(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []string{" old.md", " legacy dir/n.md", " legacy dir/new.md", "ok dir/a b.md", "v1.2/x.md", "Wait… what.md", "会议：记录.md"} {
+	for _, p := range []string{" old.md", " legacy dir/n.md", " legacy dir/new.md", "ok dir/a b.md", "v1.2/x.md", "Wait… what.md", "会议：记录.md", "console.md", "com.md", "com10.md", "lpt0.md", "my con.md", "auxiliary/x.md"} {
 		if _, err := v.ResolveNew(p, Write); err != nil {
 			t.Errorf("ResolveNew(%q) = %v, want accepted", p, err)
 		}
