@@ -547,6 +547,60 @@ func TestSuggest(t *testing.T) {
 	if got, want := ix2.Suggest("carx", 10), []string{"card", "care", "cart", "bard", "cards"}; !slices.Equal(got, want) {
 		t.Errorf("ordering: %q, want %q", got, want)
 	}
+	// A term with every character replaced is no spelling of a short
+	// query term: "00" is 2 away from "링크", "三" 1 away from "链".
+	ix3 := New(Options{})
+	ix3.Add("c.md", prose("00 01 ab 링 링고 三 上 下链"))
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"링크", []string{"링", "링고"}},
+		{"链", []string{"下链"}},
+		{"ax", []string{"ab"}},
+		{"0x", []string{"00", "01"}},
+		{"xy", nil},
+	} {
+		if got := ix3.Suggest(tc.q, 5); !slices.Equal(got, tc.want) {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestSingleCJKCharacter: CJK text is indexed as bigrams, so a character
+// searched alone finds the notes whose words hold it, as a close spelling
+// (fuzzy), the most frequent words first; a character of no word finds
+// nothing, and a character that stood alone in a note is an exact match.
+func TestSingleCJKCharacter(t *testing.T) {
+	ix := New(Options{})
+	ix.Add("link.md", prose("内部链接的写法"))
+	ix.Add("chain.md", prose("区块链技术"))
+	ix.Add("cat.md", prose("我的猫 。猫。"))
+	paths := func(hits []Hit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Path)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := paths(ix.Search("链", Filter{}, 10)); !slices.Equal(got, []string{"chain.md", "link.md"}) {
+		t.Errorf("链 found %v", got)
+	}
+	for _, h := range ix.SearchExplained("链", Filter{}, 10) {
+		if len(h.Explain.Terms) != 1 || h.Explain.Terms[0].Match != "fuzzy" {
+			t.Errorf("%s: %+v, want a close-spelling match", h.Path, h.Explain.Terms)
+		}
+	}
+	if got := paths(ix.Search("猫", Filter{}, 10)); !slices.Equal(got, []string{"cat.md"}) {
+		t.Errorf("猫 found %v", got)
+	}
+	if got := ix.Search("鲸", Filter{}, 10); len(got) != 0 {
+		t.Errorf("鲸 found %v", paths(got))
+	}
+	if got := ix.Search("x", Filter{}, 10); len(got) != 0 {
+		t.Errorf("a one-letter term absent from the vocabulary found %v", paths(got))
+	}
 }
 
 // reference builds a fresh index from the final notes.

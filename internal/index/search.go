@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 )
@@ -252,6 +253,9 @@ func (s *scratch) maxBonus(n int) float64 {
 // is expanded to.
 func (ix *Index) expansions(q string) []uint32 {
 	n := runeLen(q)
+	if n == 1 {
+		return ix.cjkExpansions(q)
+	}
 	if n < 4 {
 		return nil
 	}
@@ -288,9 +292,46 @@ func (ix *Index) expansions(q string) []uint32 {
 	return out
 }
 
+// cjkExpansions expands a query of one CJK character, q, to the words of
+// the vocabulary that hold it: CJK text is indexed as overlapping bigrams
+// (see the analyzer), so a character searched alone ("链", "猫") is in the
+// vocabulary only where it stood alone in a note, and found nothing where
+// it is part of a word ("链接"). The bigrams holding it are its nearest
+// spellings (one character added), the most frequent first, scored as any
+// close spelling. Another single character gives none: it is not a
+// misspelling of anything.
+func (ix *Index) cjkExpansions(q string) []uint32 {
+	r, _ := utf8.DecodeRuneInString(q)
+	if !isCJK(r) {
+		return nil
+	}
+	bk := &ix.fz.byLen[2]
+	bit := signature(q)
+	var ids []uint32
+	for i, sig := range bk.sigs {
+		if sig&bit == 0 {
+			continue
+		}
+		id := bk.ids[i]
+		if ix.exact.df[id] > 0 && strings.Contains(ix.exact.terms[id], q) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b uint32) int {
+		if c := cmp.Compare(ix.exact.df[b], ix.exact.df[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(ix.exact.terms[a], ix.exact.terms[b])
+	})
+	return ids[:min(len(ids), maxExpansions)]
+}
+
 // Suggest returns, when no analyzed term of query is in the vocabulary, up to
 // max vocabulary terms within Levenshtein distance 2 of the query terms,
-// closest first, then alphabetically; nil otherwise.
+// closest first, then alphabetically; nil otherwise. A term that shares no
+// character with the query term (every character replaced: "00" for "링크",
+// "三" for "链") is no spelling of it and is not suggested: the distance
+// must be below the longer one's length.
 func (ix *Index) Suggest(query string, max int) []string {
 	terms := ix.an.QueryTerms(query)
 	if len(terms) == 0 || max <= 0 {
@@ -305,8 +346,9 @@ func (ix *Index) Suggest(query string, max int) []string {
 	}
 	best := make(map[uint32]int)
 	for _, q := range terms {
+		n := runeLen(q)
 		ix.fz.near(q, 2, ix.exact.terms, func(id uint32, d int) {
-			if ix.exact.df[id] == 0 {
+			if ix.exact.df[id] == 0 || d >= n && d >= runeLen(ix.exact.terms[id]) {
 				return
 			}
 			if old, ok := best[id]; !ok || d < old {
