@@ -23,7 +23,7 @@ func (w *writes) Write(p []byte) (int, error) {
 // readAll connects a transport to the frames and reads every message.
 func readAll(t *testing.T, frames string, out *writes) (mcp.Connection, []*jsonrpc.Request) {
 	t.Helper()
-	c, err := (&jsonrpcio.Transport{Reader: strings.NewReader(frames), Writer: out}).Connect(context.Background())
+	c, err := (&jsonrpcio.Transport{Reader: strings.NewReader(frames), Writer: out, Drain: noDrain}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,10 @@ type conn struct {
 	pendingMu sync.Mutex
 	pending   map[jsonrpc.ID]int
 	idle      chan struct{}
+	// cancelled holds the calls in progress the client cancelled
+	// (notifications/cancelled): their answers are not written (see
+	// Write).
+	cancelled map[jsonrpc.ID]bool
 }
 
 // called counts a call read.
@@ -108,6 +112,35 @@ func (c *conn) called(id jsonrpc.ID) {
 		c.pending = map[jsonrpc.ID]int{}
 	}
 	c.pending[id]++
+}
+
+// cancel records that the client cancelled the call id, when it is in
+// progress (a cancellation that crossed the answer, or names a call never
+// made, is ignored: a later call may reuse the id).
+func (c *conn) cancel(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	if c.pending[id] == 0 {
+		return
+	}
+	if c.cancelled == nil {
+		c.cancelled = map[jsonrpc.ID]bool{}
+	}
+	c.cancelled[id] = true
+}
+
+// dropAnswer reports whether the answer to the call id is to be dropped:
+// the client cancelled it, and the MCP specification says that a cancelled
+// request gets no response (the client has stopped waiting for it, and
+// may ignore or be confused by one). The call still counts as answered.
+func (c *conn) dropAnswer(id jsonrpc.ID) bool {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	if !c.cancelled[id] {
+		return false
+	}
+	delete(c.cancelled, id)
+	return true
 }
 
 // answered counts the answer to the call id written.
@@ -184,6 +217,13 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		defer c.answered(r.ID)
+		if c.dropAnswer(r.ID) {
+			if frame := c.takeFrame(r); frame != nil {
+				putFrame(frame)
+			}
+			c.log.Debug("answer to a cancelled call not written", "id", r.ID.Raw())
+			return nil
+		}
 		if frame := c.takeFrame(r); frame != nil {
 			err := c.out.writeFrame(frame)
 			putFrame(frame)
@@ -263,9 +303,25 @@ func (c *conn) frame(line []byte) bool {
 		c.markCall(req)
 		if req.IsCall() {
 			c.called(req.ID)
+		} else if req.Method == "notifications/cancelled" {
+			if id, ok := cancelledID(req.Params); ok {
+				c.cancel(id)
+			}
 		}
 	}
 	return c.deliver(incoming{msg: msg})
+}
+
+// cancelledID reads the requestId of a notifications/cancelled's params.
+func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	return id, err == nil
 }
 
 // refuse answers a malformed frame; false when the answer cannot be

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,7 +151,7 @@ func TestServerSurvivesMalformedFrames(t *testing.T) {
 // CRLF line ends and a last frame without newline are frames too.
 func TestLineEnds(t *testing.T) {
 	in := strings.NewReader("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}")
-	c, err := (&jsonrpcio.Transport{Reader: in, Writer: io.Discard}).Connect(context.Background())
+	c, err := (&jsonrpcio.Transport{Reader: in, Writer: io.Discard, Drain: noDrain}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestFrameBound(t *testing.T) {
 	}
 	in := strings.NewReader(frame(max) + "\n" + frame(max+1) + "\n")
 	var out bytes.Buffer
-	c, _ := (&jsonrpcio.Transport{Reader: in, Writer: &out, MaxFrame: max}).Connect(context.Background())
+	c, _ := (&jsonrpcio.Transport{Reader: in, Writer: &out, MaxFrame: max, Drain: noDrain}).Connect(context.Background())
 	if msg, err := c.Read(context.Background()); err != nil || msg.(*jsonrpc.Request).Method != "x" {
 		t.Fatalf("frame of %d bytes: %v %v", max, msg, err)
 	}
@@ -606,3 +607,28 @@ func TestEndOfInputWaitBounded(t *testing.T) {
 		t.Fatalf("answers: %+v, want the initialize answer alone", msgs)
 	}
 }
+
+// TestCancelledCallNotAnswered: a call the client cancels while it runs
+// gets no answer (the MCP specification's rule for a cancelled request),
+// and still counts as answered when the input ends; a cancellation of a
+// call never made changes nothing.
+func TestCancelledCallNotAnswered(t *testing.T) {
+	never := make(chan struct{})
+	defer close(never)
+	msgs := runUntilEOF(t, time.Minute, never, initFrame, initializedFrame, waitFrame,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, string(m.ID))
+	}
+	if !slices.Equal(got, []string{"1", "3"}) {
+		t.Fatalf("answers to ids %v, want 1 and 3 (2 was cancelled)", got)
+	}
+}
+
+// noDrain is the end-of-input wait of the tests that read calls and never
+// answer them (see Transport.Drain): their input's end is read at once
+// instead of after DrainTimeout.
+const noDrain = time.Millisecond
