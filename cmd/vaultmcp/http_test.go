@@ -18,6 +18,13 @@ import (
 // it logs.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPCmd(t, args...)
+	return u
+}
+
+// startHTTPCmd is startHTTP that also returns the running command.
+func startHTTPCmd(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = cleanEnv()
 	stderr, err := cmd.StderrPipe()
@@ -41,10 +48,10 @@ func startHTTP(t *testing.T, args ...string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return u, cmd
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not log its URL")
-		return ""
+		return "", nil
 	}
 }
 

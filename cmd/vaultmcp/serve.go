@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -111,8 +110,21 @@ func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc
 		return err
 	}
 	defer handler.Close()
+	// An event stream (GET) never ends by itself: it ends when the
+	// shutdown starts, so that the shutdown does not wait for it. Every
+	// other request is finished and answered.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			rctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(streams, cancel)()
+			r = r.WithContext(rctx)
+		}
+		handler.ServeHTTP(w, r)
+	}))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -120,17 +132,31 @@ func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc
 	opts.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp",
 		"session_timeout", sessionTimeoutText(hopts.SessionIdleTimeout), "max_sessions", hopts.MaxSessions, "body_timeout", hopts.BodyTimeout)
 	srv := mcphttp.NewServer(mux, opts.Logger)
+	srv.RegisterOnShutdown(endStreams)
+	done := make(chan error, 1)
 	go func() {
 		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		opts.Logger.Info("shutting down: answering the requests in flight", "at_most", httpDrainTimeout)
+		shut, cancel := context.WithTimeout(context.Background(), httpDrainTimeout)
 		defer cancel()
-		_ = srv.Shutdown(shut)
+		done <- srv.Shutdown(shut)
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// Serve returns as soon as the shutdown starts; the requests in flight
+	// (a write committing, a search waiting for the first index) are
+	// answered before the vault is closed and the process exits.
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if err := <-done; err != nil {
+		opts.Logger.Warn("requests still in flight were cut off at shutdown", "after", httpDrainTimeout, "err", err)
 	}
 	return nil
 }
+
+// httpDrainTimeout is how long, at most, serve --http waits at shutdown for
+// the requests in flight to be answered: stdio's drain (the calls read
+// before the input ended).
+const httpDrainTimeout = jsonrpcio.DrainTimeout
 
 func isLoopback(host string) bool {
 	if host == "localhost" {
