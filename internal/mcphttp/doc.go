@@ -14,7 +14,9 @@
 //     loopback address with a Host header that is not loopback gets 403).
 //   - Keys: with Options.Verify set, every request needs a key (X-API-Key,
 //     or Authorization: Bearer; never a query string), checked before any
-//     body is read; a wrong or missing key gets 401. The verifier's
+//     body is read; a wrong or missing key gets 401 with a
+//     WWW-Authenticate challenge (error="invalid_token" when a key was
+//     sent; the metadata URL when there is one). The verifier's
 //     TokenInfo reaches tool handlers (RequestExtra.TokenInfo), and a
 //     session created with one UserID cannot be used with another (the
 //     SDK's hijacking check).

@@ -158,11 +158,15 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 	h.authed = http.HandlerFunc(h.serveAuthed)
 	if opts.Verify != nil {
 		// The SDK's middleware, so that the TokenInfo lands where the SDK
-		// reads it (tool handlers, the session's user check).
-		h.authed = auth.RequireBearerToken(opts.Verify, &auth.RequireBearerTokenOptions{
-			ResourceMetadataURL:    opts.ResourceMetadataURL,
-			AllowMissingExpiration: true,
-		})(h.authed)
+		// reads it (tool handlers, the session's user check). ServeHTTP
+		// has verified the key already and answered a bad one itself; the
+		// middleware is handed the TokenInfo it got.
+		h.authed = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			if ti, ok := r.Context().Value(verifiedKey{}).(*auth.TokenInfo); ok {
+				return ti, nil
+			}
+			return nil, fmt.Errorf("%w: the key was not verified", auth.ErrInvalidToken)
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.authed)
 	}
 	go h.sweepLoop()
 	return h, nil
@@ -229,19 +233,72 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.opts.Verify != nil {
-		if key := r.Header.Get("X-API-Key"); key != "" {
-			// One place for the key, X-API-Key first: the SDK's
-			// auth.RequireBearerToken reads it there.
-			r.Header.Set("Authorization", "Bearer "+key)
-		} else if a := r.Header.Get("Authorization"); len(a) < 7 || !strings.EqualFold(a[:7], "bearer ") {
-			if h.opts.ResourceMetadataURL != "" {
-				w.Header().Set("WWW-Authenticate", "Bearer resource_metadata="+strconv.Quote(h.opts.ResourceMetadataURL))
-			}
-			writeError(w, http.StatusUnauthorized, "missing API key: send X-API-Key or Authorization: Bearer")
+		var ok bool
+		if r, ok = h.verify(w, r); !ok {
 			return
 		}
 	}
 	h.authed.ServeHTTP(w, r)
+}
+
+// verifiedKey carries the TokenInfo of the key ServeHTTP verified to the
+// SDK's middleware.
+type verifiedKey struct{}
+
+// verify checks the request's key (X-API-Key first, else Authorization:
+// Bearer) and returns the request carrying its TokenInfo; false when it
+// answered. Every 401 has a WWW-Authenticate challenge (RFC 9110 asks one of
+// every 401; RFC 6750's form: the error code only when a key was sent) and
+// the same JSON-RPC error body as the other refusals; the key never appears
+// in either.
+func (h *Handler) verify(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	key := strings.TrimSpace(r.Header.Get("X-API-Key"))
+	if key == "" {
+		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			key = strings.TrimSpace(a[7:])
+		}
+	}
+	if key == "" {
+		h.challenge(w, false)
+		writeError(w, http.StatusUnauthorized, "missing API key: send X-API-Key or Authorization: Bearer")
+		return r, false
+	}
+	ti, err := h.opts.Verify(r.Context(), key, r)
+	switch {
+	case errors.Is(err, auth.ErrInvalidToken):
+		h.challenge(w, true)
+		writeError(w, http.StatusUnauthorized, "the API key is not valid")
+		return r, false
+	case errors.Is(err, auth.ErrOAuth):
+		writeError(w, http.StatusBadRequest, err.Error())
+		return r, false
+	case err != nil || ti == nil:
+		h.log.Error("verifying an MCP request's key", "err", err)
+		writeError(w, http.StatusInternalServerError, "the key could not be verified")
+		return r, false
+	case !ti.Expiration.IsZero() && !time.Now().Before(ti.Expiration):
+		h.challenge(w, true)
+		writeError(w, http.StatusUnauthorized, "the key has expired")
+		return r, false
+	}
+	// The SDK's middleware wants a Bearer header; the key it carries is
+	// not used again (the TokenInfo travels in the context).
+	r = r.WithContext(context.WithValue(r.Context(), verifiedKey{}, ti))
+	r.Header = r.Header.Clone()
+	r.Header.Set("Authorization", "Bearer verified")
+	return r, true
+}
+
+// challenge sets the WWW-Authenticate header of a 401.
+func (h *Handler) challenge(w http.ResponseWriter, invalid bool) {
+	v := `Bearer realm="vaultmcp"`
+	if h.opts.ResourceMetadataURL != "" {
+		v += ", resource_metadata=" + strconv.Quote(h.opts.ResourceMetadataURL)
+	}
+	if invalid {
+		v += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", v)
 }
 
 // serveAuthed serves a request whose origin and key are good.

@@ -535,3 +535,41 @@ func TestSessionCapPerUser(t *testing.T) {
 		t.Errorf("%d sessions, want 6", n)
 	}
 }
+
+// Every 401 carries a WWW-Authenticate challenge (RFC 9110) naming the
+// metadata when there is one, with error="invalid_token" only when a key
+// was sent (RFC 6750), and the JSON-RPC error body of the other refusals;
+// the key sent appears in neither.
+func TestUnauthorizedChallenge(t *testing.T) {
+	for _, meta := range []string{"", "https://vault.example/.well-known/oauth-protected-resource/mcp"} {
+		ts := serve(t, mcphttp.Options{Verify: mcphttp.StaticKey("s3cret"), ResourceMetadataURL: meta})
+		for _, tc := range []struct {
+			header  map[string]string
+			invalid bool
+		}{
+			{nil, false},
+			{map[string]string{"Authorization": "Basic czNjcmV0"}, false},
+			{map[string]string{"X-API-Key": "wrong-key"}, true},
+			{map[string]string{"Authorization": "Bearer wrong-key"}, true},
+		} {
+			resp, body := post(t, ts.url, initBody, tc.header)
+			wa := resp.Header.Get("WWW-Authenticate")
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(wa, "Bearer ") {
+				t.Errorf("%v: %s, WWW-Authenticate %q", tc.header, resp.Status, wa)
+				continue
+			}
+			if strings.Contains(wa, `error="invalid_token"`) != tc.invalid {
+				t.Errorf("%v: WWW-Authenticate %q: invalid_token should be there: %v", tc.header, wa, tc.invalid)
+			}
+			if meta != "" && !strings.Contains(wa, `resource_metadata="`+meta+`"`) {
+				t.Errorf("%v: WWW-Authenticate %q does not name the metadata", tc.header, wa)
+			}
+			if resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"error":{"code":-32000`) {
+				t.Errorf("%v: body %s %q, want a JSON-RPC error", tc.header, resp.Header.Get("Content-Type"), body)
+			}
+			if strings.Contains(wa+body, "wrong-key") {
+				t.Errorf("%v: the key sent is echoed: %q %q", tc.header, wa, body)
+			}
+		}
+	}
+}
