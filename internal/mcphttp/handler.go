@@ -346,10 +346,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // serveNew serves a POST without session id: an initialize makes a
 // session.
 func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) {
-	// Room is made only for what may be an initialize (the loose test
-	// errs towards making room); anything else makes no session the SDK
-	// keeps, and must not evict one.
-	mayInit := bytes.Contains(body, []byte(`"initialize"`))
+	// Room is made only for an initialize; anything else makes no session
+	// the SDK keeps, and must not evict one (the word in a ping's params
+	// once let any key push the others' sessions out at the cap).
+	mayInit := isInitialize(body)
 	user := ""
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		user = ti.UserID
@@ -398,6 +398,17 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 			break
 		}
 	}
+}
+
+// isInitialize reports whether body is one JSON-RPC request whose method
+// is initialize. A batch is not: the SDK refuses batches from 2025-06-18
+// on, and a session an older client's batch makes still counts towards
+// the cap once made (serveNew).
+func isInitialize(body []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "initialize"
 }
 
 // reserve makes room for one new session of user, evicting the user's

@@ -573,3 +573,39 @@ func TestUnauthorizedChallenge(t *testing.T) {
 		}
 	}
 }
+
+// Only an initialize makes room for a new session: a request without
+// session id that is no initialize, though its body holds the word
+// (mallory's ping), evicts nobody's session when the cap is reached.
+func TestOnlyInitializeEvicts(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token}, nil
+	}
+	ts := serve(t, mcphttp.Options{Verify: verify, MaxSessions: 2, MaxSessionsPerUser: 1, Now: clk.Now})
+	alice := map[string]string{"X-API-Key": "alice"}
+	bob := map[string]string{"X-API-Key": "bob"}
+	a := newSession(t, ts.url, alice)
+	clk.Add(time.Second)
+	b := newSession(t, ts.url, bob)
+	clk.Add(time.Second)
+	mallory := map[string]string{"X-API-Key": "mallory"}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"note":"initialize"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"initialize":true}}`,
+	} {
+		post(t, ts.url, body, mallory)
+	}
+	if st := ping(t, ts.url, a, alice); st != http.StatusOK {
+		t.Errorf("alice's session: %d after requests that were no initialize", st)
+	}
+	if st := ping(t, ts.url, b, bob); st != http.StatusOK {
+		t.Errorf("bob's session: %d after requests that were no initialize", st)
+	}
+	// A real initialize still makes room.
+	clk.Add(time.Second)
+	newSession(t, ts.url, mallory)
+	if n := ts.h.Sessions(); n != 2 {
+		t.Errorf("%d sessions, want 2", n)
+	}
+}
