@@ -227,10 +227,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not a loopback name on a loopback address (DNS rebinding?)")
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
-		h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
-		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
-		return
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !h.originAllowed(r, origin) {
+			h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
+			writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
+			return
+		}
+		if h.listed(origin) && allowCORS(w, r, origin) {
+			return
+		}
 	}
 	if h.opts.Verify != nil {
 		var ok bool

@@ -609,3 +609,52 @@ func TestOnlyInitializeEvicts(t *testing.T) {
 		t.Errorf("%d sessions, want 2", n)
 	}
 }
+
+// A page of an allowed origin can use the server from a browser: its
+// preflight is answered without a key, and the answers carry the CORS
+// headers that let it read them and their Mcp-Session-Id. A foreign
+// origin gets none of it.
+func TestAllowedOriginCORS(t *testing.T) {
+	ts := serve(t, mcphttp.Options{AllowedOrigins: []string{"https://app.example.com"}, Verify: mcphttp.StaticKey("s3cret")})
+	preflight := func(origin string) *http.Response {
+		req, _ := http.NewRequest(http.MethodOptions, ts.url, nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, mcp-session-id, x-api-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("https://app.example.com")
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	if resp.StatusCode/100 != 2 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(allowed, "mcp-session-id") || !strings.Contains(allowed, "x-api-key") || !strings.Contains(allowed, "content-type") {
+		t.Errorf("preflight of an allowed origin: %s %v", resp.Status, resp.Header)
+	}
+	if resp := preflight("https://evil.example"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of a foreign origin: %s %v", resp.Status, resp.Header)
+	}
+
+	resp, body := post(t, ts.url, initBody, map[string]string{"Origin": "https://app.example.com", "X-API-Key": "s3cret"})
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("initialize from an allowed origin: %s %v %q", resp.Status, resp.Header, body)
+	}
+	resp, _ = post(t, ts.url, initBody, map[string]string{"Origin": "https://app.example.com"})
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" {
+		t.Errorf("a 401 to an allowed origin must be readable by it: %s %v", resp.Status, resp.Header)
+	}
+	if resp, _ := post(t, ts.url, initBody, map[string]string{"X-API-Key": "s3cret"}); resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("no Origin, yet CORS headers: %v", resp.Header)
+	}
+	// Another loopback name on the port is accepted as an origin but gets
+	// no CORS: another program may serve pages there.
+	_, port, _ := net.SplitHostPort(ts.addr)
+	if resp := preflight("http://localhost:" + port); resp.StatusCode/100 == 2 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of a loopback alias: %s %v", resp.Status, resp.Header)
+	}
+}
