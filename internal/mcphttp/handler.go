@@ -81,7 +81,9 @@ type Handler struct {
 	// longest at the back.
 	idle    *list.List
 	pending int // sessions being created
-	closed  bool
+	// pendingBy counts them by user.
+	pendingBy map[string]int
+	closed    bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -144,6 +146,7 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 		opts:      opts,
 		log:       log,
 		sessions:  map[string]*session{},
+		pendingBy: map[string]int{},
 		idle:      list.New(),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -351,9 +354,8 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // serveNew serves a POST without session id: an initialize makes a
 // session.
 func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) {
-	// Room is made only for an initialize; anything else makes no session
-	// the SDK keeps, and must not evict one (the word in a ping's params
-	// once let any key push the others' sessions out at the cap).
+	// Room is reserved only for an initialize; anything else makes no
+	// session the SDK keeps.
 	mayInit := isInitialize(body)
 	user := ""
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
@@ -368,6 +370,9 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 			if mayInit {
 				h.mu.Lock()
 				h.pending--
+				if h.pendingBy[user]--; h.pendingBy[user] <= 0 {
+					delete(h.pendingBy, user)
+				}
 				h.mu.Unlock()
 			}
 		}()
@@ -388,18 +393,21 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 		go ss.Close()
 		return
 	}
+	// Only now, with a session made, is another evicted for it: an
+	// initialize the SDK refuses evicts nobody (else any key could push
+	// out every other key's sessions at the cap without ever holding one).
+	// A session made without room reserved (the SDK read as initialize
+	// what the test above did not) still counts: the cap holds.
 	s := &session{id: id, ss: ss, user: user}
 	h.sessions[id] = s
 	h.idleLocked(s, h.opts.Now())
 	for h.userCapped(user, 0) {
-		if !h.evictUserLocked(user, h.opts.Now()) {
+		if !h.evictUserLocked(user, h.opts.Now(), s) {
 			break
 		}
 	}
-	// A session made without room reserved (the SDK read as initialize
-	// what the test above did not) still counts: the cap holds.
 	for len(h.sessions) > h.opts.MaxSessions {
-		if !h.evictLocked(h.opts.Now()) {
+		if !h.evictLocked(h.opts.Now(), s) {
 			break
 		}
 	}
@@ -416,33 +424,52 @@ func isInitialize(body []byte) bool {
 	return json.Unmarshal(body, &m) == nil && m.Method == "initialize"
 }
 
-// reserve makes room for one new session of user, evicting the user's
-// session idle the longest at the user's cap, else the session idle the
-// longest at the cap; false when it answered 503 (every session busy).
+// reserve admits one new session of user if there is room for it once
+// idle sessions are evicted (serveNew evicts them when the session is
+// made): fewer busy sessions and sessions being made than the user's cap
+// and than the cap; false when it answered 503 (every session busy).
 func (h *Handler) reserve(w http.ResponseWriter, user string) bool {
 	now := h.opts.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.expireLocked(now)
-	if h.userCapped(user, 1) && !h.evictUserLocked(user, now) {
+	if user != "" && h.opts.MaxSessionsPerUser > 0 && h.busyLocked(user)+h.pendingBy[user] >= h.opts.MaxSessionsPerUser {
 		h.log.Warn("new MCP session refused: the user's cap is reached and none of its sessions is idle", "max_sessions_per_user", h.opts.MaxSessionsPerUser)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions for this key: all %d are busy; close one or retry later", h.opts.MaxSessionsPerUser))
 		return false
 	}
-	if len(h.sessions)+h.pending >= h.opts.MaxSessions && !h.evictLocked(now) {
+	if len(h.sessions)-h.idle.Len()+h.pending >= h.opts.MaxSessions {
 		h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions: all %d are busy; retry later", h.opts.MaxSessions))
 		return false
 	}
 	h.pending++
+	if user != "" {
+		h.pendingBy[user]++
+	}
 	return true
 }
 
-// evictLocked closes the session idle the longest; false when none is idle.
-func (h *Handler) evictLocked(now time.Time) bool {
+// busyLocked counts user's sessions with a request in flight.
+func (h *Handler) busyLocked(user string) int {
+	n := 0
+	for _, s := range h.sessions {
+		if s.user == user && s.inFlight > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// evictLocked closes the session idle the longest but except; false when
+// there is none.
+func (h *Handler) evictLocked(now time.Time, except *session) bool {
 	e := h.idle.Back()
+	if e != nil && e.Value.(*session) == except {
+		e = e.Prev()
+	}
 	if e == nil {
 		return false
 	}
@@ -468,12 +495,12 @@ func (h *Handler) userCapped(user string, extra int) bool {
 	return n > h.opts.MaxSessionsPerUser
 }
 
-// evictUserLocked closes user's session idle the longest; false when none
-// of its sessions is idle.
-func (h *Handler) evictUserLocked(user string, now time.Time) bool {
+// evictUserLocked closes user's session idle the longest but except;
+// false when there is none.
+func (h *Handler) evictUserLocked(user string, now time.Time, except *session) bool {
 	for e := h.idle.Back(); e != nil; e = e.Prev() {
 		s := e.Value.(*session)
-		if s.user != user {
+		if s.user != user || s == except {
 			continue
 		}
 		h.forgetLocked(s)

@@ -574,9 +574,11 @@ func TestUnauthorizedChallenge(t *testing.T) {
 	}
 }
 
-// Only an initialize makes room for a new session: a request without
-// session id that is no initialize, though its body holds the word
-// (mallory's ping), evicts nobody's session when the cap is reached.
+// Only a session made evicts another: a request without session id that
+// is no initialize, though its body holds the word (mallory's ping), or
+// an initialize the SDK refuses, evicts nobody's session when the cap is
+// reached (mallory, under the per-key cap, would otherwise push out every
+// other key's sessions without ever holding one).
 func TestOnlyInitializeEvicts(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -593,6 +595,8 @@ func TestOnlyInitializeEvicts(t *testing.T) {
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"note":"initialize"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"initialize":true}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":5}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"initialize","params":"x"}`,
 	} {
 		post(t, ts.url, body, mallory)
 	}
