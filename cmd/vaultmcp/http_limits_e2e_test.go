@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -135,5 +137,74 @@ func TestServeHTTPBadLimits(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), tc[2]) || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
 			t.Errorf("%v: err=%v out=%q", tc[:2], err, out)
 		}
+	}
+}
+
+// SIGTERM ends serve --http gracefully: no new connection is taken, an
+// open event stream ends at once, and a request in flight is still
+// answered before the process exits (as stdio answers the calls it read).
+func TestServeHTTPShutdownAnswersRequestsInFlight(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	u, cmd := startHTTPCmd(t, "--vault", copyExampleVault(t))
+	pu, _ := url.Parse(u)
+	id := httpSession(t, u)
+
+	// An event stream of the session, open until the server ends it.
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+
+	// A request in flight: the server has begun reading its body (it sent
+	// 100 Continue) when the signal comes.
+	conn, err := net.Dial("tcp", pu.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", pu.Host, id, len(body))
+	br := bufio.NewReader(conn)
+	cont, err := http.ReadResponse(br, nil)
+	if err != nil || cont.StatusCode != http.StatusContinue {
+		t.Fatalf("want 100 Continue: %v %v", cont, err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The shutdown has begun once the listener is closed.
+	for {
+		c, err := net.Dial("tcp", pu.Host)
+		if err != nil {
+			break
+		}
+		c.Close()
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The event stream ends while the request is still in flight.
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Logf("event stream: %v", err)
+	}
+
+	if _, err := io.WriteString(conn, body); err != nil {
+		t.Fatalf("sending the body after SIGTERM: %v", err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("the request in flight at SIGTERM got no answer: %v", err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(answer), `"id":7`) {
+		t.Fatalf("the request in flight at SIGTERM: %s %q", resp.Status, answer)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve --http after SIGTERM: %v", err)
 	}
 }

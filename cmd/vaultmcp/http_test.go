@@ -18,6 +18,13 @@ import (
 // it logs.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPCmd(t, args...)
+	return u
+}
+
+// startHTTPCmd is startHTTP that also returns the running command.
+func startHTTPCmd(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = cleanEnv()
 	stderr, err := cmd.StderrPipe()
@@ -41,10 +48,10 @@ func startHTTP(t *testing.T, args ...string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return u, cmd
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not log its URL")
-		return ""
+		return "", nil
 	}
 }
 
@@ -90,5 +97,46 @@ func TestServeHTTPNeedsKeyOffLoopback(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "api-key") {
 		t.Fatalf("err=%v out=%s", err, out)
+	}
+}
+
+// The key in VAULTMCP_API_KEY is required by serve --http, and never
+// printed: not by --help, not in the usage a wrong flag prints to stderr
+// (an MCP client keeps its server's stderr in a log).
+func TestServeHTTPKeyFromEnvironmentNotPrinted(t *testing.T) {
+	const key = "env-key-5f3a9c"
+	for _, args := range [][]string{{"serve", "--help"}, {"serve", "--http", "127.0.0.1:0", "--no-such-flag"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(cleanEnv(), "VAULTMCP_API_KEY="+key)
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "api-key") || strings.Contains(string(out), key) {
+			t.Errorf("%v printed the key (or no usage): %s", args, out)
+		}
+	}
+
+	vault := copyExampleVault(t)
+	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--vault", vault)
+	cmd.Env = append(cleanEnv(), "VAULTMCP_API_KEY="+key)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	u := ""
+	for u == "" && sc.Scan() {
+		if m := regexp.MustCompile(`url=(http://\S+/mcp)`).FindStringSubmatch(sc.Text()); m != nil {
+			u = m[1]
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if resp, body := httpPost(t, u, e2eInit); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no key, with VAULTMCP_API_KEY set: %s %q", resp.Status, body)
+	}
+	if resp, body := httpPost(t, u, e2eInit, "X-API-Key", key); resp.StatusCode != http.StatusOK {
+		t.Errorf("the key of VAULTMCP_API_KEY: %s %q", resp.Status, body)
 	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,12 +28,20 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	c.common(fs)
 	c.server(fs)
 	httpAddr := fs.String("http", "", "serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
-	apiKey := fs.String("api-key", os.Getenv("VAULTMCP_API_KEY"), "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
+	// The key from the environment is not the flag's default: the usage
+	// (--help, or any mistake on the command line, printed to stderr and
+	// so to an MCP client's log) prints defaults, and the key with them.
+	apiKey := fs.String("api-key", "", "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
 	var hc httpConfig
 	hc.flags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return &exitError{2, err}
+	}
+	keyGiven := false
+	fs.Visit(func(f *flag.Flag) { keyGiven = keyGiven || f.Name == "api-key" })
+	if !keyGiven {
+		*apiKey = os.Getenv("VAULTMCP_API_KEY")
 	}
 	if len(pos) > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected argument %q", pos[0])}
@@ -111,8 +119,21 @@ func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc
 		return err
 	}
 	defer handler.Close()
+	// An event stream (GET) never ends by itself: it ends when the
+	// shutdown starts, so that the shutdown does not wait for it. Every
+	// other request is finished and answered.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			rctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(streams, cancel)()
+			r = r.WithContext(rctx)
+		}
+		handler.ServeHTTP(w, r)
+	}))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -120,17 +141,31 @@ func serveHTTP(ctx context.Context, addr, key string, hopts mcphttp.Options, svc
 	opts.Logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp",
 		"session_timeout", sessionTimeoutText(hopts.SessionIdleTimeout), "max_sessions", hopts.MaxSessions, "body_timeout", hopts.BodyTimeout)
 	srv := mcphttp.NewServer(mux, opts.Logger)
+	srv.RegisterOnShutdown(endStreams)
+	done := make(chan error, 1)
 	go func() {
 		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		opts.Logger.Info("shutting down: answering the requests in flight", "at_most", httpDrainTimeout)
+		shut, cancel := context.WithTimeout(context.Background(), httpDrainTimeout)
 		defer cancel()
-		_ = srv.Shutdown(shut)
+		done <- srv.Shutdown(shut)
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// Serve returns as soon as the shutdown starts; the requests in flight
+	// (a write committing, a search waiting for the first index) are
+	// answered before the vault is closed and the process exits.
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if err := <-done; err != nil {
+		opts.Logger.Warn("requests still in flight were cut off at shutdown", "after", httpDrainTimeout, "err", err)
 	}
 	return nil
 }
+
+// httpDrainTimeout is how long, at most, serve --http waits at shutdown for
+// the requests in flight to be answered: stdio's drain (the calls read
+// before the input ended).
+const httpDrainTimeout = jsonrpcio.DrainTimeout
 
 func isLoopback(host string) bool {
 	if host == "localhost" {

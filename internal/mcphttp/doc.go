@@ -9,12 +9,17 @@
 //     that origin is the address the request came in on (the listen address;
 //     on loopback, localhost and every loopback IP count as one host, the
 //     port must match) or is in Options.AllowedOrigins; any other, "null"
-//     included, gets 403 before anything else is done.
+//     included, gets 403 before anything else is done. An origin of
+//     Options.AllowedOrigins gets the CORS headers a browser needs to use
+//     the server: its preflight answered (without a key),
+//     Access-Control-Allow-Origin on every answer, Mcp-Session-Id exposed.
 //   - DNS rebinding: the SDK's protection stays on (a request that reached a
 //     loopback address with a Host header that is not loopback gets 403).
 //   - Keys: with Options.Verify set, every request needs a key (X-API-Key,
 //     or Authorization: Bearer; never a query string), checked before any
-//     body is read; a wrong or missing key gets 401. The verifier's
+//     body is read; a wrong or missing key gets 401 with a
+//     WWW-Authenticate challenge (error="invalid_token" when a key was
+//     sent; the metadata URL when there is one). The verifier's
 //     TokenInfo reaches tool handlers (RequestExtra.TokenInfo), and a
 //     session created with one UserID cannot be used with another (the
 //     SDK's hijacking check).

@@ -81,7 +81,9 @@ type Handler struct {
 	// longest at the back.
 	idle    *list.List
 	pending int // sessions being created
-	closed  bool
+	// pendingBy counts them by user.
+	pendingBy map[string]int
+	closed    bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -144,6 +146,7 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 		opts:      opts,
 		log:       log,
 		sessions:  map[string]*session{},
+		pendingBy: map[string]int{},
 		idle:      list.New(),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -158,11 +161,15 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 	h.authed = http.HandlerFunc(h.serveAuthed)
 	if opts.Verify != nil {
 		// The SDK's middleware, so that the TokenInfo lands where the SDK
-		// reads it (tool handlers, the session's user check).
-		h.authed = auth.RequireBearerToken(opts.Verify, &auth.RequireBearerTokenOptions{
-			ResourceMetadataURL:    opts.ResourceMetadataURL,
-			AllowMissingExpiration: true,
-		})(h.authed)
+		// reads it (tool handlers, the session's user check). ServeHTTP
+		// has verified the key already and answered a bad one itself; the
+		// middleware is handed the TokenInfo it got.
+		h.authed = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			if ti, ok := r.Context().Value(verifiedKey{}).(*auth.TokenInfo); ok {
+				return ti, nil
+			}
+			return nil, fmt.Errorf("%w: the key was not verified", auth.ErrInvalidToken)
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.authed)
 	}
 	go h.sweepLoop()
 	return h, nil
@@ -223,25 +230,83 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "Host "+strconv.Quote(r.Host)+" is not a loopback name on a loopback address (DNS rebinding?)")
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
-		h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
-		writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
-		return
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !h.originAllowed(r, origin) {
+			h.log.Warn("MCP request from a foreign origin refused", "origin", origin)
+			writeError(w, http.StatusForbidden, "origin "+strconv.Quote(origin)+" is not allowed: it is not this server's address nor in its allowed origins")
+			return
+		}
+		if h.listed(origin) && allowCORS(w, r, origin) {
+			return
+		}
 	}
 	if h.opts.Verify != nil {
-		if key := r.Header.Get("X-API-Key"); key != "" {
-			// One place for the key, X-API-Key first: the SDK's
-			// auth.RequireBearerToken reads it there.
-			r.Header.Set("Authorization", "Bearer "+key)
-		} else if a := r.Header.Get("Authorization"); len(a) < 7 || !strings.EqualFold(a[:7], "bearer ") {
-			if h.opts.ResourceMetadataURL != "" {
-				w.Header().Set("WWW-Authenticate", "Bearer resource_metadata="+strconv.Quote(h.opts.ResourceMetadataURL))
-			}
-			writeError(w, http.StatusUnauthorized, "missing API key: send X-API-Key or Authorization: Bearer")
+		var ok bool
+		if r, ok = h.verify(w, r); !ok {
 			return
 		}
 	}
 	h.authed.ServeHTTP(w, r)
+}
+
+// verifiedKey carries the TokenInfo of the key ServeHTTP verified to the
+// SDK's middleware.
+type verifiedKey struct{}
+
+// verify checks the request's key (X-API-Key first, else Authorization:
+// Bearer) and returns the request carrying its TokenInfo; false when it
+// answered. Every 401 has a WWW-Authenticate challenge (RFC 9110 asks one of
+// every 401; RFC 6750's form: the error code only when a key was sent) and
+// the same JSON-RPC error body as the other refusals; the key never appears
+// in either.
+func (h *Handler) verify(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	key := strings.TrimSpace(r.Header.Get("X-API-Key"))
+	if key == "" {
+		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			key = strings.TrimSpace(a[7:])
+		}
+	}
+	if key == "" {
+		h.challenge(w, false)
+		writeError(w, http.StatusUnauthorized, "missing API key: send X-API-Key or Authorization: Bearer")
+		return r, false
+	}
+	ti, err := h.opts.Verify(r.Context(), key, r)
+	switch {
+	case errors.Is(err, auth.ErrInvalidToken):
+		h.challenge(w, true)
+		writeError(w, http.StatusUnauthorized, "the API key is not valid")
+		return r, false
+	case errors.Is(err, auth.ErrOAuth):
+		writeError(w, http.StatusBadRequest, err.Error())
+		return r, false
+	case err != nil || ti == nil:
+		h.log.Error("verifying an MCP request's key", "err", err)
+		writeError(w, http.StatusInternalServerError, "the key could not be verified")
+		return r, false
+	case !ti.Expiration.IsZero() && !time.Now().Before(ti.Expiration):
+		h.challenge(w, true)
+		writeError(w, http.StatusUnauthorized, "the key has expired")
+		return r, false
+	}
+	// The SDK's middleware wants a Bearer header; the key it carries is
+	// not used again (the TokenInfo travels in the context).
+	r = r.WithContext(context.WithValue(r.Context(), verifiedKey{}, ti))
+	r.Header = r.Header.Clone()
+	r.Header.Set("Authorization", "Bearer verified")
+	return r, true
+}
+
+// challenge sets the WWW-Authenticate header of a 401.
+func (h *Handler) challenge(w http.ResponseWriter, invalid bool) {
+	v := `Bearer realm="vaultmcp"`
+	if h.opts.ResourceMetadataURL != "" {
+		v += ", resource_metadata=" + strconv.Quote(h.opts.ResourceMetadataURL)
+	}
+	if invalid {
+		v += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", v)
 }
 
 // serveAuthed serves a request whose origin and key are good.
@@ -289,10 +354,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // serveNew serves a POST without session id: an initialize makes a
 // session.
 func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) {
-	// Room is made only for what may be an initialize (the loose test
-	// errs towards making room); anything else makes no session the SDK
-	// keeps, and must not evict one.
-	mayInit := bytes.Contains(body, []byte(`"initialize"`))
+	// Room is reserved only for an initialize; anything else makes no
+	// session the SDK keeps.
+	mayInit := isInitialize(body)
 	user := ""
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		user = ti.UserID
@@ -306,6 +370,9 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 			if mayInit {
 				h.mu.Lock()
 				h.pending--
+				if h.pendingBy[user]--; h.pendingBy[user] <= 0 {
+					delete(h.pendingBy, user)
+				}
 				h.mu.Unlock()
 			}
 		}()
@@ -326,50 +393,83 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 		go ss.Close()
 		return
 	}
+	// Only now, with a session made, is another evicted for it: an
+	// initialize the SDK refuses evicts nobody (else any key could push
+	// out every other key's sessions at the cap without ever holding one).
+	// A session made without room reserved (the SDK read as initialize
+	// what the test above did not) still counts: the cap holds.
 	s := &session{id: id, ss: ss, user: user}
 	h.sessions[id] = s
 	h.idleLocked(s, h.opts.Now())
 	for h.userCapped(user, 0) {
-		if !h.evictUserLocked(user, h.opts.Now()) {
+		if !h.evictUserLocked(user, h.opts.Now(), s) {
 			break
 		}
 	}
-	// A session made without room reserved (the SDK read as initialize
-	// what the test above did not) still counts: the cap holds.
 	for len(h.sessions) > h.opts.MaxSessions {
-		if !h.evictLocked(h.opts.Now()) {
+		if !h.evictLocked(h.opts.Now(), s) {
 			break
 		}
 	}
 }
 
-// reserve makes room for one new session of user, evicting the user's
-// session idle the longest at the user's cap, else the session idle the
-// longest at the cap; false when it answered 503 (every session busy).
+// isInitialize reports whether body is one JSON-RPC request whose method
+// is initialize. A batch is not: the SDK refuses batches from 2025-06-18
+// on, and a session an older client's batch makes still counts towards
+// the cap once made (serveNew).
+func isInitialize(body []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "initialize"
+}
+
+// reserve admits one new session of user if there is room for it once
+// idle sessions are evicted (serveNew evicts them when the session is
+// made): fewer busy sessions and sessions being made than the user's cap
+// and than the cap; false when it answered 503 (every session busy).
 func (h *Handler) reserve(w http.ResponseWriter, user string) bool {
 	now := h.opts.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.expireLocked(now)
-	if h.userCapped(user, 1) && !h.evictUserLocked(user, now) {
+	if user != "" && h.opts.MaxSessionsPerUser > 0 && h.busyLocked(user)+h.pendingBy[user] >= h.opts.MaxSessionsPerUser {
 		h.log.Warn("new MCP session refused: the user's cap is reached and none of its sessions is idle", "max_sessions_per_user", h.opts.MaxSessionsPerUser)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions for this key: all %d are busy; close one or retry later", h.opts.MaxSessionsPerUser))
 		return false
 	}
-	if len(h.sessions)+h.pending >= h.opts.MaxSessions && !h.evictLocked(now) {
+	if len(h.sessions)-h.idle.Len()+h.pending >= h.opts.MaxSessions {
 		h.log.Warn("new MCP session refused: the cap is reached and no session is idle", "max_sessions", h.opts.MaxSessions)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions: all %d are busy; retry later", h.opts.MaxSessions))
 		return false
 	}
 	h.pending++
+	if user != "" {
+		h.pendingBy[user]++
+	}
 	return true
 }
 
-// evictLocked closes the session idle the longest; false when none is idle.
-func (h *Handler) evictLocked(now time.Time) bool {
+// busyLocked counts user's sessions with a request in flight.
+func (h *Handler) busyLocked(user string) int {
+	n := 0
+	for _, s := range h.sessions {
+		if s.user == user && s.inFlight > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// evictLocked closes the session idle the longest but except; false when
+// there is none.
+func (h *Handler) evictLocked(now time.Time, except *session) bool {
 	e := h.idle.Back()
+	if e != nil && e.Value.(*session) == except {
+		e = e.Prev()
+	}
 	if e == nil {
 		return false
 	}
@@ -395,12 +495,12 @@ func (h *Handler) userCapped(user string, extra int) bool {
 	return n > h.opts.MaxSessionsPerUser
 }
 
-// evictUserLocked closes user's session idle the longest; false when none
-// of its sessions is idle.
-func (h *Handler) evictUserLocked(user string, now time.Time) bool {
+// evictUserLocked closes user's session idle the longest but except;
+// false when there is none.
+func (h *Handler) evictUserLocked(user string, now time.Time, except *session) bool {
 	for e := h.idle.Back(); e != nil; e = e.Prev() {
 		s := e.Value.(*session)
-		if s.user != user {
+		if s.user != user || s == except {
 			continue
 		}
 		h.forgetLocked(s)

@@ -535,3 +535,130 @@ func TestSessionCapPerUser(t *testing.T) {
 		t.Errorf("%d sessions, want 6", n)
 	}
 }
+
+// Every 401 carries a WWW-Authenticate challenge (RFC 9110) naming the
+// metadata when there is one, with error="invalid_token" only when a key
+// was sent (RFC 6750), and the JSON-RPC error body of the other refusals;
+// the key sent appears in neither.
+func TestUnauthorizedChallenge(t *testing.T) {
+	for _, meta := range []string{"", "https://vault.example/.well-known/oauth-protected-resource/mcp"} {
+		ts := serve(t, mcphttp.Options{Verify: mcphttp.StaticKey("s3cret"), ResourceMetadataURL: meta})
+		for _, tc := range []struct {
+			header  map[string]string
+			invalid bool
+		}{
+			{nil, false},
+			{map[string]string{"Authorization": "Basic czNjcmV0"}, false},
+			{map[string]string{"X-API-Key": "wrong-key"}, true},
+			{map[string]string{"Authorization": "Bearer wrong-key"}, true},
+		} {
+			resp, body := post(t, ts.url, initBody, tc.header)
+			wa := resp.Header.Get("WWW-Authenticate")
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(wa, "Bearer ") {
+				t.Errorf("%v: %s, WWW-Authenticate %q", tc.header, resp.Status, wa)
+				continue
+			}
+			if strings.Contains(wa, `error="invalid_token"`) != tc.invalid {
+				t.Errorf("%v: WWW-Authenticate %q: invalid_token should be there: %v", tc.header, wa, tc.invalid)
+			}
+			if meta != "" && !strings.Contains(wa, `resource_metadata="`+meta+`"`) {
+				t.Errorf("%v: WWW-Authenticate %q does not name the metadata", tc.header, wa)
+			}
+			if resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"error":{"code":-32000`) {
+				t.Errorf("%v: body %s %q, want a JSON-RPC error", tc.header, resp.Header.Get("Content-Type"), body)
+			}
+			if strings.Contains(wa+body, "wrong-key") {
+				t.Errorf("%v: the key sent is echoed: %q %q", tc.header, wa, body)
+			}
+		}
+	}
+}
+
+// Only a session made evicts another: a request without session id that
+// is no initialize, though its body holds the word (mallory's ping), or
+// an initialize the SDK refuses, evicts nobody's session when the cap is
+// reached (mallory, under the per-key cap, would otherwise push out every
+// other key's sessions without ever holding one).
+func TestOnlyInitializeEvicts(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token}, nil
+	}
+	ts := serve(t, mcphttp.Options{Verify: verify, MaxSessions: 2, MaxSessionsPerUser: 1, Now: clk.Now})
+	alice := map[string]string{"X-API-Key": "alice"}
+	bob := map[string]string{"X-API-Key": "bob"}
+	a := newSession(t, ts.url, alice)
+	clk.Add(time.Second)
+	b := newSession(t, ts.url, bob)
+	clk.Add(time.Second)
+	mallory := map[string]string{"X-API-Key": "mallory"}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"note":"initialize"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"initialize":true}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":5}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"initialize","params":"x"}`,
+	} {
+		post(t, ts.url, body, mallory)
+	}
+	if st := ping(t, ts.url, a, alice); st != http.StatusOK {
+		t.Errorf("alice's session: %d after requests that were no initialize", st)
+	}
+	if st := ping(t, ts.url, b, bob); st != http.StatusOK {
+		t.Errorf("bob's session: %d after requests that were no initialize", st)
+	}
+	// A real initialize still makes room.
+	clk.Add(time.Second)
+	newSession(t, ts.url, mallory)
+	if n := ts.h.Sessions(); n != 2 {
+		t.Errorf("%d sessions, want 2", n)
+	}
+}
+
+// A page of an allowed origin can use the server from a browser: its
+// preflight is answered without a key, and the answers carry the CORS
+// headers that let it read them and their Mcp-Session-Id. A foreign
+// origin gets none of it.
+func TestAllowedOriginCORS(t *testing.T) {
+	ts := serve(t, mcphttp.Options{AllowedOrigins: []string{"https://app.example.com"}, Verify: mcphttp.StaticKey("s3cret")})
+	preflight := func(origin string) *http.Response {
+		req, _ := http.NewRequest(http.MethodOptions, ts.url, nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, mcp-session-id, x-api-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("https://app.example.com")
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	if resp.StatusCode/100 != 2 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(allowed, "mcp-session-id") || !strings.Contains(allowed, "x-api-key") || !strings.Contains(allowed, "content-type") {
+		t.Errorf("preflight of an allowed origin: %s %v", resp.Status, resp.Header)
+	}
+	if resp := preflight("https://evil.example"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of a foreign origin: %s %v", resp.Status, resp.Header)
+	}
+
+	resp, body := post(t, ts.url, initBody, map[string]string{"Origin": "https://app.example.com", "X-API-Key": "s3cret"})
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("initialize from an allowed origin: %s %v %q", resp.Status, resp.Header, body)
+	}
+	resp, _ = post(t, ts.url, initBody, map[string]string{"Origin": "https://app.example.com"})
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" {
+		t.Errorf("a 401 to an allowed origin must be readable by it: %s %v", resp.Status, resp.Header)
+	}
+	if resp, _ := post(t, ts.url, initBody, map[string]string{"X-API-Key": "s3cret"}); resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("no Origin, yet CORS headers: %v", resp.Header)
+	}
+	// Another loopback name on the port is accepted as an origin but gets
+	// no CORS: another program may serve pages there.
+	_, port, _ := net.SplitHostPort(ts.addr)
+	if resp := preflight("http://localhost:" + port); resp.StatusCode/100 == 2 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of a loopback alias: %s %v", resp.Status, resp.Header)
+	}
+}

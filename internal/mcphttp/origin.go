@@ -87,3 +87,34 @@ func rebound(r *http.Request) bool {
 	ip, err := netip.ParseAddr(host)
 	return err != nil || !ip.IsLoopback()
 }
+
+// listed reports whether origin is in Options.AllowedOrigins.
+func (h *Handler) listed(origin string) bool {
+	n, err := normalizeOrigin(origin)
+	return err == nil && h.origins[n]
+}
+
+// allowCORS lets a page of a listed origin (a browser-based client such as
+// an MCP inspector) read the answers: without these headers a browser runs
+// no cross-origin POST of JSON at all (its preflight is refused) and hides
+// Mcp-Session-Id, so a listed origin could not use the server. It answers a
+// preflight itself, without a key (browsers send none on a preflight), and
+// reports whether it did. Only the origins the operator listed get them:
+// the listen address's own needs none (same origin), and the other
+// loopback names it accepts (another loopback IP, localhost, on the same
+// port) may be served by another program, even another user's, whose
+// pages must not drive this server from the user's browser.
+func allowCORS(w http.ResponseWriter, r *http.Request, origin string) bool {
+	hdr := w.Header()
+	hdr.Set("Access-Control-Allow-Origin", origin)
+	hdr.Add("Vary", "Origin")
+	hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+	hdr.Set("Access-Control-Allow-Headers", "Accept, Authorization, Content-Type, Last-Event-ID, Mcp-Protocol-Version, Mcp-Session-Id, X-API-Key")
+	hdr.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}

@@ -398,7 +398,12 @@ func (v *Verifier) key(ctx context.Context, kid string) (crypto.PublicKey, error
 		}
 		return nil, v.unknownKey()
 	}
-	if err := v.fetch(ctx); err != nil {
+	// The download is not the caller's: it counts as the one allowed for
+	// RefetchAfter whatever happens to the caller, so a caller that hangs
+	// up (anyone may send a token naming an unknown key id, and close the
+	// connection at once) must not abort it. The client's timeout bounds
+	// it.
+	if err := v.fetch(context.WithoutCancel(ctx)); err != nil {
 		if ok {
 			return k, nil
 		}

@@ -305,3 +305,36 @@ func TestMalformedPartsNotQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledRequestDoesNotStopTheRefetch: a caller that goes away while
+// its unknown key id has the JWKS fetched again (anyone can send such a
+// token, signed or not, and hang up at once) does not abort the download:
+// else, at most one download every RefetchAfter, one such request each
+// time would keep a rotated-in key refused and a withdrawn one accepted.
+func TestCancelledRequestDoesNotStopTheRefetch(t *testing.T) {
+	p := oauthtest.New(t)
+	clock := now
+	g := &gate{waiting: make(chan struct{}), release: make(chan struct{})}
+	v := verifier(p, &clock)
+	v.Client = &http.Client{Transport: g}
+	if err := v.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.RotateRSA("rsa-2")
+	clock = clock.Add(oauth.RefetchAfter + time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(ctx, p.Sign(t, "RS256", "no-such-kid", claims(p, nil)))
+		gone <- err
+	}()
+	<-g.waiting // the refetch is under way
+	cancel()    // and its caller hangs up
+	close(g.release)
+	if err := <-gone; err == nil {
+		t.Fatal("a token with an unknown key id was accepted")
+	}
+	if _, err := v.Verify(context.Background(), p.Sign(t, "RS256", "rsa-2", claims(p, nil))); err != nil {
+		t.Fatalf("the key rotated in, fetched by the refetch its first caller left: %v", err)
+	}
+}
