@@ -3,6 +3,7 @@ package teamclient
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -172,7 +173,7 @@ func (c *Client) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResul
 	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
 		from, err := cleanPath("from", req.From, vaultfs.Move)
 		if err != nil {
-			return nil, err
+			return nil, cl.folderAsFrom(p, req.From, err)
 		}
 		to, err := cleanPath("to", req.To, vaultfs.Move)
 		if err != nil {
@@ -310,4 +311,29 @@ func (c *Client) Connect(ctx context.Context) (*api.Identity, error) {
 	}
 	id.Extensions, id.ExtensionsKnown = ext, true
 	return id, nil
+}
+
+// folderAsFrom is the error of a move whose from the gatekeeper refused
+// (err): a folder is refused for its missing extension, so, as the local
+// vault does, it is said to be a folder (NOT_A_NOTE) when the project has
+// files under it (one GET files?prefix=, no write sent); any other refusal,
+// or a failure to ask, is err itself.
+func (cl *call) folderAsFrom(p project, from string, err error) error {
+	if api.CodeOf(err) != string(vaultfs.CodeInvalidExtension) {
+		return err
+	}
+	c, cerr := vaultfs.Clean(from)
+	if cerr != nil {
+		return err
+	}
+	a, serr := cl.send(request{method: http.MethodGet, segs: projectSegs(p.ref, "files"), query: url.Values{"prefix": {c + "/"}}})
+	if serr != nil || !a.ok() {
+		return err
+	}
+	var l teamapi.FileList
+	if a.decode(&l) != nil || len(l.Files) == 0 {
+		return err
+	}
+	return &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: vaultfs.DisplayPath(c) +
+		" is a folder; vault_move moves one note at a time: give a note's path (ending in .md) and move the folder's notes one by one"}
 }

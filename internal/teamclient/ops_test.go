@@ -256,3 +256,34 @@ func TestLargeMarkupNote(t *testing.T) {
 		t.Fatalf("write: %+v %v", res, err)
 	}
 }
+
+// A folder given as vault_move's from is refused as the local vault
+// refuses it, saying it is a folder (NOT_A_NOTE), not for its missing
+// extension, on either kind of server; a path without extension that is
+// no folder stays INVALID_EXTENSION.
+func TestMoveOfAFolder(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	for _, kind := range []string{"extensions", "plain"} {
+		h := s.http.Config.Handler
+		if kind == "plain" {
+			h = plain(h)
+		}
+		p := newProxy(t, h, newFakeClock())
+		c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+		for _, from := range []string{"02-wiki/go", "02-wiki/go/", "./02-wiki/go"} {
+			_, err := c.Move(ctx, api.MoveRequest{From: from, To: "02-wiki/golang"})
+			e := wantCode(t, kind+": move of folder "+from, err, "NOT_A_NOTE")
+			if e.Field != "from" || !strings.Contains(e.Message, "02-wiki/go is a folder") {
+				t.Errorf("%s: move of folder %q: %v", kind, from, e)
+			}
+		}
+		_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/nothing", To: "02-wiki/else.md"})
+		wantCode(t, kind+": move of a path without extension", err, "INVALID_EXTENSION")
+		for _, x := range p.seen() {
+			if x.idemKey != "" || x.method == http.MethodPatch {
+				t.Errorf("%s: a refused move sent a write: %s %s", kind, x.method, x.path)
+			}
+		}
+	}
+}
