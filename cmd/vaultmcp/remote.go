@@ -87,6 +87,12 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	cctx, cancel := context.WithTimeout(ctx, connectWait)
 	id, err := client.Connect(cctx)
 	cancel()
+	var noAPI *teamclient.NoAPIError
+	if errors.As(err, &noAPI) {
+		// The server answered, but not as a team server: a wrong URL,
+		// which no tool call could get past either.
+		return fmt.Errorf("TEAM_VAULT_URL: %w", err)
+	}
 	if err != nil && api.CodeOf(err) == teamclient.CodeUnauthorized {
 		// The server answered, and the key is not one it knows (or it was
 		// revoked): no later call can succeed until the setting changes,

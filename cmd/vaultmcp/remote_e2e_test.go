@@ -322,3 +322,33 @@ func TestRemoteConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteURLWithoutAPI: a TEAM_VAULT_URL at which the server answers
+// 404 for GET /api/auth/me (the API's path given twice, a wrong path)
+// names no team server: the process ends with status 1 and one line
+// naming the variable, rather than a warning that the server is not
+// reachable and tools that all fail; a URL ending in /api is told to
+// leave it out.
+func TestRemoteURLWithoutAPI(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	for _, tc := range []struct{ url, hint string }{
+		{ts.url + "/api", "without /api"},
+		{ts.url + "/api/", "without /api"},
+		{ts.url + "/vault", "HTTP 404"},
+	} {
+		cmd := exec.Command(binary)
+		cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+tc.url, "TEAM_VAULT_API_KEY="+ts.rw)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Errorf("%s: err = %v, want exit 1; stderr:\n%s", tc.url, err, stderr.String())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if stdout.Len() != 0 || strings.Contains(msg, "\n") || strings.Contains(msg, ts.rw) ||
+			!strings.Contains(msg, "TEAM_VAULT_URL") || !strings.Contains(msg, tc.hint) {
+			t.Errorf("%s: stdout=%q stderr=%q", tc.url, stdout.String(), msg)
+		}
+	}
+}

@@ -290,12 +290,19 @@ func (cl *call) projects() (*api.ProjectList, error) {
 // Connect checks the key (GET /api/auth/me), settles the default project
 // (the only one the key may use, when none was given) and asks whether its
 // server has the extension endpoints. A failure to settle the project is
-// not an error: the tools will say it.
+// not an error: the tools will say it. A server that answers 404 to
+// /api/auth/me is a *NoAPIError.
 func (c *Client) Connect(ctx context.Context) (*api.Identity, error) {
 	cl := c.begin(ctx)
 	defer cl.end()
 	id, err := cl.whoAmI()
 	if err != nil {
+		if api.CodeOf(err) == api.CodeNotFound {
+			// The server answered, and has no /api/auth/me: this URL is
+			// not a team server's base URL (its API path given twice, a
+			// wrong path), and no call would succeed.
+			return nil, &NoAPIError{URL: c.base, Err: err}
+		}
 		return nil, err
 	}
 	ref, err := cl.projectRef()
