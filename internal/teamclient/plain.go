@@ -120,20 +120,24 @@ func (cl *call) plainMove(p project, req api.MoveRequest) (*api.WriteResult, err
 		Diff: fmt.Sprintf("rename from %s\nrename to %s\n", req.From, to)}, nil
 }
 
-// plainDelete deletes the note (DELETE files/{id}). Without confirm it
-// first asks the project's mirror whether other notes link to it, as the
-// local vault does.
+// plainDelete deletes the note (DELETE files/{id}). It first asks the
+// project's mirror, as the local vault decides, whether the note is a
+// structural one (refused, confirm or not: a plain server would delete
+// it) and, without confirm, whether other notes link to it.
 func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult, error) {
 	rel := req.Path
 	f, err := cl.mustLookup(p, "path", rel)
 	if err != nil {
 		return nil, err
 	}
+	m, err := cl.syncAll(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.svc.StructuralRefusal(rel); err != nil {
+		return nil, err
+	}
 	if !req.Confirm {
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
 		bl, err := m.svc.Backlinks(cl.ctx, api.BacklinksRequest{Path: rel})
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package teamclient
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -213,5 +214,31 @@ func TestPlainWriteWithHashOfGoneNote(t *testing.T) {
 	}
 	if _, err := c.GetNote(ctx, api.NoteRequest{Path: "notes/gone.md"}); api.CodeOf(err) != api.CodeNotFound {
 		t.Fatalf("the note exists: %v", err)
+	}
+}
+
+// A plain server's delete refuses the structural notes the local vault
+// refuses (the knowledge index, a map of content, a daily note), with or
+// without confirm, before anything is sent: a plain server would delete
+// them, and asking for confirm first sent the agent to a refusal.
+func TestPlainDeleteRefusesStructuralNotes(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	for _, rel := range []string{"00-index/index-knowledge.md", "02-wiki/go/go-moc.md", "04-daily/2026-11-20.md"} {
+		for _, confirm := range []bool{false, true} {
+			p.setPlan(nil)
+			_, err := c.Delete(ctx, api.DeleteRequest{Path: rel, Confirm: confirm})
+			e := wantCode(t, fmt.Sprintf("delete of %s (confirm %v)", rel, confirm), err, api.CodeRefused)
+			if e.Field != "path" || !strings.Contains(e.Message, "cannot be deleted") {
+				t.Errorf("delete of %s: %v", rel, e)
+			}
+			for _, x := range p.seen() {
+				if x.method == http.MethodDelete {
+					t.Errorf("delete of %s (confirm %v) was sent", rel, confirm)
+				}
+			}
+		}
 	}
 }

@@ -273,6 +273,18 @@ func (s *Service) structural(rel string) string {
 	return ""
 }
 
+// StructuralRefusal is the refusal (REFUSED, field path) of deleting rel
+// when it is a structural note: the knowledge index, a map of content or a
+// daily note; nil for any other note. The remote client's delete on a plain
+// team server asks its mirror of the project, so that it refuses what this
+// service's Delete refuses.
+func (s *Service) StructuralRefusal(rel string) error {
+	if why := s.structural(rel); why != "" {
+		return &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
+	}
+	return nil
+}
+
 // Delete removes a note that is safe to remove: not structural, committed
 // (so it can be brought back), and without backlinks unless confirmed.
 func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
@@ -286,8 +298,8 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
-		if why := s.structural(rel); why != "" {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
+		if err := s.StructuralRefusal(rel); err != nil {
+			return nil, "", err
 		}
 		if s.git == nil {
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eDeleteNoGit, rel)}
