@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
 // The reliability rules (DESIGN.md section 7, "Remote client").
@@ -77,6 +78,9 @@ type Client struct {
 	cacheDir string
 	tempDir  bool // cacheDir is ours, removed by Close
 	lang     string
+	// refuse makes the refusals the client decides itself by the local
+	// rules (on a plain server), in the language of lang.
+	refuse vault.Refusals
 
 	mu          sync.Mutex
 	project     string          // default project; may be chosen by Connect
@@ -187,6 +191,7 @@ func New(cfg Config) (*Client, error) {
 	if c.lang == "" {
 		c.lang = "en"
 	}
+	c.refuse = vault.RefusalsFor(c.lang)
 	rt := cfg.Transport
 	if rt == nil {
 		rt = http.DefaultTransport.(*http.Transport).Clone()

@@ -341,6 +341,5 @@ func (cl *call) folderAsFrom(p project, from string, err error) error {
 	if a.decode(&l) != nil || len(l.Files) == 0 {
 		return err
 	}
-	return &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: vaultfs.DisplayPath(c) +
-		" is a folder; vault_move moves one note at a time: give a note's path (ending in .md) and move the folder's notes one by one"}
+	return cl.c.refuse.MoveFolder(c)
 }

@@ -45,7 +45,7 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 			// As the local vault: a hash says the caller read the note and
 			// means to replace it; one deleted or moved since is not
 			// silently created again.
-			return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s does not exist (deleted or moved since you read it?); leave expected_sha256 out to create it", rel)}
+			return nil, cl.c.refuse.Gone(rel)
 		}
 		ans, err := cl.create(p, rel, []byte(req.Content))
 		if err != nil {
@@ -56,9 +56,9 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 	}
 	switch {
 	case req.ExpectedSHA256 == "":
-		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note", rel, f.ContentHash)}
+		return nil, cl.c.refuse.Exists(rel, f.ContentHash)
 	case !strings.EqualFold(req.ExpectedSHA256, f.ContentHash):
-		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, f.ContentHash)}
+		return nil, cl.c.refuse.Changed(rel, f.ContentHash)
 	}
 	before, err := cl.fetch(p, "path", rel, f.ID)
 	if err != nil {
@@ -88,7 +88,7 @@ func (cl *call) plainEdit(p project, req api.EditRequest) (*api.WriteResult, err
 	if err != nil {
 		return nil, err
 	}
-	after, err := applyEdit(rel, before, req.OldText, req.NewText)
+	after, err := applyEdit(cl.c.refuse, rel, before, req.OldText, req.NewText)
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +150,7 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 		}
 		n := bl.Total - (len(bl.Backlinks) - len(others))
 		if n > 0 {
-			shown := others[:min(len(others), 5)]
-			more := ""
-			if n > len(shown) {
-				more = fmt.Sprintf(" and %d more", n-len(shown))
-			}
-			return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", n, rel, strings.Join(shown, ", "), more)}
+			return nil, cl.c.refuse.LinkedTo(rel, n, others[:min(len(others), 5)])
 		}
 	}
 	before, err := cl.fetch(p, "path", rel, f.ID)
@@ -176,13 +171,10 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 // by the rule of vault_edit_note (vault.FindEdit: occurrences counted
 // overlapping; when there is none, CRLF vs LF ignored, then Unicode
 // normalisation; newText takes the note's line endings and form).
-func applyEdit(rel string, before []byte, oldText, newText string) ([]byte, error) {
+func applyEdit(refuse vault.Refusals, rel string, before []byte, oldText, newText string) ([]byte, error) {
 	n, start, end, repl := vault.FindEdit(before, oldText, newText)
-	switch {
-	case n == 0:
-		return nil, &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
-	case n > 1:
-		return nil, &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
+	if err := refuse.EditCount(rel, n); err != nil {
+		return nil, err
 	}
 	return []byte(string(before[:start]) + repl + string(before[end:])), nil
 }

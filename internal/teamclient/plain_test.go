@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
 // The tools on a server without the extension endpoints: get, history and
@@ -140,7 +141,7 @@ func TestApplyEdit(t *testing.T) {
 		{"o caf\u00e9 forte\r\n", "cafe\u0301 forte", "ch\u00e1", "o ch\u00e1\r\n", ""},
 		{"caf\u00e9 caf\u00e9", "cafe\u0301", "x", "", api.CodeNotUnique},
 	} {
-		got, err := applyEdit("n.md", []byte(tc.before), tc.old, tc.new)
+		got, err := applyEdit(vault.RefusalsFor("en"), "n.md", []byte(tc.before), tc.old, tc.new)
 		if tc.code != "" {
 			wantCode(t, tc.before, err, tc.code)
 			continue
@@ -239,6 +240,65 @@ func TestPlainDeleteRefusesStructuralNotes(t *testing.T) {
 					t.Errorf("delete of %s (confirm %v) was sent", rel, confirm)
 				}
 			}
+		}
+	}
+}
+
+// On a plain server the refusals the client makes itself by the local
+// rules are in the language of VAULT_LANG (Config.Lang), as the local
+// vault's are: here Portuguese.
+func TestPlainRefusalsInTheClientsLanguage(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c, err := New(Config{URL: p.http.URL, APIKey: s.rw, Project: "ex", Lang: "pt", CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const rel = "02-wiki/go/context.md"
+	note, err := c.GetNote(ctx, api.NoteRequest{Path: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		err  func() error
+		code string
+		want string
+	}{
+		{"replace without a hash", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: rel, Content: "x"})
+			return err
+		}, api.CodeConflict, "para substituí-la passe expected_sha256"},
+		{"replace with a stale hash", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: rel, Content: "x", ExpectedSHA256: strings.Repeat("a", 64)})
+			return err
+		}, api.CodeConflict, "mudou desde que você a leu"},
+		{"replace of a gone note", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/gone.md", Content: "x", ExpectedSHA256: note.SHA256})
+			return err
+		}, api.CodeConflict, "não existe"},
+		{"edit of absent text", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: rel, OldText: "absent text", NewText: "x"})
+			return err
+		}, api.CodeNoMatch, "não encontrado em"},
+		{"edit of ambiguous text", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: rel, OldText: "e", NewText: "x"})
+			return err
+		}, api.CodeNotUnique, "ocorre"},
+		{"delete of a linked note", func() error {
+			_, err := c.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/graceful-shutdown.md"})
+			return err
+		}, api.CodeNeedsConfirm, "têm link para"},
+		{"move of a folder", func() error {
+			_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go", To: "02-wiki/golang"})
+			return err
+		}, "NOT_A_NOTE", "é uma pasta"},
+	} {
+		e := wantCode(t, tc.what, tc.err(), tc.code)
+		if !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: %q, want it in Portuguese (%q)", tc.what, e.Message, tc.want)
 		}
 	}
 }

@@ -24,7 +24,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		// (or as not a note): say what the agent needs to know, that this
 		// tool moves notes, one at a time.
 		if c, cerr := vaultfs.Clean(req.From); cerr == nil && s.fs.IsFolder(c) {
-			return nil, &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: s.msg.Get(eMoveFolder, vaultfs.DisplayPath(c))}
+			return nil, Refusals{s.msg}.MoveFolder(c)
 		}
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			// A hash says the caller read the note and means to replace
 			// it: a note deleted or moved since is not silently created
 			// again.
-			return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eGone, rel)}
+			return nil, "", Refusals{s.msg}.Gone(rel)
 		}
 		if before == nil {
 			// A new name that differs from an existing note's only in
@@ -85,9 +85,9 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			current := sha256Hex(before)
 			switch {
 			case req.ExpectedSHA256 == "":
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eExists, rel, current)}
+				return nil, "", Refusals{s.msg}.Exists(rel, current)
 			case !strings.EqualFold(req.ExpectedSHA256, current):
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eChanged, rel, current)}
+				return nil, "", Refusals{s.msg}.Changed(rel, current)
 			}
 		}
 		content := req.Content
@@ -236,11 +236,8 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		text := string(before)
 		n, at, end, newText := FindEdit(before, req.OldText, req.NewText)
-		switch {
-		case n == 0:
-			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: s.msg.Get(eNoMatch, rel)}
-		case n > 1:
-			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: s.msg.Get(eNotUnique, n, rel)}
+		if err := (Refusals{s.msg}).EditCount(rel, n); err != nil {
+			return nil, "", err
 		}
 		after := []byte(text[:at] + newText + text[end:])
 		if string(after) == text {
@@ -326,15 +323,7 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 		}
 		if len(others) > 0 && !req.Confirm {
-			shown := others
-			if len(shown) > 5 {
-				shown = shown[:5]
-			}
-			more := ""
-			if len(others) > 5 {
-				more = s.msg.Get(eAndMore, len(others)-5)
-			}
-			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: s.msg.Get(eLinkedTo, len(others), rel, strings.Join(shown, ", "), more)}
+			return nil, "", Refusals{s.msg}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
 		}
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
