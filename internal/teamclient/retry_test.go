@@ -2,6 +2,7 @@ package teamclient
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"regexp"
@@ -405,5 +406,40 @@ func TestKeyMismatchIsABug(t *testing.T) {
 	}
 	if n := len(writesSeen(p)); n != 1 {
 		t.Errorf("%d write requests, want 1", n)
+	}
+}
+
+// A call whose caller's deadline passes (Connect at start, bounded to a
+// few seconds) is not a cancellation by the agent: it ends as a server
+// that did not answer in time (UNAVAILABLE), not "the tool call was
+// cancelled"; a write's outcome is still uncertain.
+func TestCallersDeadlineIsNoCancellation(t *testing.T) {
+	_, p, _, c := setup(t)
+	for _, write := range []bool{false, true} {
+		p.setPlan(func(int, *http.Request) (fault, *canned) { return hang, nil })
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			if write {
+				_, err = c.WriteNote(ctx, api.WriteRequest{Path: "notes/late.md", Content: "x"})
+			} else {
+				_, err = c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/context.md"})
+			}
+			done <- err
+		}()
+		<-p.arrived
+		// What a context.WithTimeout says when its time is up.
+		cancel(context.DeadlineExceeded)
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the call did not end after its deadline")
+		}
+		e := wantCode(t, "call past its caller's deadline", err, api.CodeUnavailable)
+		if e.Uncertain != write || strings.Contains(e.Message, "cancelled") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("write %v: %v (uncertain %v)", write, e, e.Uncertain)
+		}
 	}
 }

@@ -268,6 +268,12 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 func (cl *call) cancelled(r request, maybe bool) error {
+	if errors.Is(context.Cause(cl.parent), context.DeadlineExceeded) {
+		// The caller's own deadline passed (Connect's few seconds at
+		// start): the server did not answer in time, nobody cancelled.
+		return &api.Error{Code: api.CodeUnavailable, Message: "no answer from the team server within the time its caller allowed",
+			Uncertain: r.write && maybe, Err: context.DeadlineExceeded}
+	}
 	e := &api.Error{Code: api.CodeCancelled, Message: "the tool call was cancelled; the request to the team server was aborted", Err: context.Canceled}
 	if r.write && maybe {
 		e.Message = "the tool call was cancelled while the write was on its way to the team server"
