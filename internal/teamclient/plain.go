@@ -10,6 +10,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // The writes on a server without the extension endpoints, through the
@@ -36,6 +37,9 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 		return nil, api.Invalid("frontmatter", "this team server has only the basic files API: put the frontmatter block at the top of content instead")
 	}
 	rel := req.Path
+	if len(req.Content) > vaultfs.MaxNoteSize {
+		return nil, fieldErr("path", vaultfs.TooLarge(rel, int64(len(req.Content))))
+	}
 	f, err := cl.lookup(p, rel)
 	if err != nil {
 		return nil, err
@@ -91,6 +95,9 @@ func (cl *call) plainEdit(p project, req api.EditRequest) (*api.WriteResult, err
 	after, err := applyEdit(cl.c.refuse, rel, before, req.OldText, req.NewText)
 	if err != nil {
 		return nil, err
+	}
+	if len(after) > vaultfs.MaxNoteSize {
+		return nil, fieldErr("path", vaultfs.TooLarge(rel, int64(len(after))))
 	}
 	ans, err := cl.replace(p, f.ID, sha256Hex(before), after)
 	if err != nil {

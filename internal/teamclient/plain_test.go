@@ -8,6 +8,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // The tools on a server without the extension endpoints: get, history and
@@ -299,6 +300,44 @@ func TestPlainRefusalsInTheClientsLanguage(t *testing.T) {
 		e := wantCode(t, tc.what, tc.err(), tc.code)
 		if !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s: %q, want it in Portuguese (%q)", tc.what, e.Message, tc.want)
+		}
+	}
+}
+
+// A note over the vault's size limit is refused before it is sent, as
+// the local vault refuses it: TOO_LARGE naming the path and the limit,
+// not the server's 413 about a request body.
+func TestPlainWriteTooLarge(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	if _, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/small.md", Content: "# Small\n\nword\n"}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("word ", vaultfs.MaxNoteSize/5+1)
+	p.setPlan(nil)
+	for _, tc := range []struct {
+		what string
+		err  func() error
+	}{
+		{"create", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/big.md", Content: big})
+			return err
+		}},
+		{"edit", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: "notes/small.md", OldText: "word", NewText: big})
+			return err
+		}},
+	} {
+		e := wantCode(t, tc.what, tc.err(), string(vaultfs.CodeTooLarge))
+		if e.Field != "path" || !strings.Contains(e.Message, "notes/") || !strings.Contains(e.Message, "limit for a note") {
+			t.Errorf("%s: %v", tc.what, e)
+		}
+	}
+	for _, x := range p.seen() {
+		if x.idemKey != "" {
+			t.Errorf("a note over the limit was sent: %s %s", x.method, x.path)
 		}
 	}
 }
