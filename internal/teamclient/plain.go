@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -113,6 +114,18 @@ func (cl *call) plainMove(p project, req api.MoveRequest) (*api.WriteResult, err
 	f, err := cl.mustLookup(p, "from", req.From)
 	if err != nil {
 		return nil, err
+	}
+	if !req.ConfirmNewDomain && path.Dir(req.From) != path.Dir(req.To) {
+		// A new domain needs confirm_new_domain, as locally (the server's
+		// PATCH would create it): the mirror knows the domains. It holds
+		// notes only, so a domain folder of attachments alone is new to it.
+		m, err := cl.syncAll(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.svc.NewDomainRefusal(req.From, req.To); err != nil {
+			return nil, err
+		}
 	}
 	ans, hash, err := cl.rename(p, f.ID, req.To)
 	if err != nil {

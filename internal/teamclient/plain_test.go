@@ -341,3 +341,31 @@ func TestPlainWriteTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// A move into a new domain needs confirm_new_domain on a plain server as
+// locally: the server's PATCH would create the domain unasked.
+func TestPlainMoveIntoANewDomain(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	req := api.MoveRequest{From: "02-wiki/go/context.md", To: "02-wiki/golang/context.md"}
+	_, err := c.Move(ctx, req)
+	e := wantCode(t, "move into a new domain", err, api.CodeNeedsConfirm)
+	if e.Field != "confirm_new_domain" || !strings.Contains(e.Message, `"golang" would be a new domain`) {
+		t.Errorf("error %v", e)
+	}
+	for _, x := range p.seen() {
+		if x.method == http.MethodPatch {
+			t.Error("the move into a new domain was sent without confirm_new_domain")
+		}
+	}
+	// Within a domain, or into one that exists, nothing is asked.
+	if _, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go/context.md", To: "02-wiki/http/context.md"}); err != nil {
+		t.Fatalf("move into an existing domain: %v", err)
+	}
+	req = api.MoveRequest{From: "02-wiki/http/context.md", To: "02-wiki/golang/context.md", ConfirmNewDomain: true}
+	if res, err := c.Move(ctx, req); err != nil || res.Path != req.To {
+		t.Fatalf("move into a new domain, confirmed: %+v %v", res, err)
+	}
+}
