@@ -179,6 +179,9 @@ func (c *Client) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResul
 		if err != nil {
 			return nil, err
 		}
+		if from == to {
+			return nil, cl.c.refuse.SamePath()
+		}
 		req.From, req.To = from, to
 		if p.ext {
 			return ext[api.WriteResult](cl, p, "move", req, true)

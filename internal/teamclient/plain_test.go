@@ -369,3 +369,23 @@ func TestPlainMoveIntoANewDomain(t *testing.T) {
 		t.Fatalf("move into a new domain, confirmed: %+v %v", res, err)
 	}
 }
+
+// A move onto its own path is refused as locally, before anything is
+// sent: "to: is the same path as from", not the server's words about its
+// newPath field.
+func TestMoveOntoItself(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go/context.md", To: "./02-wiki/go/context.md"})
+	e := wantCode(t, "move onto itself", err, api.CodeInvalidArgument)
+	if e.Field != "to" || e.Message != "is the same path as from" {
+		t.Errorf("error %v", e)
+	}
+	for _, x := range p.seen() {
+		if x.method == http.MethodPatch {
+			t.Error("a move onto itself was sent")
+		}
+	}
+}

@@ -53,7 +53,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		return nil, err
 	}
 	if from == to {
-		return nil, api.Invalid("to", "%s", s.msg.Get(eSamePath))
+		return nil, Refusals{s.msg}.SamePath()
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err

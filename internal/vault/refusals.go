@@ -59,3 +59,6 @@ func (r Refusals) LinkedTo(rel string, n int, shown []string) error {
 func (r Refusals) MoveFolder(rel string) error {
 	return &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: r.msg.Get(eMoveFolder, vaultfs.DisplayPath(rel))}
 }
+
+// SamePath refuses a move whose to is its from.
+func (r Refusals) SamePath() error { return api.Invalid("to", "%s", r.msg.Get(eSamePath)) }
