@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -88,9 +89,11 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	id, err := client.Connect(cctx)
 	cancel()
 	var noAPI *teamclient.NoAPIError
-	if errors.As(err, &noAPI) {
-		// The server answered, but not as a team server: a wrong URL,
-		// which no tool call could get past either.
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &noAPI) || errors.As(err, &cert) {
+		// The server answered, but not as a team server (a wrong URL), or
+		// with a certificate this machine does not trust: no tool call
+		// could get past either.
 		return fmt.Errorf("TEAM_VAULT_URL: %w", err)
 	}
 	if err != nil && api.CodeOf(err) == teamclient.CodeUnauthorized {

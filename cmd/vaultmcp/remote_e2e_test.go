@@ -352,3 +352,25 @@ func TestRemoteURLWithoutAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteUntrustedCertificate: an https TEAM_VAULT_URL whose server
+// shows a certificate this machine does not trust ends the process with
+// status 1 and one line naming the variable and the certificate, after one
+// attempt, rather than a warning that the server is not reachable.
+func TestRemoteUntrustedCertificate(t *testing.T) {
+	hs := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(hs.Close)
+	cmd := exec.Command(binary)
+	cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+hs.URL, "TEAM_VAULT_API_KEY=tv_x")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Errorf("err = %v, want exit 1; stderr:\n%s", err, stderr.String())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if stdout.Len() != 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, "TEAM_VAULT_URL") || !strings.Contains(msg, "certificate") {
+		t.Errorf("stdout=%q stderr=%q", stdout.String(), msg)
+	}
+}

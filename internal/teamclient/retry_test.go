@@ -2,12 +2,15 @@ package teamclient
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -441,5 +444,27 @@ func TestCallersDeadlineIsNoCancellation(t *testing.T) {
 		if e.Uncertain != write || strings.Contains(e.Message, "cancelled") || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("write %v: %v (uncertain %v)", write, e, e.Uncertain)
 		}
+	}
+}
+
+// A server whose TLS certificate this machine does not trust answered (with
+// its certificate): that is no network failure, and a retry gets the same
+// answer. One attempt, no pause, an error that names the certificate and
+// wraps the *tls.CertificateVerificationError; nothing was sent.
+func TestUntrustedCertificateNotRetried(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
+	t.Cleanup(srv.Close)
+	clk := newFakeClock()
+	c := newClient(t, srv.URL, "tv_x", "ex", clk, jitter)
+	_, err := c.WriteNote(ctxT(t), api.WriteRequest{Path: "a.md", Content: "x"})
+	e := wantCode(t, "untrusted certificate", err, api.CodeUnavailable)
+	var ce *tls.CertificateVerificationError
+	if e.Uncertain || !errors.As(err, &ce) || !strings.Contains(e.Message, "certificate") {
+		t.Errorf("error %v (uncertain %v)", e, e.Uncertain)
+	}
+	sleepsAre(t, clk)
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the server", n)
 	}
 }

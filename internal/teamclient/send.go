@@ -3,6 +3,7 @@ package teamclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -175,6 +176,13 @@ func (cl *call) send(r request) (*answer, error) {
 		default:
 			if cl.parent.Err() != nil {
 				return nil, cl.cancelled(r, maybe || (r.write && o.wrote))
+			}
+			var cve *tls.CertificateVerificationError
+			if errors.As(o.err, &cve) {
+				// The server answered, with a certificate this machine does
+				// not trust (or not for this host): every attempt would get
+				// the same, and no request was sent.
+				return nil, &api.Error{Code: api.CodeUnavailable, Message: "the team server's TLS certificate was refused, so nothing was sent (" + describe(o) + ")", Err: o.err}
 			}
 			maybe = maybe || (r.write && o.wrote)
 			if cl.ctx.Err() != nil && !o.timedOut {
