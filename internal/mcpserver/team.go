@@ -196,7 +196,7 @@ var teamTexts = map[string]map[msgID]string{
 	"en": {
 		msgInstructionsTeam: "- The vault is a project of a team server, shared with other people and agents: vault_whoami " +
 			"says which key and default project are in use and vault_projects lists the projects; every tool takes an " +
-			"optional project argument.",
+			"optional project argument (vault_learn, whose own project is the one a learning came from: team_project).",
 		msgTeamServer:     "Team server: %s",
 		msgTeamKey:        "API key: %s (%s)",
 		msgTeamReadWrite:  "read and write",
@@ -204,7 +204,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamScopeAll:   "Projects allowed: all",
 		msgTeamScope:      "Projects allowed: %s",
 		msgTeamDefault:    "Default project: %s",
-		msgTeamNoDefault:  "Default project: none (pass project to every tool; vault_projects lists them)",
+		msgTeamNoDefault:  "Default project: none (pass project to every tool, team_project to vault_learn; vault_projects lists them)",
 		msgTeamExtensions: " (searched on the server)",
 		msgTeamMirror:     " (a plain Team Vault server: search, backlinks and graph come from a local copy of the project)",
 		msgTeamProjects:   "%d project(s):",
@@ -214,7 +214,8 @@ var teamTexts = map[string]map[msgID]string{
 	"pt": {
 		msgInstructionsTeam: "- O cofre é um projeto de um servidor de equipe, compartilhado com outras pessoas e agentes: " +
 			"vault_whoami diz qual chave e qual projeto padrão estão em uso e vault_projects lista os projetos; toda " +
-			"ferramenta aceita um argumento project opcional.",
+			"ferramenta aceita um argumento project opcional (vault_learn, cujo project é o de onde vem o aprendizado: " +
+			"team_project).",
 		msgTeamServer:     "Servidor de equipe: %s",
 		msgTeamKey:        "Chave de API: %s (%s)",
 		msgTeamReadWrite:  "leitura e escrita",
@@ -222,7 +223,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamScopeAll:   "Projetos permitidos: todos",
 		msgTeamScope:      "Projetos permitidos: %s",
 		msgTeamDefault:    "Projeto padrão: %s",
-		msgTeamNoDefault:  "Projeto padrão: nenhum (passe project a cada ferramenta; vault_projects os lista)",
+		msgTeamNoDefault:  "Projeto padrão: nenhum (passe project a cada ferramenta, team_project a vault_learn; vault_projects os lista)",
 		msgTeamExtensions: " (buscado no servidor)",
 		msgTeamMirror:     " (um servidor Team Vault simples: busca, backlinks e grafo vêm de uma cópia local do projeto)",
 		msgTeamProjects:   "%d projeto(s):",
