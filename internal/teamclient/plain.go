@@ -3,6 +3,7 @@ package teamclient
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -102,6 +103,10 @@ func (cl *call) plainEdit(p project, req api.EditRequest) (*api.WriteResult, err
 	}
 	ans, err := cl.replace(p, f.ID, sha256Hex(before), after)
 	if err != nil {
+		var e *api.Error
+		if errors.As(err, &e) && e.Field == "expected_sha256" {
+			e.Field = "path" // an edit takes no hash: the note changed since it was read
+		}
 		return nil, err
 	}
 	return &api.WriteResult{Action: api.ActionEdited, Path: rel, Files: []string{rel}, SHA256: ans.File.ContentHash,

@@ -76,7 +76,8 @@ func TestPlainServerTools(t *testing.T) {
 	})
 	_, err = c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "# Plain", NewText: "# Plain note"})
 	e = wantCode(t, "edit over a colleague's change", err, api.CodeConflict)
-	if e.Field != "expected_sha256" || !strings.Contains(e.Message, "HTTP 412 precondition_failed") {
+	// vault_edit_note takes no expected_sha256: the refusal names the note.
+	if e.Field != "path" || !strings.Contains(e.Message, "HTTP 412 precondition_failed") {
 		t.Errorf("error %v", e)
 	}
 	p.setPlan(nil)
