@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,8 +109,14 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 		if id.ReadOnly && !readOnly {
 			readOnly = true
 		}
+		// Whether the project's server has the extension endpoints is
+		// unknown when the default project could not be asked about.
+		ext := "unknown"
+		if id.ExtensionsKnown {
+			ext = strconv.FormatBool(id.Extensions)
+		}
 		log.Info("connected to the team server", "url", client.URL(), "read_only", readOnly, "project", id.DefaultProject,
-			"key", id.Name, "key_read_only", id.ReadOnly, "extensions", id.Extensions)
+			"key", id.Name, "key_read_only", id.ReadOnly, "extensions", ext)
 	}
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: readOnly, Version: version, Logger: log}
 	if httpAddr != "" {

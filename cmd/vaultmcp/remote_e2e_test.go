@@ -374,3 +374,30 @@ func TestRemoteUntrustedCertificate(t *testing.T) {
 		t.Errorf("stdout=%q stderr=%q", stdout.String(), msg)
 	}
 }
+
+// TestRemoteDefaultProjectUnusable: a default project the key may not use
+// is a warning at start, and the connected line does not claim the server
+// lacks the extension endpoints (extensions=unknown: the project could not
+// be asked).
+func TestRemoteDefaultProjectUnusable(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	ctx := context.Background()
+	if _, _, err := ts.data.AddProject(ctx, "other", ""); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := ts.data.AddKey(ctx, "scoped", []string{"other"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary)
+	cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+ts.url, "TEAM_VAULT_API_KEY="+key, "TEAM_VAULT_PROJECT_ID=ex")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	log := stderr.String()
+	if !strings.Contains(log, "the default project cannot be used") || !strings.Contains(log, "extensions=unknown") || strings.Contains(log, "extensions=false") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}
