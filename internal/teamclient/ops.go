@@ -199,7 +199,14 @@ func (c *Client) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteR
 		}
 		req.Path = rel
 		if p.ext {
-			return ext[api.WriteResult](cl, p, "delete", req, true)
+			res, err := ext[api.WriteResult](cl, p, "delete", req, true)
+			if res != nil {
+				// The server's vault says how to restore the note with git
+				// in its own repository, which the agent's shell cannot
+				// reach: vault_undo is the way back here.
+				res.UndoHint = ""
+			}
+			return res, err
 		}
 		return cl.plainDelete(p, req)
 	})

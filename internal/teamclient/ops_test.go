@@ -287,3 +287,26 @@ func TestMoveOfAFolder(t *testing.T) {
 		}
 	}
 }
+
+// A delete's answer carries no git command to restore the note: it would
+// name a commit of the team server's vault, which the agent's shell cannot
+// reach (run in the agent's own repository, it fails or worse). vault_undo
+// with the answer's version takes the delete back.
+func TestDeleteAnswerHasNoGitCommand(t *testing.T) {
+	s := newServer(t)
+	c := newClient(t, s.http.URL, s.rw, "ex", nil, 0)
+	ctx := ctxT(t)
+	if _, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/gone.md", Content: "# Gone\n"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Delete(ctx, api.DeleteRequest{Path: "notes/gone.md"})
+	if err != nil || res.Action != api.ActionDeleted || res.Version == "" {
+		t.Fatalf("delete: %+v %v", res, err)
+	}
+	if res.UndoHint != "" {
+		t.Errorf("undo hint %q", res.UndoHint)
+	}
+	if _, err := c.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+		t.Fatalf("undo of the delete: %v", err)
+	}
+}
