@@ -291,6 +291,9 @@ func TestRemoteConfigErrors(t *testing.T) {
 		{[]string{"TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "TEAM_VAULT_API_KEY"}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com"}, []string{"TEAM_VAULT_URL", "TEAM_VAULT_API_KEY"}},
 		{[]string{"TEAM_VAULT_URL=ftp://vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "http"}},
+		// A host and port without a scheme: said to need one, not only
+		// "not a URL".
+		{[]string{"TEAM_VAULT_URL=127.0.0.1:8787", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "http://"}},
 		{[]string{"TEAM_VAULT_URL=https://u:p@vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "credentials"}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_PROJECT_ID=a/b"}, []string{"TEAM_VAULT_PROJECT_ID"}},
 		// A read-only switch that is neither yes nor no is not taken for

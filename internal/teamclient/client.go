@@ -102,6 +102,10 @@ func ParseURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
+		if !strings.Contains(raw, "://") {
+			// A host and port (127.0.0.1:8787) lack only the scheme.
+			return "", fmt.Errorf("%q: use an http:// or https:// URL", raw)
+		}
 		return "", fmt.Errorf("%q is not a URL", raw)
 	}
 	switch {
