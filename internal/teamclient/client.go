@@ -345,6 +345,14 @@ func (cl *call) resolve() (project, error) {
 		return project{}, err
 	}
 	ext, err := cl.extensions(ref)
+	var e *api.Error
+	if err != nil && api.ProjectFrom(cl.parent) == "" && errors.As(err, &e) && (e.Code == api.CodeNotFound || e.Code == CodeForbidden) {
+		// The agent named no project and never saw the setting that did:
+		// say it, and what the agent can do instead.
+		ne := *e
+		ne.Message += fmt.Sprintf("; %q is the default project (TEAM_VAULT_PROJECT_ID): pass project, one that vault_projects lists", ref)
+		return project{}, &ne
+	}
 	return project{ref: ref, ext: ext}, err
 }
 

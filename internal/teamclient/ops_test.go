@@ -310,3 +310,26 @@ func TestDeleteAnswerHasNoGitCommand(t *testing.T) {
 		t.Fatalf("undo of the delete: %v", err)
 	}
 }
+
+// A default project (TEAM_VAULT_PROJECT_ID) that does not exist, or that
+// the key may not use, is named as the default in the refusal, with what to
+// do: the agent never saw the setting, and can pass project instead.
+func TestUnusableDefaultProjectNamed(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	c := newClient(t, s.http.URL, s.rw, "nosuch", nil, 0)
+	_, err := c.Search(ctx, api.SearchRequest{Query: "x"})
+	e := wantCode(t, "unknown default project", err, api.CodeNotFound)
+	if !strings.Contains(e.Message, "TEAM_VAULT_PROJECT_ID") || !strings.Contains(e.Message, "vault_projects") {
+		t.Errorf("error %v", e)
+	}
+	// A project the call names is the agent's own: no word of the setting.
+	_, err = c.Search(api.WithProject(ctx, "nope"), api.SearchRequest{Query: "x"})
+	e = wantCode(t, "unknown project argument", err, api.CodeNotFound)
+	if strings.Contains(e.Message, "TEAM_VAULT_PROJECT_ID") {
+		t.Errorf("error %v", e)
+	}
+	if _, err := c.Search(api.WithProject(ctx, "ex"), api.SearchRequest{Query: "x"}); err != nil {
+		t.Errorf("search of a project named by the call: %v", err)
+	}
+}
