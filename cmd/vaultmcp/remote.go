@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,6 +89,14 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 	cctx, cancel := context.WithTimeout(ctx, connectWait)
 	id, err := client.Connect(cctx)
 	cancel()
+	var noAPI *teamclient.NoAPIError
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &noAPI) || errors.As(err, &cert) {
+		// The server answered, but not as a team server (a wrong URL), or
+		// with a certificate this machine does not trust: no tool call
+		// could get past either.
+		return fmt.Errorf("TEAM_VAULT_URL: %w", err)
+	}
 	if err != nil && api.CodeOf(err) == teamclient.CodeUnauthorized {
 		// The server answered, and the key is not one it knows (or it was
 		// revoked): no later call can succeed until the setting changes,
@@ -99,8 +109,14 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 		if id.ReadOnly && !readOnly {
 			readOnly = true
 		}
+		// Whether the project's server has the extension endpoints is
+		// unknown when the default project could not be asked about.
+		ext := "unknown"
+		if id.ExtensionsKnown {
+			ext = strconv.FormatBool(id.Extensions)
+		}
 		log.Info("connected to the team server", "url", client.URL(), "read_only", readOnly, "project", id.DefaultProject,
-			"key", id.Name, "key_read_only", id.ReadOnly, "extensions", id.Extensions)
+			"key", id.Name, "key_read_only", id.ReadOnly, "extensions", ext)
 	}
 	opts := mcpserver.Options{Lang: c.Lang, ReadOnly: readOnly, Version: version, Logger: log}
 	if httpAddr != "" {

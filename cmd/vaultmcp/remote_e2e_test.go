@@ -291,6 +291,9 @@ func TestRemoteConfigErrors(t *testing.T) {
 		{[]string{"TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "TEAM_VAULT_API_KEY"}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com"}, []string{"TEAM_VAULT_URL", "TEAM_VAULT_API_KEY"}},
 		{[]string{"TEAM_VAULT_URL=ftp://vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "http"}},
+		// A host and port without a scheme: said to need one, not only
+		// "not a URL".
+		{[]string{"TEAM_VAULT_URL=127.0.0.1:8787", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "http://"}},
 		{[]string{"TEAM_VAULT_URL=https://u:p@vault.example.com", "TEAM_VAULT_API_KEY=tv_x"}, []string{"TEAM_VAULT_URL", "credentials"}},
 		{[]string{"TEAM_VAULT_URL=https://vault.example.com", "TEAM_VAULT_API_KEY=tv_x", "TEAM_VAULT_PROJECT_ID=a/b"}, []string{"TEAM_VAULT_PROJECT_ID"}},
 		// A read-only switch that is neither yes nor no is not taken for
@@ -320,5 +323,84 @@ func TestRemoteConfigErrors(t *testing.T) {
 				t.Errorf("%v: %q lacks %q", tc.env, msg, w)
 			}
 		}
+	}
+}
+
+// TestRemoteURLWithoutAPI: a TEAM_VAULT_URL at which the server answers
+// 404 for GET /api/auth/me (the API's path given twice, a wrong path)
+// names no team server: the process ends with status 1 and one line
+// naming the variable, rather than a warning that the server is not
+// reachable and tools that all fail; a URL ending in /api is told to
+// leave it out.
+func TestRemoteURLWithoutAPI(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	for _, tc := range []struct{ url, hint string }{
+		{ts.url + "/api", "without /api"},
+		{ts.url + "/api/", "without /api"},
+		{ts.url + "/vault", "HTTP 404"},
+	} {
+		cmd := exec.Command(binary)
+		cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+tc.url, "TEAM_VAULT_API_KEY="+ts.rw)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Errorf("%s: err = %v, want exit 1; stderr:\n%s", tc.url, err, stderr.String())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if stdout.Len() != 0 || strings.Contains(msg, "\n") || strings.Contains(msg, ts.rw) ||
+			!strings.Contains(msg, "TEAM_VAULT_URL") || !strings.Contains(msg, tc.hint) {
+			t.Errorf("%s: stdout=%q stderr=%q", tc.url, stdout.String(), msg)
+		}
+	}
+}
+
+// TestRemoteUntrustedCertificate: an https TEAM_VAULT_URL whose server
+// shows a certificate this machine does not trust ends the process with
+// status 1 and one line naming the variable and the certificate, after one
+// attempt, rather than a warning that the server is not reachable.
+func TestRemoteUntrustedCertificate(t *testing.T) {
+	hs := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(hs.Close)
+	cmd := exec.Command(binary)
+	cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+hs.URL, "TEAM_VAULT_API_KEY=tv_x")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Errorf("err = %v, want exit 1; stderr:\n%s", err, stderr.String())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if stdout.Len() != 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, "TEAM_VAULT_URL") || !strings.Contains(msg, "certificate") {
+		t.Errorf("stdout=%q stderr=%q", stdout.String(), msg)
+	}
+}
+
+// TestRemoteDefaultProjectUnusable: a default project the key may not use
+// is a warning at start, and the connected line does not claim the server
+// lacks the extension endpoints (extensions=unknown: the project could not
+// be asked).
+func TestRemoteDefaultProjectUnusable(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	ctx := context.Background()
+	if _, _, err := ts.data.AddProject(ctx, "other", ""); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := ts.data.AddKey(ctx, "scoped", []string{"other"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary)
+	cmd.Env = append(cleanEnv(), "TEAM_VAULT_URL="+ts.url, "TEAM_VAULT_API_KEY="+key, "TEAM_VAULT_PROJECT_ID=ex")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	log := stderr.String()
+	if !strings.Contains(log, "the default project cannot be used") || !strings.Contains(log, "extensions=unknown") || strings.Contains(log, "extensions=false") {
+		t.Errorf("stderr:\n%s", log)
 	}
 }

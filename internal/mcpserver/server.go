@@ -253,8 +253,10 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 			if err != nil {
 				panic(fmt.Sprintf("mcpserver: tool %s: output schema: %v", spec.Name, err))
 			}
+			projectArg := ""
 			if e.team && !spec.NoProject {
-				addProjectProperty(in)
+				projectArg = projectArgOf(in)
+				addProjectProperty(in, projectArg)
 			}
 			s.AddTool(&mcp.Tool{
 				Name:         spec.Name,
@@ -264,7 +266,7 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 				OutputSchema: out,
 				Annotations:  spec.Effect.annotations(spec.Title),
 			}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return handle(ctx, e, spec, req), nil
+				return handle(ctx, e, spec, projectArg, req), nil
 			})
 		},
 	}
@@ -272,7 +274,9 @@ func tool[In any, Out any](spec toolSpec[In, Out]) registration {
 
 // handle runs one tool call. It never returns a protocol error and never
 // lets a panic out: every failure becomes an isError result with one line.
-func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out], req *mcp.CallToolRequest) (res *mcp.CallToolResult) {
+// projectArg is the name of the team project argument the tool takes ("":
+// none).
+func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out], projectArg string, req *mcp.CallToolRequest) (res *mcp.CallToolResult) {
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -285,10 +289,10 @@ func handle[In any, Out any](ctx context.Context, e *env, spec toolSpec[In, Out]
 	if req != nil && req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	if e.team && !spec.NoProject {
+	if projectArg != "" {
 		var project string
 		var err error
-		if raw, project, err = takeProject(e.msg, raw); err != nil {
+		if raw, project, err = takeProject(e.msg, raw, projectArg); err != nil {
 			return errorResult(err)
 		}
 		ctx = api.WithProject(ctx, project)

@@ -24,25 +24,40 @@ func isTeam(b api.Backend) bool {
 	return ok
 }
 
-// projectArg is the name of the argument every tool takes in team mode.
-const projectArg = "project"
+// projectArg is the name of the argument every tool takes in team mode;
+// teamProjectArg is its name in a tool that has a project argument of its
+// own (vault_learn's: the project a learning came from, written in the
+// daily note), which keeps that argument and its meaning.
+const (
+	projectArg     = "project"
+	teamProjectArg = "team_project"
+)
+
+// projectArgOf is the name of the team project argument of a tool whose
+// own input schema is in.
+func projectArgOf(in *jsonschema.Schema) string {
+	if _, ok := in.Properties[projectArg]; ok {
+		return teamProjectArg
+	}
+	return projectArg
+}
 
 const projectArgDescription = "The team server's project to use (its id or name, as vault_projects lists them); " +
 	"leave it out for the default project."
 
-// addProjectProperty adds the optional project argument to a tool's input
-// schema.
-func addProjectProperty(s *jsonschema.Schema) {
+// addProjectProperty adds the optional project argument, named arg, to a
+// tool's input schema.
+func addProjectProperty(s *jsonschema.Schema, arg string) {
 	if s.Properties == nil {
 		s.Properties = map[string]*jsonschema.Schema{}
 	}
-	s.Properties[projectArg] = &jsonschema.Schema{Type: "string", Description: projectArgDescription}
+	s.Properties[arg] = &jsonschema.Schema{Type: "string", Description: projectArgDescription}
 }
 
-// takeProject removes the project argument from a tool call's raw
-// arguments and returns it. Arguments that are not an object are left for
-// decodeArgs to refuse.
-func takeProject(m *messages, raw json.RawMessage) (json.RawMessage, string, error) {
+// takeProject removes the project argument, named arg, from a tool call's
+// raw arguments and returns it. Arguments that are not an object are left
+// for decodeArgs to refuse.
+func takeProject(m *messages, raw json.RawMessage, arg string) (json.RawMessage, string, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return raw, "", nil
@@ -51,11 +66,11 @@ func takeProject(m *messages, raw json.RawMessage) (json.RawMessage, string, err
 	if json.Unmarshal(trimmed, &obj) != nil {
 		return raw, "", nil
 	}
-	v, ok := obj[projectArg]
+	v, ok := obj[arg]
 	if !ok {
 		return raw, "", nil
 	}
-	delete(obj, projectArg)
+	delete(obj, arg)
 	rest, err := json.Marshal(obj)
 	if err != nil {
 		return raw, "", err
@@ -65,10 +80,10 @@ func takeProject(m *messages, raw json.RawMessage) (json.RawMessage, string, err
 	}
 	var p string
 	if json.Unmarshal(v, &p) != nil {
-		return raw, "", api.Invalid(projectArg, "%s", m.get(msgErrWantString))
+		return raw, "", api.Invalid(arg, "%s", m.get(msgErrWantString))
 	}
 	if strings.TrimSpace(p) == "" {
-		return raw, "", api.Invalid(projectArg, "%s", m.get(msgErrEmpty))
+		return raw, "", api.Invalid(arg, "%s", m.get(msgErrEmpty))
 	}
 	return rest, strings.TrimSpace(p), nil
 }
@@ -181,7 +196,7 @@ var teamTexts = map[string]map[msgID]string{
 	"en": {
 		msgInstructionsTeam: "- The vault is a project of a team server, shared with other people and agents: vault_whoami " +
 			"says which key and default project are in use and vault_projects lists the projects; every tool takes an " +
-			"optional project argument.",
+			"optional project argument (vault_learn, whose own project is the one a learning came from: team_project).",
 		msgTeamServer:     "Team server: %s",
 		msgTeamKey:        "API key: %s (%s)",
 		msgTeamReadWrite:  "read and write",
@@ -189,7 +204,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamScopeAll:   "Projects allowed: all",
 		msgTeamScope:      "Projects allowed: %s",
 		msgTeamDefault:    "Default project: %s",
-		msgTeamNoDefault:  "Default project: none (pass project to every tool; vault_projects lists them)",
+		msgTeamNoDefault:  "Default project: none (pass project to every tool, team_project to vault_learn; vault_projects lists them)",
 		msgTeamExtensions: " (searched on the server)",
 		msgTeamMirror:     " (a plain Team Vault server: search, backlinks and graph come from a local copy of the project)",
 		msgTeamProjects:   "%d project(s):",
@@ -199,7 +214,8 @@ var teamTexts = map[string]map[msgID]string{
 	"pt": {
 		msgInstructionsTeam: "- O cofre é um projeto de um servidor de equipe, compartilhado com outras pessoas e agentes: " +
 			"vault_whoami diz qual chave e qual projeto padrão estão em uso e vault_projects lista os projetos; toda " +
-			"ferramenta aceita um argumento project opcional.",
+			"ferramenta aceita um argumento project opcional (vault_learn, cujo project é o de onde vem o aprendizado: " +
+			"team_project).",
 		msgTeamServer:     "Servidor de equipe: %s",
 		msgTeamKey:        "Chave de API: %s (%s)",
 		msgTeamReadWrite:  "leitura e escrita",
@@ -207,7 +223,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamScopeAll:   "Projetos permitidos: todos",
 		msgTeamScope:      "Projetos permitidos: %s",
 		msgTeamDefault:    "Projeto padrão: %s",
-		msgTeamNoDefault:  "Projeto padrão: nenhum (passe project a cada ferramenta; vault_projects os lista)",
+		msgTeamNoDefault:  "Projeto padrão: nenhum (passe project a cada ferramenta, team_project a vault_learn; vault_projects os lista)",
 		msgTeamExtensions: " (buscado no servidor)",
 		msgTeamMirror:     " (um servidor Team Vault simples: busca, backlinks e grafo vêm de uma cópia local do projeto)",
 		msgTeamProjects:   "%d projeto(s):",

@@ -171,3 +171,56 @@ func TestTeamToolSchemasGolden(t *testing.T) {
 	}
 	golden(t, "tools.team.golden.json", append(got, '\n'))
 }
+
+func (f *fakeTeam) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnResult, error) {
+	f.saw(ctx)
+	return f.fakeWriter.Learn(ctx, req)
+}
+
+// vault_learn has a project argument of its own (the project a learning
+// came from, noted in the daily note): in team mode it keeps it, with the
+// same meaning as locally, and the team server's project is team_project.
+// The team argument used to replace it, so a learning's project was taken
+// for a team project: refused, or recorded in another project's vault.
+func TestLearnKeepsItsProjectInTeamMode(t *testing.T) {
+	b := &fakeTeam{fakeWriter: newFakeWriter()}
+	cs := connect(t, New(b, Options{}), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name != "vault_learn" {
+			continue
+		}
+		raw, _ := json.Marshal(tl.InputSchema)
+		var schema struct {
+			Properties map[string]struct{ Description string } `json:"properties"`
+		}
+		if err := json.Unmarshal(raw, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if d := schema.Properties["project"].Description; !strings.Contains(d, "daily note") {
+			t.Errorf("vault_learn's project is described as %q", d)
+		}
+		if d := schema.Properties["team_project"].Description; !strings.Contains(d, "team server") {
+			t.Errorf("vault_learn's team_project is described as %q", d)
+		}
+	}
+	args := map[string]any{"title": "t", "insight": "i", "context": "c", "domain": "go", "project": "potentia"}
+	if r := call(t, cs, "vault_learn", args); r.IsError {
+		t.Fatal(text(t, r))
+	}
+	args["team_project"] = "ops"
+	if r := call(t, cs, "vault_learn", args); r.IsError {
+		t.Fatal(text(t, r))
+	}
+	if got := b.seen(); !slices.Equal(got, []string{"", "ops"}) {
+		t.Errorf("team projects seen %q, want the default, then ops", got)
+	}
+	for i, req := range b.recorded() {
+		if lr, ok := req.(api.LearnRequest); !ok || lr.Project != "potentia" {
+			t.Errorf("learning %d: %+v, want project potentia", i, req)
+		}
+	}
+}

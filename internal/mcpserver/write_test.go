@@ -391,7 +391,7 @@ func TestWriteCutShort(t *testing.T) {
 		e := &env{backend: &cancellingWriter{fakeWriter: fake, cancel: cancel, err: c.err}, msg: newMessages("en"), log: discardLogger()}
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
 			Name: "vault_delete", Arguments: json.RawMessage(`{"path": "a.md", "confirm": true}`)}}
-		res := handle(ctx, e, deleteTool, req)
+		res := handle(ctx, e, deleteTool, "", req)
 		if got := text(t, res); !res.IsError || got != c.want {
 			t.Errorf("isError=%v %q, want %q", res.IsError, got, c.want)
 		}

@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
 // The reliability rules (DESIGN.md section 7, "Remote client").
@@ -77,6 +78,9 @@ type Client struct {
 	cacheDir string
 	tempDir  bool // cacheDir is ours, removed by Close
 	lang     string
+	// refuse makes the refusals the client decides itself by the local
+	// rules (on a plain server), in the language of lang.
+	refuse vault.Refusals
 
 	mu          sync.Mutex
 	project     string          // default project; may be chosen by Connect
@@ -98,6 +102,10 @@ func ParseURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
+		if !strings.Contains(raw, "://") {
+			// A host and port (127.0.0.1:8787) lack only the scheme.
+			return "", fmt.Errorf("%q: use an http:// or https:// URL", raw)
+		}
 		return "", fmt.Errorf("%q is not a URL", raw)
 	}
 	switch {
@@ -187,6 +195,7 @@ func New(cfg Config) (*Client, error) {
 	if c.lang == "" {
 		c.lang = "en"
 	}
+	c.refuse = vault.RefusalsFor(c.lang)
 	rt := cfg.Transport
 	if rt == nil {
 		rt = http.DefaultTransport.(*http.Transport).Clone()
@@ -336,6 +345,14 @@ func (cl *call) resolve() (project, error) {
 		return project{}, err
 	}
 	ext, err := cl.extensions(ref)
+	var e *api.Error
+	if err != nil && api.ProjectFrom(cl.parent) == "" && errors.As(err, &e) && (e.Code == api.CodeNotFound || e.Code == CodeForbidden) {
+		// The agent named no project and never saw the setting that did:
+		// say it, and what the agent can do instead.
+		ne := *e
+		ne.Message += fmt.Sprintf("; %q is the default project (TEAM_VAULT_PROJECT_ID): pass project, one that vault_projects lists", ref)
+		return project{}, &ne
+	}
 	return project{ref: ref, ext: ext}, err
 }
 

@@ -17,7 +17,8 @@
 // idempotency_key_in_use (the first request with the same key is still being
 // applied) is retried, once a second or as Retry-After says, until the
 // budget ends, without counting as an attempt. Nothing else is retried:
-// 400, 401, 403, 404, 409 path_exists, 412, 422 and 500 are answers.
+// 400, 401, 403, 404, 409 path_exists, 412, 422 and 500 are answers, and so
+// is a TLS certificate this machine does not trust.
 //
 // Exactly once. Every write tool call sends one Idempotency-Key, a random
 // UUID, the same on every attempt and new for the next call, so a server

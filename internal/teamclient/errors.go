@@ -22,6 +22,23 @@ const (
 	CodeUnsupported  = "UNSUPPORTED"  // the server lacks what the tool needs (extension endpoints)
 )
 
+// NoAPIError is Connect's error when the server at URL answered GET
+// /api/auth/me with 404: the URL is not a team server's base URL.
+type NoAPIError struct {
+	URL string
+	Err error // the refusal, an *api.Error with code NOT_FOUND
+}
+
+func (e *NoAPIError) Error() string {
+	msg := "no team server API at " + e.URL + " (GET /api/auth/me: " + e.Err.Error() + ")"
+	if strings.HasSuffix(e.URL, "/api") {
+		msg += "; give the server's base URL, without /api"
+	}
+	return msg
+}
+
+func (e *NoAPIError) Unwrap() error { return e.Err }
+
 // apiCodes maps the API's own error codes to the codes of internal/api.
 // The vault's codes travel in lower case (invalid_path, conflict, ...) and
 // come back in upper case.

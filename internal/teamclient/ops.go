@@ -3,6 +3,7 @@ package teamclient
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -172,11 +173,14 @@ func (c *Client) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResul
 	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
 		from, err := cleanPath("from", req.From, vaultfs.Move)
 		if err != nil {
-			return nil, err
+			return nil, cl.folderAsFrom(p, req.From, err)
 		}
 		to, err := cleanPath("to", req.To, vaultfs.Move)
 		if err != nil {
 			return nil, err
+		}
+		if from == to {
+			return nil, cl.c.refuse.SamePath()
 		}
 		req.From, req.To = from, to
 		if p.ext {
@@ -195,7 +199,14 @@ func (c *Client) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteR
 		}
 		req.Path = rel
 		if p.ext {
-			return ext[api.WriteResult](cl, p, "delete", req, true)
+			res, err := ext[api.WriteResult](cl, p, "delete", req, true)
+			if res != nil {
+				// The server's vault says how to restore the note with git
+				// in its own repository, which the agent's shell cannot
+				// reach: vault_undo is the way back here.
+				res.UndoHint = ""
+			}
+			return res, err
 		}
 		return cl.plainDelete(p, req)
 	})
@@ -289,12 +300,19 @@ func (cl *call) projects() (*api.ProjectList, error) {
 // Connect checks the key (GET /api/auth/me), settles the default project
 // (the only one the key may use, when none was given) and asks whether its
 // server has the extension endpoints. A failure to settle the project is
-// not an error: the tools will say it.
+// not an error: the tools will say it. A server that answers 404 to
+// /api/auth/me is a *NoAPIError.
 func (c *Client) Connect(ctx context.Context) (*api.Identity, error) {
 	cl := c.begin(ctx)
 	defer cl.end()
 	id, err := cl.whoAmI()
 	if err != nil {
+		if api.CodeOf(err) == api.CodeNotFound {
+			// The server answered, and has no /api/auth/me: this URL is
+			// not a team server's base URL (its API path given twice, a
+			// wrong path), and no call would succeed.
+			return nil, &NoAPIError{URL: c.base, Err: err}
+		}
 		return nil, err
 	}
 	ref, err := cl.projectRef()
@@ -310,4 +328,28 @@ func (c *Client) Connect(ctx context.Context) (*api.Identity, error) {
 	}
 	id.Extensions, id.ExtensionsKnown = ext, true
 	return id, nil
+}
+
+// folderAsFrom is the error of a move whose from the gatekeeper refused
+// (err): a folder is refused for its missing extension, so, as the local
+// vault does, it is said to be a folder (NOT_A_NOTE) when the project has
+// files under it (one GET files?prefix=, no write sent); any other refusal,
+// or a failure to ask, is err itself.
+func (cl *call) folderAsFrom(p project, from string, err error) error {
+	if api.CodeOf(err) != string(vaultfs.CodeInvalidExtension) {
+		return err
+	}
+	c, cerr := vaultfs.Clean(from)
+	if cerr != nil {
+		return err
+	}
+	a, serr := cl.send(request{method: http.MethodGet, segs: projectSegs(p.ref, "files"), query: url.Values{"prefix": {c + "/"}}})
+	if serr != nil || !a.ok() {
+		return err
+	}
+	var l teamapi.FileList
+	if a.decode(&l) != nil || len(l.Files) == 0 {
+		return err
+	}
+	return cl.c.refuse.MoveFolder(c)
 }

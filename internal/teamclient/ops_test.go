@@ -256,3 +256,80 @@ func TestLargeMarkupNote(t *testing.T) {
 		t.Fatalf("write: %+v %v", res, err)
 	}
 }
+
+// A folder given as vault_move's from is refused as the local vault
+// refuses it, saying it is a folder (NOT_A_NOTE), not for its missing
+// extension, on either kind of server; a path without extension that is
+// no folder stays INVALID_EXTENSION.
+func TestMoveOfAFolder(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	for _, kind := range []string{"extensions", "plain"} {
+		h := s.http.Config.Handler
+		if kind == "plain" {
+			h = plain(h)
+		}
+		p := newProxy(t, h, newFakeClock())
+		c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+		for _, from := range []string{"02-wiki/go", "02-wiki/go/", "./02-wiki/go"} {
+			_, err := c.Move(ctx, api.MoveRequest{From: from, To: "02-wiki/golang"})
+			e := wantCode(t, kind+": move of folder "+from, err, "NOT_A_NOTE")
+			if e.Field != "from" || !strings.Contains(e.Message, "02-wiki/go is a folder") {
+				t.Errorf("%s: move of folder %q: %v", kind, from, e)
+			}
+		}
+		_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/nothing", To: "02-wiki/else.md"})
+		wantCode(t, kind+": move of a path without extension", err, "INVALID_EXTENSION")
+		for _, x := range p.seen() {
+			if x.idemKey != "" || x.method == http.MethodPatch {
+				t.Errorf("%s: a refused move sent a write: %s %s", kind, x.method, x.path)
+			}
+		}
+	}
+}
+
+// A delete's answer carries no git command to restore the note: it would
+// name a commit of the team server's vault, which the agent's shell cannot
+// reach (run in the agent's own repository, it fails or worse). vault_undo
+// with the answer's version takes the delete back.
+func TestDeleteAnswerHasNoGitCommand(t *testing.T) {
+	s := newServer(t)
+	c := newClient(t, s.http.URL, s.rw, "ex", nil, 0)
+	ctx := ctxT(t)
+	if _, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/gone.md", Content: "# Gone\n"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Delete(ctx, api.DeleteRequest{Path: "notes/gone.md"})
+	if err != nil || res.Action != api.ActionDeleted || res.Version == "" {
+		t.Fatalf("delete: %+v %v", res, err)
+	}
+	if res.UndoHint != "" {
+		t.Errorf("undo hint %q", res.UndoHint)
+	}
+	if _, err := c.Undo(ctx, api.UndoRequest{Version: res.Version}); err != nil {
+		t.Fatalf("undo of the delete: %v", err)
+	}
+}
+
+// A default project (TEAM_VAULT_PROJECT_ID) that does not exist, or that
+// the key may not use, is named as the default in the refusal, with what to
+// do: the agent never saw the setting, and can pass project instead.
+func TestUnusableDefaultProjectNamed(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	c := newClient(t, s.http.URL, s.rw, "nosuch", nil, 0)
+	_, err := c.Search(ctx, api.SearchRequest{Query: "x"})
+	e := wantCode(t, "unknown default project", err, api.CodeNotFound)
+	if !strings.Contains(e.Message, "TEAM_VAULT_PROJECT_ID") || !strings.Contains(e.Message, "vault_projects") {
+		t.Errorf("error %v", e)
+	}
+	// A project the call names is the agent's own: no word of the setting.
+	_, err = c.Search(api.WithProject(ctx, "nope"), api.SearchRequest{Query: "x"})
+	e = wantCode(t, "unknown project argument", err, api.CodeNotFound)
+	if strings.Contains(e.Message, "TEAM_VAULT_PROJECT_ID") {
+		t.Errorf("error %v", e)
+	}
+	if _, err := c.Search(api.WithProject(ctx, "ex"), api.SearchRequest{Query: "x"}); err != nil {
+		t.Errorf("search of a project named by the call: %v", err)
+	}
+}

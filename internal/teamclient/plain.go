@@ -3,13 +3,16 @@ package teamclient
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // The writes on a server without the extension endpoints, through the
@@ -36,6 +39,9 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 		return nil, api.Invalid("frontmatter", "this team server has only the basic files API: put the frontmatter block at the top of content instead")
 	}
 	rel := req.Path
+	if len(req.Content) > vaultfs.MaxNoteSize {
+		return nil, fieldErr("path", vaultfs.TooLarge(rel, int64(len(req.Content))))
+	}
 	f, err := cl.lookup(p, rel)
 	if err != nil {
 		return nil, err
@@ -45,7 +51,7 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 			// As the local vault: a hash says the caller read the note and
 			// means to replace it; one deleted or moved since is not
 			// silently created again.
-			return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s does not exist (deleted or moved since you read it?); leave expected_sha256 out to create it", rel)}
+			return nil, cl.c.refuse.Gone(rel)
 		}
 		ans, err := cl.create(p, rel, []byte(req.Content))
 		if err != nil {
@@ -56,9 +62,9 @@ func (cl *call) plainWrite(p project, req api.WriteRequest) (*api.WriteResult, e
 	}
 	switch {
 	case req.ExpectedSHA256 == "":
-		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s exists; to replace it pass expected_sha256 of its current content (%s), or edit it with vault_edit_note", rel, f.ContentHash)}
+		return nil, cl.c.refuse.Exists(rel, f.ContentHash)
 	case !strings.EqualFold(req.ExpectedSHA256, f.ContentHash):
-		return nil, &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: fmt.Sprintf("%s changed since you read it: its current SHA-256 is %s; read it again before replacing it", rel, f.ContentHash)}
+		return nil, cl.c.refuse.Changed(rel, f.ContentHash)
 	}
 	before, err := cl.fetch(p, "path", rel, f.ID)
 	if err != nil {
@@ -88,12 +94,19 @@ func (cl *call) plainEdit(p project, req api.EditRequest) (*api.WriteResult, err
 	if err != nil {
 		return nil, err
 	}
-	after, err := applyEdit(rel, before, req.OldText, req.NewText)
+	after, err := applyEdit(cl.c.refuse, rel, before, req.OldText, req.NewText)
 	if err != nil {
 		return nil, err
 	}
+	if len(after) > vaultfs.MaxNoteSize {
+		return nil, fieldErr("path", vaultfs.TooLarge(rel, int64(len(after))))
+	}
 	ans, err := cl.replace(p, f.ID, sha256Hex(before), after)
 	if err != nil {
+		var e *api.Error
+		if errors.As(err, &e) && e.Field == "expected_sha256" {
+			e.Field = "path" // an edit takes no hash: the note changed since it was read
+		}
 		return nil, err
 	}
 	return &api.WriteResult{Action: api.ActionEdited, Path: rel, Files: []string{rel}, SHA256: ans.File.ContentHash,
@@ -106,6 +119,18 @@ func (cl *call) plainMove(p project, req api.MoveRequest) (*api.WriteResult, err
 	f, err := cl.mustLookup(p, "from", req.From)
 	if err != nil {
 		return nil, err
+	}
+	if !req.ConfirmNewDomain && path.Dir(req.From) != path.Dir(req.To) {
+		// A new domain needs confirm_new_domain, as locally (the server's
+		// PATCH would create it): the mirror knows the domains. It holds
+		// notes only, so a domain folder of attachments alone is new to it.
+		m, err := cl.syncAll(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.svc.NewDomainRefusal(req.From, req.To); err != nil {
+			return nil, err
+		}
 	}
 	ans, hash, err := cl.rename(p, f.ID, req.To)
 	if err != nil {
@@ -120,20 +145,24 @@ func (cl *call) plainMove(p project, req api.MoveRequest) (*api.WriteResult, err
 		Diff: fmt.Sprintf("rename from %s\nrename to %s\n", req.From, to)}, nil
 }
 
-// plainDelete deletes the note (DELETE files/{id}). Without confirm it
-// first asks the project's mirror whether other notes link to it, as the
-// local vault does.
+// plainDelete deletes the note (DELETE files/{id}). It first asks the
+// project's mirror, as the local vault decides, whether the note is a
+// structural one (refused, confirm or not: a plain server would delete
+// it) and, without confirm, whether other notes link to it.
 func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult, error) {
 	rel := req.Path
 	f, err := cl.mustLookup(p, "path", rel)
 	if err != nil {
 		return nil, err
 	}
+	m, err := cl.syncAll(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.svc.StructuralRefusal(rel); err != nil {
+		return nil, err
+	}
 	if !req.Confirm {
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
 		bl, err := m.svc.Backlinks(cl.ctx, api.BacklinksRequest{Path: rel})
 		if err != nil {
 			return nil, err
@@ -146,12 +175,7 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 		}
 		n := bl.Total - (len(bl.Backlinks) - len(others))
 		if n > 0 {
-			shown := others[:min(len(others), 5)]
-			more := ""
-			if n > len(shown) {
-				more = fmt.Sprintf(" and %d more", n-len(shown))
-			}
-			return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: fmt.Sprintf("%d note(s) link to %s (%s%s); their links would break. Pass confirm: true to delete anyway", n, rel, strings.Join(shown, ", "), more)}
+			return nil, cl.c.refuse.LinkedTo(rel, n, others[:min(len(others), 5)])
 		}
 	}
 	before, err := cl.fetch(p, "path", rel, f.ID)
@@ -172,13 +196,10 @@ func (cl *call) plainDelete(p project, req api.DeleteRequest) (*api.WriteResult,
 // by the rule of vault_edit_note (vault.FindEdit: occurrences counted
 // overlapping; when there is none, CRLF vs LF ignored, then Unicode
 // normalisation; newText takes the note's line endings and form).
-func applyEdit(rel string, before []byte, oldText, newText string) ([]byte, error) {
+func applyEdit(refuse vault.Refusals, rel string, before []byte, oldText, newText string) ([]byte, error) {
 	n, start, end, repl := vault.FindEdit(before, oldText, newText)
-	switch {
-	case n == 0:
-		return nil, &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: fmt.Sprintf("not found in %s (read the note again with vault_get_note: the text must match exactly)", rel)}
-	case n > 1:
-		return nil, &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: fmt.Sprintf("occurs %d times in %s; include more surrounding text so it occurs once", n, rel)}
+	if err := refuse.EditCount(rel, n); err != nil {
+		return nil, err
 	}
 	return []byte(string(before[:start]) + repl + string(before[end:])), nil
 }

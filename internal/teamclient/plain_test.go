@@ -1,11 +1,14 @@
 package teamclient
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // The tools on a server without the extension endpoints: get, history and
@@ -73,7 +76,8 @@ func TestPlainServerTools(t *testing.T) {
 	})
 	_, err = c.EditNote(ctx, api.EditRequest{Path: "notes/plain.md", OldText: "# Plain", NewText: "# Plain note"})
 	e = wantCode(t, "edit over a colleague's change", err, api.CodeConflict)
-	if e.Field != "expected_sha256" || !strings.Contains(e.Message, "HTTP 412 precondition_failed") {
+	// vault_edit_note takes no expected_sha256: the refusal names the note.
+	if e.Field != "path" || !strings.Contains(e.Message, "HTTP 412 precondition_failed") {
 		t.Errorf("error %v", e)
 	}
 	p.setPlan(nil)
@@ -139,7 +143,7 @@ func TestApplyEdit(t *testing.T) {
 		{"o caf\u00e9 forte\r\n", "cafe\u0301 forte", "ch\u00e1", "o ch\u00e1\r\n", ""},
 		{"caf\u00e9 caf\u00e9", "cafe\u0301", "x", "", api.CodeNotUnique},
 	} {
-		got, err := applyEdit("n.md", []byte(tc.before), tc.old, tc.new)
+		got, err := applyEdit(vault.RefusalsFor("en"), "n.md", []byte(tc.before), tc.old, tc.new)
 		if tc.code != "" {
 			wantCode(t, tc.before, err, tc.code)
 			continue
@@ -213,5 +217,176 @@ func TestPlainWriteWithHashOfGoneNote(t *testing.T) {
 	}
 	if _, err := c.GetNote(ctx, api.NoteRequest{Path: "notes/gone.md"}); api.CodeOf(err) != api.CodeNotFound {
 		t.Fatalf("the note exists: %v", err)
+	}
+}
+
+// A plain server's delete refuses the structural notes the local vault
+// refuses (the knowledge index, a map of content, a daily note), with or
+// without confirm, before anything is sent: a plain server would delete
+// them, and asking for confirm first sent the agent to a refusal.
+func TestPlainDeleteRefusesStructuralNotes(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	for _, rel := range []string{"00-index/index-knowledge.md", "02-wiki/go/go-moc.md", "04-daily/2026-11-20.md"} {
+		for _, confirm := range []bool{false, true} {
+			p.setPlan(nil)
+			_, err := c.Delete(ctx, api.DeleteRequest{Path: rel, Confirm: confirm})
+			e := wantCode(t, fmt.Sprintf("delete of %s (confirm %v)", rel, confirm), err, api.CodeRefused)
+			if e.Field != "path" || !strings.Contains(e.Message, "cannot be deleted") {
+				t.Errorf("delete of %s: %v", rel, e)
+			}
+			for _, x := range p.seen() {
+				if x.method == http.MethodDelete {
+					t.Errorf("delete of %s (confirm %v) was sent", rel, confirm)
+				}
+			}
+		}
+	}
+}
+
+// On a plain server the refusals the client makes itself by the local
+// rules are in the language of VAULT_LANG (Config.Lang), as the local
+// vault's are: here Portuguese.
+func TestPlainRefusalsInTheClientsLanguage(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c, err := New(Config{URL: p.http.URL, APIKey: s.rw, Project: "ex", Lang: "pt", CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const rel = "02-wiki/go/context.md"
+	note, err := c.GetNote(ctx, api.NoteRequest{Path: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		err  func() error
+		code string
+		want string
+	}{
+		{"replace without a hash", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: rel, Content: "x"})
+			return err
+		}, api.CodeConflict, "para substituí-la passe expected_sha256"},
+		{"replace with a stale hash", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: rel, Content: "x", ExpectedSHA256: strings.Repeat("a", 64)})
+			return err
+		}, api.CodeConflict, "mudou desde que você a leu"},
+		{"replace of a gone note", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/gone.md", Content: "x", ExpectedSHA256: note.SHA256})
+			return err
+		}, api.CodeConflict, "não existe"},
+		{"edit of absent text", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: rel, OldText: "absent text", NewText: "x"})
+			return err
+		}, api.CodeNoMatch, "não encontrado em"},
+		{"edit of ambiguous text", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: rel, OldText: "e", NewText: "x"})
+			return err
+		}, api.CodeNotUnique, "ocorre"},
+		{"delete of a linked note", func() error {
+			_, err := c.Delete(ctx, api.DeleteRequest{Path: "02-wiki/go/graceful-shutdown.md"})
+			return err
+		}, api.CodeNeedsConfirm, "têm link para"},
+		{"move of a folder", func() error {
+			_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go", To: "02-wiki/golang"})
+			return err
+		}, "NOT_A_NOTE", "é uma pasta"},
+	} {
+		e := wantCode(t, tc.what, tc.err(), tc.code)
+		if !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: %q, want it in Portuguese (%q)", tc.what, e.Message, tc.want)
+		}
+	}
+}
+
+// A note over the vault's size limit is refused before it is sent, as
+// the local vault refuses it: TOO_LARGE naming the path and the limit,
+// not the server's 413 about a request body.
+func TestPlainWriteTooLarge(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	if _, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/small.md", Content: "# Small\n\nword\n"}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("word ", vaultfs.MaxNoteSize/5+1)
+	p.setPlan(nil)
+	for _, tc := range []struct {
+		what string
+		err  func() error
+	}{
+		{"create", func() error {
+			_, err := c.WriteNote(ctx, api.WriteRequest{Path: "notes/big.md", Content: big})
+			return err
+		}},
+		{"edit", func() error {
+			_, err := c.EditNote(ctx, api.EditRequest{Path: "notes/small.md", OldText: "word", NewText: big})
+			return err
+		}},
+	} {
+		e := wantCode(t, tc.what, tc.err(), string(vaultfs.CodeTooLarge))
+		if e.Field != "path" || !strings.Contains(e.Message, "notes/") || !strings.Contains(e.Message, "limit for a note") {
+			t.Errorf("%s: %v", tc.what, e)
+		}
+	}
+	for _, x := range p.seen() {
+		if x.idemKey != "" {
+			t.Errorf("a note over the limit was sent: %s %s", x.method, x.path)
+		}
+	}
+}
+
+// A move into a new domain needs confirm_new_domain on a plain server as
+// locally: the server's PATCH would create the domain unasked.
+func TestPlainMoveIntoANewDomain(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	req := api.MoveRequest{From: "02-wiki/go/context.md", To: "02-wiki/golang/context.md"}
+	_, err := c.Move(ctx, req)
+	e := wantCode(t, "move into a new domain", err, api.CodeNeedsConfirm)
+	if e.Field != "confirm_new_domain" || !strings.Contains(e.Message, `"golang" would be a new domain`) {
+		t.Errorf("error %v", e)
+	}
+	for _, x := range p.seen() {
+		if x.method == http.MethodPatch {
+			t.Error("the move into a new domain was sent without confirm_new_domain")
+		}
+	}
+	// Within a domain, or into one that exists, nothing is asked.
+	if _, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go/context.md", To: "02-wiki/http/context.md"}); err != nil {
+		t.Fatalf("move into an existing domain: %v", err)
+	}
+	req = api.MoveRequest{From: "02-wiki/http/context.md", To: "02-wiki/golang/context.md", ConfirmNewDomain: true}
+	if res, err := c.Move(ctx, req); err != nil || res.Path != req.To {
+		t.Fatalf("move into a new domain, confirmed: %+v %v", res, err)
+	}
+}
+
+// A move onto its own path is refused as locally, before anything is
+// sent: "to: is the same path as from", not the server's words about its
+// newPath field.
+func TestMoveOntoItself(t *testing.T) {
+	s := newServer(t)
+	ctx := ctxT(t)
+	p := newProxy(t, plain(s.http.Config.Handler), newFakeClock())
+	c := newClient(t, p.http.URL, s.rw, "ex", nil, 0)
+	_, err := c.Move(ctx, api.MoveRequest{From: "02-wiki/go/context.md", To: "./02-wiki/go/context.md"})
+	e := wantCode(t, "move onto itself", err, api.CodeInvalidArgument)
+	if e.Field != "to" || e.Message != "is the same path as from" {
+		t.Errorf("error %v", e)
+	}
+	for _, x := range p.seen() {
+		if x.method == http.MethodPatch {
+			t.Error("a move onto itself was sent")
+		}
 	}
 }

@@ -2,11 +2,15 @@ package teamclient
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -405,5 +409,62 @@ func TestKeyMismatchIsABug(t *testing.T) {
 	}
 	if n := len(writesSeen(p)); n != 1 {
 		t.Errorf("%d write requests, want 1", n)
+	}
+}
+
+// A call whose caller's deadline passes (Connect at start, bounded to a
+// few seconds) is not a cancellation by the agent: it ends as a server
+// that did not answer in time (UNAVAILABLE), not "the tool call was
+// cancelled"; a write's outcome is still uncertain.
+func TestCallersDeadlineIsNoCancellation(t *testing.T) {
+	_, p, _, c := setup(t)
+	for _, write := range []bool{false, true} {
+		p.setPlan(func(int, *http.Request) (fault, *canned) { return hang, nil })
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			if write {
+				_, err = c.WriteNote(ctx, api.WriteRequest{Path: "notes/late.md", Content: "x"})
+			} else {
+				_, err = c.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/context.md"})
+			}
+			done <- err
+		}()
+		<-p.arrived
+		// What a context.WithTimeout says when its time is up.
+		cancel(context.DeadlineExceeded)
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the call did not end after its deadline")
+		}
+		e := wantCode(t, "call past its caller's deadline", err, api.CodeUnavailable)
+		if e.Uncertain != write || strings.Contains(e.Message, "cancelled") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("write %v: %v (uncertain %v)", write, e, e.Uncertain)
+		}
+	}
+}
+
+// A server whose TLS certificate this machine does not trust answered (with
+// its certificate): that is no network failure, and a retry gets the same
+// answer. One attempt, no pause, an error that names the certificate and
+// wraps the *tls.CertificateVerificationError; nothing was sent.
+func TestUntrustedCertificateNotRetried(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
+	t.Cleanup(srv.Close)
+	clk := newFakeClock()
+	c := newClient(t, srv.URL, "tv_x", "ex", clk, jitter)
+	_, err := c.WriteNote(ctxT(t), api.WriteRequest{Path: "a.md", Content: "x"})
+	e := wantCode(t, "untrusted certificate", err, api.CodeUnavailable)
+	var ce *tls.CertificateVerificationError
+	if e.Uncertain || !errors.As(err, &ce) || !strings.Contains(e.Message, "certificate") {
+		t.Errorf("error %v (uncertain %v)", e, e.Uncertain)
+	}
+	sleepsAre(t, clk)
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the server", n)
 	}
 }

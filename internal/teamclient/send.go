@@ -3,6 +3,7 @@ package teamclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,6 +177,13 @@ func (cl *call) send(r request) (*answer, error) {
 			if cl.parent.Err() != nil {
 				return nil, cl.cancelled(r, maybe || (r.write && o.wrote))
 			}
+			var cve *tls.CertificateVerificationError
+			if errors.As(o.err, &cve) {
+				// The server answered, with a certificate this machine does
+				// not trust (or not for this host): every attempt would get
+				// the same, and no request was sent.
+				return nil, &api.Error{Code: api.CodeUnavailable, Message: "the team server's TLS certificate was refused, so nothing was sent (" + describe(o) + ")", Err: o.err}
+			}
 			maybe = maybe || (r.write && o.wrote)
 			if cl.ctx.Err() != nil && !o.timedOut {
 				return nil, cl.outOfBudget(r, maybe, "no answer before the budget ran out")
@@ -268,6 +276,12 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 func (cl *call) cancelled(r request, maybe bool) error {
+	if errors.Is(context.Cause(cl.parent), context.DeadlineExceeded) {
+		// The caller's own deadline passed (Connect's few seconds at
+		// start): the server did not answer in time, nobody cancelled.
+		return &api.Error{Code: api.CodeUnavailable, Message: "no answer from the team server within the time its caller allowed",
+			Uncertain: r.write && maybe, Err: context.DeadlineExceeded}
+	}
 	e := &api.Error{Code: api.CodeCancelled, Message: "the tool call was cancelled; the request to the team server was aborted", Err: context.Canceled}
 	if r.write && maybe {
 		e.Message = "the tool call was cancelled while the write was on its way to the team server"

@@ -14,6 +14,19 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
+// NewDomainRefusal is the refusal (NEEDS_CONFIRMATION, field
+// confirm_new_domain) of moving a note from from to to when to lies in a
+// domain of 02-wiki that does not exist yet, nil otherwise; a move passes
+// it only with confirm_new_domain. The remote client on a plain team server
+// asks its mirror of the project, whose PATCH would create the domain
+// unasked.
+func (s *Service) NewDomainRefusal(from, to string) error {
+	if d := domainOf(to); d != "" && domainOf(from) != d && !s.domainExists(d) {
+		return &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: s.msg.Get(eNewDomainMove, d, strings.Join(s.domains(), ", "))}
+	}
+	return nil
+}
+
 // Move renames a note (rename, promote 01-raw -> 02-wiki/<d>, archive into
 // 99-archive, unarchive) so that every link that resolved to a note before the
 // move resolves to the same note after it, and moves its MOC line.
@@ -24,7 +37,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		// (or as not a note): say what the agent needs to know, that this
 		// tool moves notes, one at a time.
 		if c, cerr := vaultfs.Clean(req.From); cerr == nil && s.fs.IsFolder(c) {
-			return nil, &api.Error{Code: string(vaultfs.CodeNotANote), Field: "from", Message: s.msg.Get(eMoveFolder, vaultfs.DisplayPath(c))}
+			return nil, Refusals{s.msg}.MoveFolder(c)
 		}
 		return nil, err
 	}
@@ -40,13 +53,15 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 		return nil, err
 	}
 	if from == to {
-		return nil, api.Invalid("to", "%s", s.msg.Get(eSamePath))
+		return nil, Refusals{s.msg}.SamePath()
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
-	if d := domainOf(to); d != "" && domainOf(from) != d && !s.domainExists(d) && !req.ConfirmNewDomain {
-		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: s.msg.Get(eNewDomainMove, d, strings.Join(s.domains(), ", "))}
+	if !req.ConfirmNewDomain {
+		if err := s.NewDomainRefusal(from, to); err != nil {
+			return nil, err
+		}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		t.warnVia(viaFrom)

@@ -67,7 +67,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			// A hash says the caller read the note and means to replace
 			// it: a note deleted or moved since is not silently created
 			// again.
-			return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eGone, rel)}
+			return nil, "", Refusals{s.msg}.Gone(rel)
 		}
 		if before == nil {
 			// A new name that differs from an existing note's only in
@@ -85,9 +85,9 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			current := sha256Hex(before)
 			switch {
 			case req.ExpectedSHA256 == "":
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eExists, rel, current)}
+				return nil, "", Refusals{s.msg}.Exists(rel, current)
 			case !strings.EqualFold(req.ExpectedSHA256, current):
-				return nil, "", &api.Error{Code: api.CodeConflict, Field: "expected_sha256", Message: s.msg.Get(eChanged, rel, current)}
+				return nil, "", Refusals{s.msg}.Changed(rel, current)
 			}
 		}
 		content := req.Content
@@ -236,11 +236,8 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		text := string(before)
 		n, at, end, newText := FindEdit(before, req.OldText, req.NewText)
-		switch {
-		case n == 0:
-			return nil, "", &api.Error{Code: api.CodeNoMatch, Field: "old_text", Message: s.msg.Get(eNoMatch, rel)}
-		case n > 1:
-			return nil, "", &api.Error{Code: api.CodeNotUnique, Field: "old_text", Message: s.msg.Get(eNotUnique, n, rel)}
+		if err := (Refusals{s.msg}).EditCount(rel, n); err != nil {
+			return nil, "", err
 		}
 		after := []byte(text[:at] + newText + text[end:])
 		if string(after) == text {
@@ -273,6 +270,18 @@ func (s *Service) structural(rel string) string {
 	return ""
 }
 
+// StructuralRefusal is the refusal (REFUSED, field path) of deleting rel
+// when it is a structural note: the knowledge index, a map of content or a
+// daily note; nil for any other note. The remote client's delete on a plain
+// team server asks its mirror of the project, so that it refuses what this
+// service's Delete refuses.
+func (s *Service) StructuralRefusal(rel string) error {
+	if why := s.structural(rel); why != "" {
+		return &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
+	}
+	return nil
+}
+
 // Delete removes a note that is safe to remove: not structural, committed
 // (so it can be brought back), and without backlinks unless confirmed.
 func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
@@ -286,8 +295,8 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
-		if why := s.structural(rel); why != "" {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
+		if err := s.StructuralRefusal(rel); err != nil {
+			return nil, "", err
 		}
 		if s.git == nil {
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eDeleteNoGit, rel)}
@@ -314,15 +323,7 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 		}
 		if len(others) > 0 && !req.Confirm {
-			shown := others
-			if len(shown) > 5 {
-				shown = shown[:5]
-			}
-			more := ""
-			if len(others) > 5 {
-				more = s.msg.Get(eAndMore, len(others)-5)
-			}
-			return nil, "", &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm", Message: s.msg.Get(eLinkedTo, len(others), rel, strings.Join(shown, ", "), more)}
+			return nil, "", Refusals{s.msg}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
 		}
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)

@@ -617,6 +617,11 @@ func tooLargeFor(rel string, size, limit int64) *Error {
 	return newErr(CodeTooLarge, rel, "%d bytes is over the %d-byte limit of this read", size, limit)
 }
 
+// TooLarge is the gatekeeper's refusal of a note of size bytes at rel, over
+// MaxNoteSize: for a backend that checks a note's size before sending it
+// (the remote client on a plain team server).
+func TooLarge(rel string, size int64) error { return tooLarge(rel, size) }
+
 func tooLarge(rel string, size int64) *Error {
 	return newErr(CodeTooLarge, rel, "%d bytes is over the %d-byte limit for a note", size, MaxNoteSize)
 }
