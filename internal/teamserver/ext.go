@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -196,8 +197,14 @@ type badBody struct{ err error }
 func (b badBody) Error() string { return b.err.Error() }
 
 // decodeStrict decodes one JSON value, refusing unknown fields and
-// trailing data, with the field named in the error.
+// trailing data, with the field named in the error. A body that is not
+// UTF-8 is refused too: encoding/json would put U+FFFD in place of each bad
+// byte, and a write would then name a path, or store a content, other than
+// the one the client sent.
 func decodeStrict(body []byte, v any) error {
+	if !utf8.Valid(body) {
+		return fmt.Errorf("not valid UTF-8 (byte %d); JSON text is UTF-8", invalidUTF8At(body))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -214,6 +221,19 @@ func decodeStrict(body []byte, v any) error {
 		return errors.New("data after the JSON value")
 	}
 	return nil
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not part of
+// valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
