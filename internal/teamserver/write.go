@@ -613,7 +613,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	}
 	var req teamapi.MoveRequest
 	if err := decodeStrict(body, &req); err != nil {
-		refuse(errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be {\"newPath\": \"...\"}: %v", err))
+		refuse(badBodyAnswer(err, "the body must be {\"newPath\": \"...\"}: %v", err))
 		return
 	}
 	if req.NewPath == "" {
