@@ -257,10 +257,17 @@ func TestPathAttacks(t *testing.T) {
 		{"evil\u202etxt.md", "invalid_path"},
 		{"notes/x.sh", "invalid_extension"},
 		{"", "invalid_path"},
+		{strings.Repeat("a/", 520) + "x.md", "invalid_path"},
 	}
 	for _, c := range cases {
 		a := e.create(e.rw, "ex", c.path, "# pwned\n")
-		wantStatus(t, fmt.Sprintf("create %q", c.path), a, 400, c.code)
+		what := fmt.Sprintf("create %.40q", c.path)
+		wantStatus(t, what, a, 400, c.code)
+		var b teamapi.ErrorBody
+		a.json(t, &b)
+		if b.Error.Field != "path" {
+			t.Errorf("%s: field %q, want \"path\"", what, b.Error.Field)
+		}
 	}
 	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
 	for _, c := range cases[:12] {

@@ -511,7 +511,10 @@ func parseCreate(body []byte, boundary string) (string, []byte, *response) {
 		case "path":
 			b, err := io.ReadAll(io.LimitReader(part, vaultfs.MaxPathBytes+1))
 			if err != nil || len(b) > vaultfs.MaxPathBytes {
-				return "", nil, errorf(http.StatusBadRequest, teamapi.CodeInvalidArgument, "path: over %d bytes", vaultfs.MaxPathBytes)
+				// The gatekeeper's code and field, as for any other path it
+				// refuses (the part is not read to its end to quote it).
+				return "", nil, errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: strings.ToLower(string(vaultfs.CodeInvalidPath)), Field: "path",
+					Message: fmt.Sprintf("path: over %d bytes; a path may be at most %d bytes", vaultfs.MaxPathBytes, vaultfs.MaxPathBytes)})
 			}
 			path, havePath = string(b), true
 		case "file":
