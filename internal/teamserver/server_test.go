@@ -542,8 +542,16 @@ func TestLimits(t *testing.T) {
 	body, ct := multipartBody(t, "a.md", "x")
 	noFile := strings.Replace(string(body), `name="file"`, `name="other"`, 1)
 	wantStatus(t, "create without a file part", e.do("POST", "/api/projects/ex/files", e.rw, []byte(noFile), "Content-Type", ct), 400, teamapi.CodeInvalidArgument)
+	// A create's content is its "file" part: a refusal of it names that
+	// field, not the vault's "content".
+	a := e.create(e.rw, "ex", "nul.md", "a\x00b")
+	wantStatus(t, "create of a content with a NUL", a, 400, teamapi.CodeInvalidArgument)
+	var b teamapi.ErrorBody
+	if a.json(t, &b); b.Error.Field != "file" {
+		t.Errorf("create of a content with a NUL: field %q, want \"file\"", b.Error.Field)
+	}
 	wantStatus(t, "POST on a file", e.do("POST", "/api/projects/ex/files/"+f.ID, e.rw, nil), 405, teamapi.CodeMethodNotAllowed)
-	a := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
+	a = e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
 	if a.status != http.StatusNotModified {
 		t.Errorf("GET with a matching If-None-Match: %d", a.status)
 	}

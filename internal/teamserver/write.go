@@ -481,7 +481,8 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore
 				if code == api.CodeConflict || code == api.CodeAlreadyExists {
 					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel))
 				}
-				return failed(vaultError(err))
+				// The content is the multipart "file" part here.
+				return failed(renameField(vaultError(err), "content", "file"))
 			}
 			return s.written(ctx, pr, res, "create "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
 				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
