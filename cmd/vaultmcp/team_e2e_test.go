@@ -538,6 +538,24 @@ func TestTeamServerRateLimit(t *testing.T) {
 	}
 }
 
+// A rate or burst that is no number of requests is refused with exit
+// status 2 naming the flag: --rate-limit NaN used to start a server that
+// refused every key's second request, and -1 one without any limit.
+func TestTeamServerRateFlags(t *testing.T) {
+	// The flags are checked before the data directory is opened: one that
+	// cannot be keeps a server that took them from running on.
+	data := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(data, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{"--rate-limit NaN", "--rate-limit -1", "--rate-limit +Inf", "--rate-burst -5", "--rate-burst 0"} {
+		_, stderr, code := runBinary(t, nil, append([]string{"team-server", "--data", data, "--listen", "127.0.0.1:0"}, strings.Fields(args)...)...)
+		if code != 2 || !strings.Contains(stderr, strings.Fields(args)[0]) {
+			t.Errorf("team-server %s: exit %d, stderr %q; want exit 2 naming the flag", args, code, stderr)
+		}
+	}
+}
+
 // kill -9 of the server between applying a write and recording its answer:
 // after a restart the retry gets the answer, and the write is in git once.
 func TestTeamServerCrashAfterApply(t *testing.T) {

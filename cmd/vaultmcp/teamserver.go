@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"strings"
@@ -93,6 +94,14 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *leaseTTL < time.Second || *leaseTTL > 10*time.Minute {
 		return &exitError{2, fmt.Errorf("--lease-ttl %v: must be between 1s and 10m", *leaseTTL)}
+	}
+	// NaN made every key's second request 429 for ever, a negative rate
+	// meant no limit, and a burst under 1 was quietly replaced.
+	if math.IsNaN(*rate) || math.IsInf(*rate, 0) || *rate < 0 {
+		return &exitError{2, fmt.Errorf("--rate-limit %v: must be a number of requests per second, 0 or more (0: no limit)", *rate)}
+	}
+	if *burst < 1 {
+		return &exitError{2, fmt.Errorf("--rate-burst %d: must be 1 or more (the requests a key may send at once)", *burst)}
 	}
 	d, err := openData(ctx, *data)
 	if err != nil {
