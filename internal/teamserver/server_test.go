@@ -365,6 +365,28 @@ func TestMoveRewritesLinks(t *testing.T) {
 	wantStatus(t, "move body with an unknown field", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"new_path":"x.md"}`)), 400, teamapi.CodeBadRequest)
 }
 
+// A create or a move to a name that differs from an existing note's only
+// in letter case is 409 path_exists naming the note that is there, on the
+// request's field: not "<the asked path> exists", a path that GET
+// ?path= says holds nothing.
+func TestPathExistsNamesTheNoteThere(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	check := func(what string, a answer, field string) {
+		t.Helper()
+		wantStatus(t, what, a, 409, teamapi.CodePathExists)
+		var b teamapi.ErrorBody
+		a.json(t, &b)
+		if !strings.Contains(b.Error.Message, "02-wiki/go/context.md") || b.Error.Field != field {
+			t.Errorf("%s: %q on field %q, want the existing 02-wiki/go/context.md named, on field %q", what, b.Error.Message, b.Error.Field, field)
+		}
+	}
+	check("create of a name differing in case", e.create(e.rw, "ex", "02-wiki/go/Context.md", "# x\n"), "path")
+	check("create of the same name", e.create(e.rw, "ex", "02-wiki/go/context.md", "# x\n"), "path")
+	f, _ := e.fileAt("ex", "02-wiki/go/retry-backoff.md")
+	check("move to a name differing in case", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/CONTEXT.md"}`)), "newPath")
+	check("move to the same name", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/context.md"}`)), "newPath")
+}
+
 // Every write is one commit authored by the key's name and one audit row.
 func TestAttributionAndAudit(t *testing.T) {
 	e := newEnv(t, envOpts{})

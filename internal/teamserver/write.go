@@ -477,9 +477,14 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore
 		apply: func(ctx context.Context) *outcome {
 			res, err := pr.svc.WriteNoteRaw(ctx, api.WriteRequest{Path: path, Content: string(content)})
 			if err != nil {
-				code := api.CodeOf(err)
-				if code == api.CodeConflict || code == api.CodeAlreadyExists {
-					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel))
+				switch api.CodeOf(err) {
+				case api.CodeConflict:
+					return failed(errResponse(http.StatusConflict, teamapi.ErrorDetail{Code: teamapi.CodePathExists, Field: "path",
+						Message: fmt.Sprintf("%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel)}))
+				case api.CodeAlreadyExists:
+					// Another spelling of the name is taken: the vault's
+					// message names the note that is there.
+					return failed(pathExists(err, "path"))
 				}
 				// The content is the multipart "file" part here.
 				return failed(renameField(vaultError(err), "content", "file"))
@@ -642,7 +647,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			res, err := pr.svc.Move(ctx, api.MoveRequest{From: f.Path, To: req.NewPath, ConfirmNewDomain: true})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeAlreadyExists {
-					return failedAt(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; a move never overwrites a note", req.NewPath), f.Path, req.NewPath)
+					return failedAt(pathExists(err, "newPath"), f.Path, req.NewPath)
 				}
 				return failedAt(renameField(vaultError(err), "to", "newPath"), f.Path, req.NewPath)
 			}
@@ -683,6 +688,19 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore
 				return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
 			})
 		}})
+}
+
+// pathExists is the 409 path_exists answer to the vault's refusal of a
+// name a note holds already, on the request's field, with the vault's
+// message: it names the note that is there, which may be spelt otherwise
+// than the path asked for (letter case, Unicode normalisation).
+func pathExists(err error, field string) *response {
+	d := teamapi.ErrorDetail{Code: teamapi.CodePathExists, Field: field, Message: "a note already exists there; it is never overwritten"}
+	var ae *api.Error
+	if errors.As(fieldErr(field, err), &ae) && ae.Message != "" {
+		d.Message = ae.Message
+	}
+	return errResponse(http.StatusConflict, d)
 }
 
 // renameField renames the field of an error answer (the vault's names are
