@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -345,6 +346,24 @@ func TestTeamServerManagement(t *testing.T) {
 	cmd.Env = cleanEnv()
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "another team-server") {
 		t.Errorf("a second server on the same data: %v %s", err, out)
+	}
+}
+
+// An empty --project (a script's unset variable: --project "$P") is
+// refused: it used to make a key for every project, the widest scope there
+// is, from a command meant to narrow it.
+func TestTeamKeyEmptyProject(t *testing.T) {
+	data := t.TempDir()
+	mustCLI(t, "project", "add", "--data", data, "ex")
+	for _, p := range []string{"", " , ", "ex,"} {
+		_, errs, err := teamCLI(t, "key", "add", "--data", data, "--project", p, "ci")
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errs, "--project") {
+			t.Errorf("key add --project %q: %v %q, want exit 2 naming --project", p, err, errs)
+		}
+	}
+	if keys := mustCLI(t, "key", "list", "--data", data); strings.Contains(keys, "ci") {
+		t.Errorf("a key was made:\n%s", keys)
 	}
 }
 

@@ -244,7 +244,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	data := dataFlag(fs)
 	switch args[0] {
 	case "add":
-		var projects stringList
+		var projects projectList
 		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
 		readOnly := fs.Bool("read-only", false, "the key may only read")
 		pos, err := parseInterleaved(fs, args[1:])
@@ -300,6 +300,25 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list or revoke)", args[0])}
+}
+
+// projectList is the --project flag of key add: names or ids, repeated or
+// separated by commas. An empty one is refused, not skipped: a key whose
+// list ends up empty is a key for every project, so a script's unset
+// variable (--project "$P") would widen the key it meant to narrow.
+type projectList []string
+
+func (l *projectList) String() string { return strings.Join(*l, ",") }
+
+func (l *projectList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return fmt.Errorf("%q holds an empty project name (leave --project out for a key to every project)", v)
+		}
+		*l = append(*l, p)
+	}
+	return nil
 }
 
 func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
