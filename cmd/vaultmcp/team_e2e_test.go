@@ -367,6 +367,23 @@ func TestTeamKeyEmptyProject(t *testing.T) {
 	}
 }
 
+// project add --from "" (a script's unset variable) is refused rather than
+// taken as no --from: it made an empty project where an import was meant.
+// So is an empty --remote.
+func TestTeamProjectAddEmptyFrom(t *testing.T) {
+	data := t.TempDir()
+	for _, flag := range []string{"--from", "--remote"} {
+		_, errs, err := teamCLI(t, "project", "add", "--data", data, flag, "", "p")
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errs, flag) {
+			t.Errorf("project add %s \"\": %v %q, want exit 2 naming %s", flag, err, errs, flag)
+		}
+	}
+	if list := mustCLI(t, "project", "list", "--data", data); strings.Contains(list, "p ") {
+		t.Errorf("a project was made:\n%s", list)
+	}
+}
+
 // Listening off loopback needs TLS or an explicit --insecure-http; with TLS
 // the server speaks HTTPS.
 func TestTeamServerListenRules(t *testing.T) {

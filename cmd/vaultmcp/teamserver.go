@@ -190,6 +190,18 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		if len(pos) != 1 {
 			return &exitError{2, errors.New("team-server project add: give exactly one project NAME")}
 		}
+		// An empty --from or --remote (a script's unset variable) is not
+		// taken for no flag: the project would start empty, or keep its
+		// vault here, where an import or a remote was meant.
+		var empty string
+		fs.Visit(func(f *flag.Flag) {
+			if (f.Name == "from" || f.Name == "remote") && f.Value.String() == "" && empty == "" {
+				empty = f.Name
+			}
+		})
+		if empty != "" {
+			return &exitError{2, fmt.Errorf("--%s is empty (leave it out for none)", empty)}
+		}
 		d, err := openData(ctx, *data)
 		if err != nil {
 			return err
