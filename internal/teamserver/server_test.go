@@ -573,6 +573,13 @@ func TestLimits(t *testing.T) {
 		t.Errorf("create of a content with a NUL: field %q, want \"file\"", b.Error.Field)
 	}
 	wantStatus(t, "POST on a file", e.do("POST", "/api/projects/ex/files/"+f.ID, e.rw, nil), 405, teamapi.CodeMethodNotAllowed)
+	// A PUT sent as a form, as a create is (curl -F file=@note.md), is
+	// refused: its MIME envelope would become the note.
+	mp, mct := multipartBody(t, f.Path, "# Replaced\n")
+	wantStatus(t, "PUT as multipart", e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, mp, "Content-Type", mct), 415, teamapi.CodeUnsupportedMedia)
+	if now := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil); sha256Hex(now.body) != f.ContentHash {
+		t.Errorf("a multipart PUT changed the note to %.120q", now.body)
+	}
 	a = e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
 	if a.status != http.StatusNotModified {
 		t.Errorf("GET with a matching If-None-Match: %d", a.status)

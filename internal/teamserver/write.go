@@ -567,6 +567,12 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 		refuse(fail)
 		return
 	}
+	// The body is the note's bytes as they are. A form (curl -F, as a
+	// create is sent) is refused: its MIME envelope would become the note.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
+		refuse(errorf(http.StatusUnsupportedMediaType, teamapi.CodeUnsupportedMedia, "a PUT's body is the note's new content as it is (e.g. curl --data-binary @note.md -H 'Content-Type: application/octet-stream'), not a multipart form"))
+		return
+	}
 	content, fail := readBody(w, r, maxBody)
 	if fail != nil {
 		refuse(fail)
