@@ -49,6 +49,16 @@ func TestAuthFailures(t *testing.T) {
 	wantStatus(t, "a key in the query string next to a valid header", e.do("GET", "/api/projects?token=x", e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key in a query parameter of any name", e.do("GET", "/api/projects?credential="+e.rw, e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key inside a query value", e.do("GET", "/api/projects?q=x%20"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	// Parameters net/url drops as malformed (a ';', a bad escape) are
+	// looked at too, and so is a key given as a parameter's name.
+	a = e.do("GET", "/api/projects?"+e.scoped, e.rw, nil)
+	wantStatus(t, "a key as a parameter's name", a, 400, teamapi.CodeKeyInQuery)
+	if strings.Contains(string(a.body), e.scoped) {
+		t.Errorf("the refusal repeats the key: %s", a.body)
+	}
+	wantStatus(t, "a key in a value next to a ';'", e.do("GET", "/api/projects?q="+e.scoped+";x=1", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a credential parameter with a bad escape", e.do("GET", "/api/projects?api_key=%zz", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key after a bad escape", e.do("GET", "/api/projects?q=%zz"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a query value that is not a key", e.do("GET", "/api/projects/ex/files?prefix=tv_notes/", e.rw, nil), 200, "")
 	wantStatus(t, "Authorization: Bearer", e.do("GET", "/api/projects", "", nil, "Authorization", "Bearer "+e.rw), 200, "")
 	wantStatus(t, "an unknown path still needs a key", e.do("GET", "/api/nothing", "", nil), 401, teamapi.CodeUnauthorized)
