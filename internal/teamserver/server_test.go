@@ -615,6 +615,37 @@ func TestImportIsPacked(t *testing.T) {
 	}
 }
 
+// project add --from a folder that holds the data directory (the data
+// directory itself, its vaults/, a parent of it) is refused: the copy
+// walked into the vault it was writing, folder within folder until the
+// names grew too long, and would have copied the database and the other
+// projects' notes into the new project.
+func TestImportOfTheDataDirectoryRefused(t *testing.T) {
+	ctx := context.Background()
+	parent := t.TempDir()
+	d, err := OpenData(ctx, filepath.Join(parent, "data"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.AddProject(ctx, "first", ""); err != nil {
+		t.Fatal(err)
+	}
+	for i, from := range []string{d.Dir, filepath.Join(d.Dir, "vaults"), parent} {
+		_, _, err := d.AddProject(ctx, fmt.Sprintf("copy%d", i), from)
+		if err == nil || !strings.Contains(err.Error(), "--from") || !strings.Contains(err.Error(), "data directory") {
+			t.Errorf("--from %s: %v, want a refusal naming the data directory", from, err)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(d.Dir, "vaults"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Errorf("%d vault folders after the refusals, want the first project's only", len(ents))
+	}
+}
+
 // TestProjectLanguage: with no language set, each project's vault writes in
 // its own language, as in local mode (a Portuguese vault's profile is
 // detected); a language set applies to every project.
