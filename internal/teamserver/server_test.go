@@ -778,6 +778,24 @@ func TestRefusedWritesAudited(t *testing.T) {
 	}
 }
 
+// A PUT of the bytes the note holds already writes nothing, and its answer
+// says so with the file as it is: the updatedAt a listing shows, not the
+// time of the request.
+func TestUnchangedPutKeepsUpdatedAt(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	body := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil).body
+	e.clock.Advance(time.Hour)
+	a := e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, body)
+	wantStatus(t, "PUT of the same bytes", a, 200, "")
+	var fa teamapi.FileAnswer
+	a.json(t, &fa)
+	after, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	if !fa.File.UpdatedAt.Equal(f.UpdatedAt) || !after.UpdatedAt.Equal(f.UpdatedAt) {
+		t.Errorf("updatedAt: %v before, %v in the answer, %v listed after; want it unchanged", f.UpdatedAt, fa.File.UpdatedAt, after.UpdatedAt)
+	}
+}
+
 // TestUncleanPaths: a URL path with //, /./ or /../ gets the API's JSON 404,
 // not the ServeMux's redirect (an HTML body, and a client following it
 // would send its key to a path it did not name); clean paths, trailing

@@ -414,9 +414,11 @@ func (s *Server) fileAnswer(ctx context.Context, pr *project, at time.Time, file
 	}
 	f, ok := files[path]
 	if !ok {
+		// Not written (the same bytes again): the file as the store has it.
 		if f, err = s.store.FileByPath(ctx, pr.meta.ID, path); err != nil {
 			return teamapi.File{}, err
 		}
+		return wireFile(f, got, h), nil
 	}
 	wf := wireFile(f, got, h)
 	wf.UpdatedAt = at
