@@ -96,6 +96,16 @@ func TestKeyScopes(t *testing.T) {
 	wantStatus(t, "read-only key DELETE", e.do("DELETE", "/api/projects/ex/files/"+f.ID, e.ro, nil), 403, teamapi.CodeReadOnlyKey)
 	wantStatus(t, "scoped key on another project", e.do("GET", "/api/projects/ex/files", e.scoped, nil), 403, teamapi.CodeForbidden)
 	wantStatus(t, "scoped key on another project by id", e.do("GET", "/api/projects/"+e.ex.ID+"/files", e.scoped, nil), 403, teamapi.CodeForbidden)
+	// A project that does not exist is outside a scoped key's scope too:
+	// 404 there and 403 for the others would tell the key which names the
+	// server's other projects have.
+	a := e.do("GET", "/api/projects/nope/files", e.scoped, nil)
+	wantStatus(t, "scoped key on a project that does not exist", a, 403, teamapi.CodeForbidden)
+	b := e.do("GET", "/api/projects/ex/files", e.scoped, nil)
+	if strings.Replace(string(a.body), "nope", "ex", 1) != string(b.body) {
+		t.Errorf("a scoped key tells a missing project from another's: %s / %s", a.body, b.body)
+	}
+	wantStatus(t, "unscoped key on a project that does not exist", e.do("GET", "/api/projects/nope/files", e.rw, nil), 404, teamapi.CodeNotFound)
 	wantStatus(t, "scoped key on its project", e.create(e.scoped, "other", "mine.md", "# Mine\n"), 201, "")
 	var pl teamapi.ProjectList
 	e.do("GET", "/api/projects", e.scoped, nil).json(t, &pl)
