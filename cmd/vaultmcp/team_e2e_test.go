@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -348,6 +349,41 @@ func TestTeamServerManagement(t *testing.T) {
 	}
 }
 
+// An empty --project (a script's unset variable: --project "$P") is
+// refused: it used to make a key for every project, the widest scope there
+// is, from a command meant to narrow it.
+func TestTeamKeyEmptyProject(t *testing.T) {
+	data := t.TempDir()
+	mustCLI(t, "project", "add", "--data", data, "ex")
+	for _, p := range []string{"", " , ", "ex,"} {
+		_, errs, err := teamCLI(t, "key", "add", "--data", data, "--project", p, "ci")
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errs, "--project") {
+			t.Errorf("key add --project %q: %v %q, want exit 2 naming --project", p, err, errs)
+		}
+	}
+	if keys := mustCLI(t, "key", "list", "--data", data); strings.Contains(keys, "ci") {
+		t.Errorf("a key was made:\n%s", keys)
+	}
+}
+
+// project add --from "" (a script's unset variable) is refused rather than
+// taken as no --from: it made an empty project where an import was meant.
+// So is an empty --remote.
+func TestTeamProjectAddEmptyFrom(t *testing.T) {
+	data := t.TempDir()
+	for _, flag := range []string{"--from", "--remote"} {
+		_, errs, err := teamCLI(t, "project", "add", "--data", data, flag, "", "p")
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errs, flag) {
+			t.Errorf("project add %s \"\": %v %q, want exit 2 naming %s", flag, err, errs, flag)
+		}
+	}
+	if list := mustCLI(t, "project", "list", "--data", data); strings.Contains(list, "p ") {
+		t.Errorf("a project was made:\n%s", list)
+	}
+}
+
 // Listening off loopback needs TLS or an explicit --insecure-http; with TLS
 // the server speaks HTTPS.
 func TestTeamServerListenRules(t *testing.T) {
@@ -535,6 +571,24 @@ func TestTeamServerRateLimit(t *testing.T) {
 	want(t, "over the burst", a, 429, "rate_limited")
 	if ra := a.header.Get("Retry-After"); ra != "1" && ra != "2" {
 		t.Errorf("Retry-After = %q", ra)
+	}
+}
+
+// A rate or burst that is no number of requests is refused with exit
+// status 2 naming the flag: --rate-limit NaN used to start a server that
+// refused every key's second request, and -1 one without any limit.
+func TestTeamServerRateFlags(t *testing.T) {
+	// The flags are checked before the data directory is opened: one that
+	// cannot be keeps a server that took them from running on.
+	data := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(data, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{"--rate-limit NaN", "--rate-limit -1", "--rate-limit +Inf", "--rate-burst -5", "--rate-burst 0"} {
+		_, stderr, code := runBinary(t, nil, append([]string{"team-server", "--data", data, "--listen", "127.0.0.1:0"}, strings.Fields(args)...)...)
+		if code != 2 || !strings.Contains(stderr, strings.Fields(args)[0]) {
+			t.Errorf("team-server %s: exit %d, stderr %q; want exit 2 naming the flag", args, code, stderr)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"strings"
@@ -94,6 +95,14 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *leaseTTL < time.Second || *leaseTTL > 10*time.Minute {
 		return &exitError{2, fmt.Errorf("--lease-ttl %v: must be between 1s and 10m", *leaseTTL)}
 	}
+	// NaN made every key's second request 429 for ever, a negative rate
+	// meant no limit, and a burst under 1 was quietly replaced.
+	if math.IsNaN(*rate) || math.IsInf(*rate, 0) || *rate < 0 {
+		return &exitError{2, fmt.Errorf("--rate-limit %v: must be a number of requests per second, 0 or more (0: no limit)", *rate)}
+	}
+	if *burst < 1 {
+		return &exitError{2, fmt.Errorf("--rate-burst %d: must be 1 or more (the requests a key may send at once)", *burst)}
+	}
 	d, err := openData(ctx, *data)
 	if err != nil {
 		return err
@@ -181,6 +190,18 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		if len(pos) != 1 {
 			return &exitError{2, errors.New("team-server project add: give exactly one project NAME")}
 		}
+		// An empty --from or --remote (a script's unset variable) is not
+		// taken for no flag: the project would start empty, or keep its
+		// vault here, where an import or a remote was meant.
+		var empty string
+		fs.Visit(func(f *flag.Flag) {
+			if (f.Name == "from" || f.Name == "remote") && f.Value.String() == "" && empty == "" {
+				empty = f.Name
+			}
+		})
+		if empty != "" {
+			return &exitError{2, fmt.Errorf("--%s is empty (leave it out for none)", empty)}
+		}
 		d, err := openData(ctx, *data)
 		if err != nil {
 			return err
@@ -235,7 +256,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	data := dataFlag(fs)
 	switch args[0] {
 	case "add":
-		var projects stringList
+		var projects projectList
 		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
 		readOnly := fs.Bool("read-only", false, "the key may only read")
 		pos, err := parseInterleaved(fs, args[1:])
@@ -291,6 +312,25 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list or revoke)", args[0])}
+}
+
+// projectList is the --project flag of key add: names or ids, repeated or
+// separated by commas. An empty one is refused, not skipped: a key whose
+// list ends up empty is a key for every project, so a script's unset
+// variable (--project "$P") would widen the key it meant to narrow.
+type projectList []string
+
+func (l *projectList) String() string { return strings.Join(*l, ",") }
+
+func (l *projectList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return fmt.Errorf("%q holds an empty project name (leave --project out for a key to every project)", v)
+		}
+		*l = append(*l, p)
+	}
+	return nil
 }
 
 func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {

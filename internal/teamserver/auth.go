@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +39,30 @@ func looksLikeKey(v string) bool {
 	return true
 }
 
+// credentialInQuery finds a query parameter that carries a credential: a
+// credential-like name, or a key in its name or value. It reads the raw
+// query itself, since net/url drops the parameters it finds malformed (a
+// ';', a bad escape) and they reach logs and proxies all the same; a part
+// that does not unescape is looked at as it is.
+func credentialInQuery(raw string) (string, bool) {
+	for _, part := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		name, value, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if v, err := url.QueryUnescape(value); err == nil {
+			value = v
+		}
+		if looksLikeKey(name) {
+			return KeyPrefix + "…", true // the answer does not repeat the key
+		}
+		if queryKeyNames[strings.ToLower(name)] || looksLikeKey(value) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // credential returns the key a request presents: X-API-Key, else
 // Authorization: Bearer.
 func credential(r *http.Request) string {
@@ -54,10 +78,8 @@ func credential(r *http.Request) string {
 
 // authenticate finds the key of a request, or the answer refusing it.
 func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
-	for name, values := range r.URL.Query() {
-		if queryKeyNames[strings.ToLower(name)] || slices.ContainsFunc(values, looksLikeKey) {
-			return nil, errorf(http.StatusBadRequest, teamapi.CodeKeyInQuery, "query parameter %q: API keys are never accepted in a query string; send the X-API-Key header (or Authorization: Bearer)", name)
-		}
+	if name, ok := credentialInQuery(r.URL.RawQuery); ok {
+		return nil, errorf(http.StatusBadRequest, teamapi.CodeKeyInQuery, "query parameter %q: API keys are never accepted in a query string; send the X-API-Key header (or Authorization: Bearer)", name)
 	}
 	secret := credential(r)
 	if secret == "" {

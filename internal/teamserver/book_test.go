@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore/sqlitestore"
 )
 
 // gateStore holds a write's bookkeeping until released, at one of two
@@ -257,5 +258,33 @@ func TestUnrecordedWriteSettledWhileRunning(t *testing.T) {
 	e.do("GET", "/api/projects/ex/files/"+fa.File.ID+"/versions", e.rw, nil).json(t, &vl)
 	if len(vl.Versions) != 1 {
 		t.Errorf("versions of the settled create = %+v, want one", vl.Versions)
+	}
+}
+
+// An idempotency record is dropped once its 24 hours are over by the
+// running server, not only at its next start: a server up for months
+// would otherwise keep every write's stored answer (its diff included) in
+// its database.
+func TestExpiredIdempotencyRecordsPurgedWhileRunning(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	wantStatus(t, "create", e.create(e.rw, "ex", "notes/kept-a-day.md", "# Kept a day\n", "Idempotency-Key", "day-1"), 201, "")
+	db := e.data.Store.(*sqlitestore.Store).DB()
+	count := func() int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM idempotency`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ctx := context.Background()
+	e.srv.upkeep(ctx)
+	if n := count(); n != 1 {
+		t.Fatalf("%d idempotency records within the day, want 1", n)
+	}
+	e.clock.Advance(IdemTTL + time.Minute)
+	e.srv.upkeep(ctx)
+	if n := count(); n != 0 {
+		t.Errorf("%d idempotency records a day after the write, want 0", n)
 	}
 }

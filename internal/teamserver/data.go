@@ -373,6 +373,12 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 		}
 		return warnings, nil
 	}
+	// A copy of a folder that holds the vaults would walk into the vault
+	// it writes (folder within folder until the names are too long) and
+	// take the database and the other projects' notes with it.
+	if vaults := filepath.Dir(dir); within(vaults, src) {
+		return nil, fmt.Errorf("--from %s: it holds the data directory %s; import a folder outside it", from, filepath.Dir(vaults))
+	}
 	if err == nil {
 		warnings = append(warnings, fmt.Sprintf("%s is inside a git repository but not at its top: imported without history", from))
 	}
@@ -399,6 +405,18 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 		return nil, err
 	}
 	return warnings, nil
+}
+
+// within reports whether the folder p is dir or inside it, symbolic links
+// resolved.
+func within(p, dir string) bool {
+	rp, err1 := filepath.EvalSymlinks(p)
+	rd, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(rd, rp)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func sameDir(a, b string) bool {

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -140,7 +142,7 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 		return
 	}
 	badRequest := func(err error) {
-		errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be a JSON %s request: %v", name, err).write(w)
+		badBodyAnswer(err, "the body must be a JSON %s request: %v", name, err).write(w)
 	}
 	if !op.write {
 		// A read decodes its body once, in run.
@@ -158,7 +160,7 @@ func (s *Server) handleExt(w http.ResponseWriter, r *http.Request, k *teamstore.
 	}
 	canon, err := op.decode(body)
 	if err != nil {
-		s.refuse(w, r, k, pr, name, "", errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be a JSON %s request: %v", name, err))
+		s.refuse(w, r, k, pr, name, "", badBodyAnswer(err, "the body must be a JSON %s request: %v", name, err))
 		return
 	}
 	s.runWrite(w, r, k, writeOp{pr: pr, op: name, target: requestPath(canon), fingerprint: fingerprint(name, pr.meta.ID, string(canon)),
@@ -196,8 +198,14 @@ type badBody struct{ err error }
 func (b badBody) Error() string { return b.err.Error() }
 
 // decodeStrict decodes one JSON value, refusing unknown fields and
-// trailing data, with the field named in the error.
+// trailing data, with the field named in the error. A body that is not
+// UTF-8 is refused too: encoding/json would put U+FFFD in place of each bad
+// byte, and a write would then name a path, or store a content, other than
+// the one the client sent.
 func decodeStrict(body []byte, v any) error {
+	if !utf8.Valid(body) {
+		return fmt.Errorf("not valid UTF-8 (byte %d); JSON text is UTF-8", invalidUTF8At(body))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -206,7 +214,7 @@ func decodeStrict(body []byte, v any) error {
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fmt.Errorf("field %q: expected %s", te.Field, te.Type)
+			return &wrongType{field: te.Field, want: jsonTypeName(te.Type), got: te.Value}
 		}
 		return err
 	}
@@ -214,6 +222,73 @@ func decodeStrict(body []byte, v any) error {
 		return errors.New("data after the JSON value")
 	}
 	return nil
+}
+
+// wrongType is a JSON value of the wrong type in a request body: field is
+// its path in the body ("" for the body itself), want the type expected,
+// got what JSON holds there (string, number, array, ...).
+type wrongType struct{ field, want, got string }
+
+func (e *wrongType) Error() string {
+	if e.field == "" {
+		return fmt.Sprintf("expected a JSON object, not %s", jsonKind(e.got))
+	}
+	return fmt.Sprintf("field %q: expected %s, not %s", e.field, e.want, jsonKind(e.got))
+}
+
+// jsonTypeName names, in JSON's words, what a Go type decodes from.
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	}
+	return t.String()
+}
+
+// jsonKind names what encoding/json found where another type was expected
+// ("number 2" is "number").
+func jsonKind(v string) string {
+	if k, _, ok := strings.Cut(v, " "); ok {
+		return k
+	}
+	return v
+}
+
+// badBodyAnswer is the 400 answer to a body that does not decode, naming
+// the field at fault when the decoder found one.
+func badBodyAnswer(err error, format string, args ...any) *response {
+	d := teamapi.ErrorDetail{Code: teamapi.CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+	var wt *wrongType
+	if errors.As(err, &wt) {
+		d.Field = wt.field
+	}
+	return errResponse(http.StatusBadRequest, d)
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not part of
+// valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -234,6 +234,7 @@ func (r *replication) tick(ctx context.Context) {
 		s.settleStale(ctx, pr)
 		s.followRemote(ctx, pr)
 	}
+	s.purgeExpired(ctx)
 }
 
 // owned lists the open projects this replica serves.

@@ -87,7 +87,7 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 		meta, err := s.rep.projectMeta(r.Context(), ref)
 		if err != nil {
 			if errors.Is(err, teamstore.ErrNotFound) {
-				errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
+				noProject(w, k, ref)
 				return
 			}
 			s.log.Error("finding a project", "project", ref, "err", err)
@@ -104,7 +104,7 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 	pr, err := s.project(r.Context(), ref)
 	if err != nil {
 		if errors.Is(err, teamstore.ErrNotFound) {
-			errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
+			noProject(w, k, ref)
 			return
 		}
 		s.log.Error("opening a project", "project", ref, "err", err)
@@ -116,6 +116,18 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 		return
 	}
 	h(w, r, k, pr)
+}
+
+// noProject answers a request for a project that does not exist: 404 for
+// a key to every project, and for a key limited to some the 403 of a
+// project outside its scope, so that such a key cannot tell which names
+// the server's other projects have.
+func noProject(w http.ResponseWriter, k *teamstore.Key, ref string) {
+	if len(k.Projects) > 0 {
+		errorf(http.StatusForbidden, teamapi.CodeForbidden, "the key %q may not use project %q", k.Name, ref).write(w)
+		return
+	}
+	errorf(http.StatusNotFound, teamapi.CodeNotFound, "no project %q", ref).write(w)
 }
 
 func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {

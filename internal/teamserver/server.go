@@ -111,6 +111,9 @@ type Server struct {
 	// stopBg ends the background work of a server without replicas.
 	stopBg context.CancelFunc
 	bgDone sync.WaitGroup
+	// purgedAt is when the expired idempotency records were last removed.
+	purgeMu  sync.Mutex
+	purgedAt time.Time
 }
 
 func (s *Server) stopOnce() { s.stopped.Do(func() { close(s.stopping) }) }
@@ -176,7 +179,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		// Replicas: vaults are opened as their leases are taken (replica.go),
 		// and each settles the writes its previous owner left running.
 		s.rep = newReplication(s, leases)
-		if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
+		s.purgedAt = s.now()
+		if n, err := s.store.PurgeIdem(ctx, s.purgedAt); err == nil && n > 0 {
 			s.log.Info("expired idempotency records removed", "count", n)
 		}
 		return s, nil
@@ -196,7 +200,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("settling the writes a previous server left unanswered: %w", err)
 	}
-	if n, err := s.store.PurgeIdem(ctx, s.now()); err == nil && n > 0 {
+	s.purgedAt = s.now()
+	if n, err := s.store.PurgeIdem(ctx, s.purgedAt); err == nil && n > 0 {
 		s.log.Info("expired idempotency records removed", "count", n)
 	}
 	bg, stop := context.WithCancel(context.Background())

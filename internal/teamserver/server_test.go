@@ -49,6 +49,16 @@ func TestAuthFailures(t *testing.T) {
 	wantStatus(t, "a key in the query string next to a valid header", e.do("GET", "/api/projects?token=x", e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key in a query parameter of any name", e.do("GET", "/api/projects?credential="+e.rw, e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a key inside a query value", e.do("GET", "/api/projects?q=x%20"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	// Parameters net/url drops as malformed (a ';', a bad escape) are
+	// looked at too, and so is a key given as a parameter's name.
+	a = e.do("GET", "/api/projects?"+e.scoped, e.rw, nil)
+	wantStatus(t, "a key as a parameter's name", a, 400, teamapi.CodeKeyInQuery)
+	if strings.Contains(string(a.body), e.scoped) {
+		t.Errorf("the refusal repeats the key: %s", a.body)
+	}
+	wantStatus(t, "a key in a value next to a ';'", e.do("GET", "/api/projects?q="+e.scoped+";x=1", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a credential parameter with a bad escape", e.do("GET", "/api/projects?api_key=%zz", e.rw, nil), 400, teamapi.CodeKeyInQuery)
+	wantStatus(t, "a key after a bad escape", e.do("GET", "/api/projects?q=%zz"+e.scoped, e.rw, nil), 400, teamapi.CodeKeyInQuery)
 	wantStatus(t, "a query value that is not a key", e.do("GET", "/api/projects/ex/files?prefix=tv_notes/", e.rw, nil), 200, "")
 	wantStatus(t, "Authorization: Bearer", e.do("GET", "/api/projects", "", nil, "Authorization", "Bearer "+e.rw), 200, "")
 	wantStatus(t, "an unknown path still needs a key", e.do("GET", "/api/nothing", "", nil), 401, teamapi.CodeUnauthorized)
@@ -86,6 +96,16 @@ func TestKeyScopes(t *testing.T) {
 	wantStatus(t, "read-only key DELETE", e.do("DELETE", "/api/projects/ex/files/"+f.ID, e.ro, nil), 403, teamapi.CodeReadOnlyKey)
 	wantStatus(t, "scoped key on another project", e.do("GET", "/api/projects/ex/files", e.scoped, nil), 403, teamapi.CodeForbidden)
 	wantStatus(t, "scoped key on another project by id", e.do("GET", "/api/projects/"+e.ex.ID+"/files", e.scoped, nil), 403, teamapi.CodeForbidden)
+	// A project that does not exist is outside a scoped key's scope too:
+	// 404 there and 403 for the others would tell the key which names the
+	// server's other projects have.
+	a := e.do("GET", "/api/projects/nope/files", e.scoped, nil)
+	wantStatus(t, "scoped key on a project that does not exist", a, 403, teamapi.CodeForbidden)
+	b := e.do("GET", "/api/projects/ex/files", e.scoped, nil)
+	if strings.Replace(string(a.body), "nope", "ex", 1) != string(b.body) {
+		t.Errorf("a scoped key tells a missing project from another's: %s / %s", a.body, b.body)
+	}
+	wantStatus(t, "unscoped key on a project that does not exist", e.do("GET", "/api/projects/nope/files", e.rw, nil), 404, teamapi.CodeNotFound)
 	wantStatus(t, "scoped key on its project", e.create(e.scoped, "other", "mine.md", "# Mine\n"), 201, "")
 	var pl teamapi.ProjectList
 	e.do("GET", "/api/projects", e.scoped, nil).json(t, &pl)
@@ -257,10 +277,17 @@ func TestPathAttacks(t *testing.T) {
 		{"evil\u202etxt.md", "invalid_path"},
 		{"notes/x.sh", "invalid_extension"},
 		{"", "invalid_path"},
+		{strings.Repeat("a/", 520) + "x.md", "invalid_path"},
 	}
 	for _, c := range cases {
 		a := e.create(e.rw, "ex", c.path, "# pwned\n")
-		wantStatus(t, fmt.Sprintf("create %q", c.path), a, 400, c.code)
+		what := fmt.Sprintf("create %.40q", c.path)
+		wantStatus(t, what, a, 400, c.code)
+		var b teamapi.ErrorBody
+		a.json(t, &b)
+		if b.Error.Field != "path" {
+			t.Errorf("%s: field %q, want \"path\"", what, b.Error.Field)
+		}
 	}
 	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
 	for _, c := range cases[:12] {
@@ -356,6 +383,28 @@ func TestMoveRewritesLinks(t *testing.T) {
 	}
 	wantStatus(t, "move onto an existing note", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/context.md"}`)), 409, teamapi.CodePathExists)
 	wantStatus(t, "move body with an unknown field", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"new_path":"x.md"}`)), 400, teamapi.CodeBadRequest)
+}
+
+// A create or a move to a name that differs from an existing note's only
+// in letter case is 409 path_exists naming the note that is there, on the
+// request's field: not "<the asked path> exists", a path that GET
+// ?path= says holds nothing.
+func TestPathExistsNamesTheNoteThere(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	check := func(what string, a answer, field string) {
+		t.Helper()
+		wantStatus(t, what, a, 409, teamapi.CodePathExists)
+		var b teamapi.ErrorBody
+		a.json(t, &b)
+		if !strings.Contains(b.Error.Message, "02-wiki/go/context.md") || b.Error.Field != field {
+			t.Errorf("%s: %q on field %q, want the existing 02-wiki/go/context.md named, on field %q", what, b.Error.Message, b.Error.Field, field)
+		}
+	}
+	check("create of a name differing in case", e.create(e.rw, "ex", "02-wiki/go/Context.md", "# x\n"), "path")
+	check("create of the same name", e.create(e.rw, "ex", "02-wiki/go/context.md", "# x\n"), "path")
+	f, _ := e.fileAt("ex", "02-wiki/go/retry-backoff.md")
+	check("move to a name differing in case", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/CONTEXT.md"}`)), "newPath")
+	check("move to the same name", e.do("PATCH", "/api/projects/ex/files/"+f.ID, e.rw, []byte(`{"newPath":"02-wiki/go/context.md"}`)), "newPath")
 }
 
 // Every write is one commit authored by the key's name and one audit row.
@@ -535,8 +584,23 @@ func TestLimits(t *testing.T) {
 	body, ct := multipartBody(t, "a.md", "x")
 	noFile := strings.Replace(string(body), `name="file"`, `name="other"`, 1)
 	wantStatus(t, "create without a file part", e.do("POST", "/api/projects/ex/files", e.rw, []byte(noFile), "Content-Type", ct), 400, teamapi.CodeInvalidArgument)
+	// A create's content is its "file" part: a refusal of it names that
+	// field, not the vault's "content".
+	a := e.create(e.rw, "ex", "nul.md", "a\x00b")
+	wantStatus(t, "create of a content with a NUL", a, 400, teamapi.CodeInvalidArgument)
+	var b teamapi.ErrorBody
+	if a.json(t, &b); b.Error.Field != "file" {
+		t.Errorf("create of a content with a NUL: field %q, want \"file\"", b.Error.Field)
+	}
 	wantStatus(t, "POST on a file", e.do("POST", "/api/projects/ex/files/"+f.ID, e.rw, nil), 405, teamapi.CodeMethodNotAllowed)
-	a := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
+	// A PUT sent as a form, as a create is (curl -F file=@note.md), is
+	// refused: its MIME envelope would become the note.
+	mp, mct := multipartBody(t, f.Path, "# Replaced\n")
+	wantStatus(t, "PUT as multipart", e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, mp, "Content-Type", mct), 415, teamapi.CodeUnsupportedMedia)
+	if now := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil); sha256Hex(now.body) != f.ContentHash {
+		t.Errorf("a multipart PUT changed the note to %.120q", now.body)
+	}
+	a = e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil, "If-None-Match", etag(f.ContentHash))
 	if a.status != http.StatusNotModified {
 		t.Errorf("GET with a matching If-None-Match: %d", a.status)
 	}
@@ -558,6 +622,37 @@ func TestImportIsPacked(t *testing.T) {
 	}
 	if stats["count"] != "0" || stats["in-pack"] == "" || stats["in-pack"] == "0" {
 		t.Fatalf("the imported vault's objects are not packed:\n%s", out)
+	}
+}
+
+// project add --from a folder that holds the data directory (the data
+// directory itself, its vaults/, a parent of it) is refused: the copy
+// walked into the vault it was writing, folder within folder until the
+// names grew too long, and would have copied the database and the other
+// projects' notes into the new project.
+func TestImportOfTheDataDirectoryRefused(t *testing.T) {
+	ctx := context.Background()
+	parent := t.TempDir()
+	d, err := OpenData(ctx, filepath.Join(parent, "data"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, _, err := d.AddProject(ctx, "first", ""); err != nil {
+		t.Fatal(err)
+	}
+	for i, from := range []string{d.Dir, filepath.Join(d.Dir, "vaults"), parent} {
+		_, _, err := d.AddProject(ctx, fmt.Sprintf("copy%d", i), from)
+		if err == nil || !strings.Contains(err.Error(), "--from") || !strings.Contains(err.Error(), "data directory") {
+			t.Errorf("--from %s: %v, want a refusal naming the data directory", from, err)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(d.Dir, "vaults"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Errorf("%d vault folders after the refusals, want the first project's only", len(ents))
 	}
 }
 
@@ -690,6 +785,24 @@ func TestRefusedWritesAudited(t *testing.T) {
 	rows, _ = e.data.Store.Audit(context.Background(), teamstore.AuditQuery{Project: e.ex.ID, Limit: 1})
 	if rows[0].Operation != "update" || rows[0].Result != "ok" || rows[0].Version != "" || strings.Join(rows[0].Paths, ",") != "notes/a.md" {
 		t.Errorf("audit row of a write that changed nothing = %+v, want notes/a.md, no version", rows[0])
+	}
+}
+
+// A PUT of the bytes the note holds already writes nothing, and its answer
+// says so with the file as it is: the updatedAt a listing shows, not the
+// time of the request.
+func TestUnchangedPutKeepsUpdatedAt(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	f, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	body := e.do("GET", "/api/projects/ex/files/"+f.ID, e.rw, nil).body
+	e.clock.Advance(time.Hour)
+	a := e.do("PUT", "/api/projects/ex/files/"+f.ID, e.rw, body)
+	wantStatus(t, "PUT of the same bytes", a, 200, "")
+	var fa teamapi.FileAnswer
+	a.json(t, &fa)
+	after, _ := e.fileAt("ex", "02-wiki/go/context.md")
+	if !fa.File.UpdatedAt.Equal(f.UpdatedAt) || !after.UpdatedAt.Equal(f.UpdatedAt) {
+		t.Errorf("updatedAt: %v before, %v in the answer, %v listed after; want it unchanged", f.UpdatedAt, fa.File.UpdatedAt, after.UpdatedAt)
 	}
 }
 

@@ -32,15 +32,46 @@ func (s *Server) settleLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.mu.Lock()
-		var prs []*project
-		for _, pr := range s.projects {
-			prs = append(prs, pr)
-		}
-		s.mu.Unlock()
-		for _, pr := range prs {
-			s.settleStale(ctx, pr)
-			s.followRemote(ctx, pr)
+		s.upkeep(ctx)
+	}
+}
+
+// purgeEvery is how often a running server drops the idempotency records
+// whose 24 hours are over (at its start too).
+const purgeEvery = time.Hour
+
+// upkeep is one round of settleLoop.
+func (s *Server) upkeep(ctx context.Context) {
+	s.purgeExpired(ctx)
+	s.mu.Lock()
+	var prs []*project
+	for _, pr := range s.projects {
+		prs = append(prs, pr)
+	}
+	s.mu.Unlock()
+	for _, pr := range prs {
+		s.settleStale(ctx, pr)
+		s.followRemote(ctx, pr)
+	}
+}
+
+// purgeExpired drops the expired idempotency records, at most once per
+// purgeEvery (upkeep and a replica's heartbeat call it), so that the
+// stored answers (a learn's or a large note's diff) do not pile up in the
+// database of a server that runs for months.
+func (s *Server) purgeExpired(ctx context.Context) {
+	s.purgeMu.Lock()
+	now := s.now()
+	due := now.Sub(s.purgedAt) >= purgeEvery
+	if due {
+		s.purgedAt = now
+	}
+	s.purgeMu.Unlock()
+	if due {
+		if n, err := s.store.PurgeIdem(ctx, now); err != nil {
+			s.log.Warn("removing expired idempotency records", "err", err)
+		} else if n > 0 {
+			s.log.Info("expired idempotency records removed", "count", n)
 		}
 	}
 }

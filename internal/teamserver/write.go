@@ -414,9 +414,11 @@ func (s *Server) fileAnswer(ctx context.Context, pr *project, at time.Time, file
 	}
 	f, ok := files[path]
 	if !ok {
+		// Not written (the same bytes again): the file as the store has it.
 		if f, err = s.store.FileByPath(ctx, pr.meta.ID, path); err != nil {
 			return teamapi.File{}, err
 		}
+		return wireFile(f, got, h), nil
 	}
 	wf := wireFile(f, got, h)
 	wf.UpdatedAt = at
@@ -477,11 +479,17 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, k *teamstore
 		apply: func(ctx context.Context) *outcome {
 			res, err := pr.svc.WriteNoteRaw(ctx, api.WriteRequest{Path: path, Content: string(content)})
 			if err != nil {
-				code := api.CodeOf(err)
-				if code == api.CodeConflict || code == api.CodeAlreadyExists {
-					return failed(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel))
+				switch api.CodeOf(err) {
+				case api.CodeConflict:
+					return failed(errResponse(http.StatusConflict, teamapi.ErrorDetail{Code: teamapi.CodePathExists, Field: "path",
+						Message: fmt.Sprintf("%s exists; replace it with PUT /files/{id} (see GET /files?path=)", rel)}))
+				case api.CodeAlreadyExists:
+					// Another spelling of the name is taken: the vault's
+					// message names the note that is there.
+					return failed(pathExists(err, "path"))
 				}
-				return failed(vaultError(err))
+				// The content is the multipart "file" part here.
+				return failed(renameField(vaultError(err), "content", "file"))
 			}
 			return s.written(ctx, pr, res, "create "+res.Path, func(at time.Time, files map[string]teamstore.File) *response {
 				wf, err := s.fileAnswer(ctx, pr, at, files, res.Path)
@@ -511,7 +519,10 @@ func parseCreate(body []byte, boundary string) (string, []byte, *response) {
 		case "path":
 			b, err := io.ReadAll(io.LimitReader(part, vaultfs.MaxPathBytes+1))
 			if err != nil || len(b) > vaultfs.MaxPathBytes {
-				return "", nil, errorf(http.StatusBadRequest, teamapi.CodeInvalidArgument, "path: over %d bytes", vaultfs.MaxPathBytes)
+				// The gatekeeper's code and field, as for any other path it
+				// refuses (the part is not read to its end to quote it).
+				return "", nil, errResponse(http.StatusBadRequest, teamapi.ErrorDetail{Code: strings.ToLower(string(vaultfs.CodeInvalidPath)), Field: "path",
+					Message: fmt.Sprintf("path: over %d bytes; a path may be at most %d bytes", vaultfs.MaxPathBytes, vaultfs.MaxPathBytes)})
 			}
 			path, havePath = string(b), true
 		case "file":
@@ -556,6 +567,12 @@ func (s *Server) updateFile(w http.ResponseWriter, r *http.Request, k *teamstore
 	refuse := func(resp *response) { s.refuse(w, r, k, pr, "update", s.filePath(r.Context(), pr, id), resp) }
 	if fail := s.writable(r, k); fail != nil {
 		refuse(fail)
+		return
+	}
+	// The body is the note's bytes as they are. A form (curl -F, as a
+	// create is sent) is refused: its MIME envelope would become the note.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
+		refuse(errorf(http.StatusUnsupportedMediaType, teamapi.CodeUnsupportedMedia, "a PUT's body is the note's new content as it is (e.g. curl --data-binary @note.md -H 'Content-Type: application/octet-stream'), not a multipart form"))
 		return
 	}
 	content, fail := readBody(w, r, maxBody)
@@ -613,7 +630,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	}
 	var req teamapi.MoveRequest
 	if err := decodeStrict(body, &req); err != nil {
-		refuse(errorf(http.StatusBadRequest, teamapi.CodeBadRequest, "the body must be {\"newPath\": \"...\"}: %v", err))
+		refuse(badBodyAnswer(err, "the body must be {\"newPath\": \"...\"}: %v", err))
 		return
 	}
 	if req.NewPath == "" {
@@ -638,7 +655,7 @@ func (s *Server) moveFile(w http.ResponseWriter, r *http.Request, k *teamstore.K
 			res, err := pr.svc.Move(ctx, api.MoveRequest{From: f.Path, To: req.NewPath, ConfirmNewDomain: true})
 			if err != nil {
 				if api.CodeOf(err) == api.CodeAlreadyExists {
-					return failedAt(errorf(http.StatusConflict, teamapi.CodePathExists, "%s exists; a move never overwrites a note", req.NewPath), f.Path, req.NewPath)
+					return failedAt(pathExists(err, "newPath"), f.Path, req.NewPath)
 				}
 				return failedAt(renameField(vaultError(err), "to", "newPath"), f.Path, req.NewPath)
 			}
@@ -679,6 +696,19 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, k *teamstore
 				return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
 			})
 		}})
+}
+
+// pathExists is the 409 path_exists answer to the vault's refusal of a
+// name a note holds already, on the request's field, with the vault's
+// message: it names the note that is there, which may be spelt otherwise
+// than the path asked for (letter case, Unicode normalisation).
+func pathExists(err error, field string) *response {
+	d := teamapi.ErrorDetail{Code: teamapi.CodePathExists, Field: field, Message: "a note already exists there; it is never overwritten"}
+	var ae *api.Error
+	if errors.As(fieldErr(field, err), &ae) && ae.Message != "" {
+		d.Message = ae.Message
+	}
+	return errResponse(http.StatusConflict, d)
 }
 
 // renameField renames the field of an error answer (the vault's names are

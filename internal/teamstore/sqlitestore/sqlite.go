@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -47,6 +49,16 @@ func Open(ctx context.Context, file string, now time.Time) (*Store, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
+	}
+	// The database holds what the vaults hold (stored answers with their
+	// diffs, note paths, the audit log), so a new one is its owner's only,
+	// whatever the folder's mode and the umask: SQLite gives the
+	// write-ahead log and its index the database file's mode. An existing
+	// file keeps the mode its administrator gave it.
+	if f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -175,5 +176,30 @@ func TestIsUnique(t *testing.T) {
 	}
 	if isUnique(errors.New("UNIQUE constraint failed")) {
 		t.Error("isUnique matched message text")
+	}
+}
+
+// The database holds what the vaults hold (stored answers with diffs, note
+// paths, the audit log): a new one, and its write-ahead log, are readable by
+// their owner only, whatever the folder's mode and the umask.
+func TestNewDatabaseIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "team.db")
+	s := open(t, file)
+	defer s.Close()
+	if err := s.AddProject(context.Background(), teamstore.Project{ID: "p1", Name: "one", CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{file, file + "-wal", file + "-shm"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m&0o077 != 0 {
+			t.Errorf("%s: mode %v, want no access for group and others", filepath.Base(f), m)
+		}
 	}
 }
