@@ -179,8 +179,11 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	defer s.running(rec.Token, false)
 	held, created, err := s.store.BeginIdem(ctx, rec)
 	if err != nil {
+		// The metadata store does not answer (a database restarting or
+		// failing over): nothing was done, and the retry works once it is
+		// back, as for a key that cannot be checked.
 		s.log.Error("beginning an idempotency record", "err", err)
-		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error").write(w)
+		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the write cannot be started right now (the server's database does not answer); nothing was changed: retry").write(w)
 		return
 	}
 	if !created {

@@ -1,0 +1,75 @@
+package teamserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+)
+
+// errDBDown stands for a metadata store that does not answer for a moment
+// (a PostgreSQL restart, a connection cut by a failover).
+var errDBDown = errors.New("the database does not answer")
+
+// blinkStore fails once: the first EnsureFiles naming path (a write's
+// bookkeeping, after its commit), or the first BeginIdem when idem is set.
+type blinkStore struct {
+	teamstore.Store
+	path  string
+	idem  bool
+	once  sync.Once
+	fired bool
+}
+
+func (b *blinkStore) blink() bool {
+	failed := false
+	b.once.Do(func() { failed, b.fired = true, true })
+	return failed
+}
+
+func (b *blinkStore) EnsureFiles(ctx context.Context, project string, paths []string, at time.Time) ([]teamstore.File, error) {
+	if b.path != "" && slices.Contains(paths, b.path) && b.blink() {
+		return nil, errDBDown
+	}
+	return b.Store.EnsureFiles(ctx, project, paths, at)
+}
+
+func (b *blinkStore) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Idem, bool, error) {
+	if b.idem && b.blink() {
+		return teamstore.Idem{}, false, errDBDown
+	}
+	return b.Store.BeginIdem(ctx, rec)
+}
+
+// A write whose idempotency record cannot be begun (the database does not
+// answer) is 503 unavailable with Retry-After, nothing applied, and its
+// retry applies it once.
+func TestWriteRecordNotBegunIsUnavailable(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	b := &blinkStore{Store: e.data.Store, idem: true}
+	e.data.Store = b
+	e.start(envOpts{})
+	commits := len(e.gitLog(e.ex, "%H"))
+	first := e.create(e.rw, "ex", "notes/later.md", "# Later\n", "Idempotency-Key", "later-1")
+	if !b.fired {
+		t.Fatal("the store never failed: the test does not test anything")
+	}
+	wantStatus(t, "the create", first, http.StatusServiceUnavailable, teamapi.CodeUnavailable)
+	if first.header.Get("Retry-After") == "" {
+		t.Errorf("the 503 has no Retry-After: %v", first.header)
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits {
+		t.Errorf("%d commits after a write refused before it ran, want none", n-commits)
+	}
+	wantStatus(t, "the retry", e.create(e.rw, "ex", "notes/later.md", "# Later\n", "Idempotency-Key", "later-1"), http.StatusCreated, "")
+	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
+		t.Errorf("%d commits for one create, want 1", n-commits)
+	}
+}
