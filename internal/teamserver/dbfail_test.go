@@ -47,6 +47,49 @@ func (b *blinkStore) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamsto
 	return b.Store.BeginIdem(ctx, rec)
 }
 
+// A write applied while the database blinked (its bookkeeping could not be
+// read, the next query answered) is not answered with a stored error: it is
+// 503 unavailable, and its retry gets the write's own answer, booked once.
+func TestWriteAppliedWhileDatabaseBlinks(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	b := &blinkStore{Store: e.data.Store, path: "notes/blink.md"}
+	e.data.Store = b
+	e.start(envOpts{})
+	commits := len(e.gitLog(e.ex, "%H"))
+	first := e.create(e.rw, "ex", "notes/blink.md", "# Blink\n", "Idempotency-Key", "blink-1")
+	if !b.fired {
+		t.Fatal("the store never failed: the test does not test anything")
+	}
+	wantStatus(t, "the create", first, http.StatusServiceUnavailable, teamapi.CodeUnavailable)
+	if first.header.Get("Retry-After") == "" {
+		t.Errorf("the 503 has no Retry-After: %v", first.header)
+	}
+	var got answer
+	deadline := time.Now().Add(3 * settleEvery)
+	for {
+		got = e.create(e.rw, "ex", "notes/blink.md", "# Blink\n", "Idempotency-Key", "blink-1")
+		if got.status != http.StatusConflict || got.code() != teamapi.CodeIdempotencyInUse || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	wantStatus(t, "the retry", got, http.StatusCreated, "")
+	if got.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was not answered from the record: %v %s", got.header, got.body)
+	}
+	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
+		t.Errorf("%d commits for one create, want 1", n-commits)
+	}
+	var fa teamapi.FileAnswer
+	got.json(t, &fa)
+	var vl teamapi.VersionList
+	e.do("GET", "/api/projects/ex/files/"+fa.File.ID+"/versions", e.rw, nil).json(t, &vl)
+	if len(vl.Versions) != 1 {
+		t.Errorf("versions of the create = %+v, want one", vl.Versions)
+	}
+}
+
 // A write whose idempotency record cannot be begun (the database does not
 // answer) is 503 unavailable with Retry-After, nothing applied, and its
 // retry applies it once.
