@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -114,5 +115,46 @@ func TestWriteRecordNotBegunIsUnavailable(t *testing.T) {
 	wantStatus(t, "the retry", e.create(e.rw, "ex", "notes/later.md", "# Later\n", "Idempotency-Key", "later-1"), http.StatusCreated, "")
 	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
 		t.Errorf("%d commits for one create, want 1", n-commits)
+	}
+}
+
+// hangStore stands for a database that does not answer at all (a primary
+// frozen or cut off during a failover): a key lookup waits until its
+// context ends.
+type hangStore struct {
+	teamstore.Store
+}
+
+func (h *hangStore) KeyByHash(ctx context.Context, hash []byte) (teamstore.Key, error) {
+	<-ctx.Done()
+	return teamstore.Key{}, ctx.Err()
+}
+
+// A request whose key cannot be looked up because the database does not
+// answer at all is 503 unavailable with Retry-After, not held until its
+// client gives up.
+func TestKeyLookupDatabaseHangsIsUnavailable(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	e.data.Store = &hangStore{Store: e.data.Store}
+	e.start(envOpts{})
+	req, err := http.NewRequest("GET", e.http.URL+"/api/projects", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Key", e.rw)
+	// Far longer than the server's bound: without one, the client's own
+	// timeout ends the request.
+	client := &http.Client{Timeout: 6 * keyLookupTimeout}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("no answer while the database hangs: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	got := answer{resp.StatusCode, resp.Header, b}
+	wantStatus(t, "a request while the database hangs", got, http.StatusServiceUnavailable, teamapi.CodeUnavailable)
+	if got.header.Get("Retry-After") == "" {
+		t.Errorf("the 503 has no Retry-After: %v", got.header)
 	}
 }
