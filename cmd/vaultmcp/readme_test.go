@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/envvars"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/teamserver"
 )
 
 // readReadme returns the repository's README.
@@ -130,5 +132,36 @@ func TestReadmeFlags(t *testing.T) {
 				t.Errorf("%v: the README does not name --%s", cmd, name)
 			}
 		}
+	}
+}
+
+// TestReadmeSystemdUnit: the Deployment section's systemd unit restarts the
+// replica after a pause long enough that a database not answering yet does
+// not spend systemd's start limit (five starts in ten seconds) at once, and
+// gives a stop the time the server takes to finish its requests.
+func TestReadmeSystemdUnit(t *testing.T) {
+	text := readReadme(t)
+	start := strings.Index(text, "```ini\n")
+	if start < 0 {
+		t.Fatal("the README has no systemd unit")
+	}
+	unit := text[start+len("```ini\n"):]
+	unit = unit[:strings.Index(unit, "```")]
+	settings := map[string]string{}
+	for _, line := range strings.Split(unit, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			settings[k] = v
+		}
+	}
+	if settings["Restart"] == "" {
+		t.Fatal("the unit does not restart the replica")
+	}
+	pause, err := time.ParseDuration(settings["RestartSec"])
+	if err != nil || pause*5 < 10*time.Second {
+		t.Errorf("RestartSec=%q: five restarts must take more than systemd's 10 s start interval", settings["RestartSec"])
+	}
+	stop, err := time.ParseDuration(settings["TimeoutStopSec"] + "s")
+	if err != nil || stop <= teamserver.ShutdownGrace {
+		t.Errorf("TimeoutStopSec=%q: must exceed the server's shutdown grace (%v)", settings["TimeoutStopSec"], teamserver.ShutdownGrace)
 	}
 }

@@ -1,6 +1,7 @@
 package teamserver
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -76,6 +77,12 @@ func credential(r *http.Request) string {
 	return ""
 }
 
+// keyLookupTimeout bounds looking a key up (and recording its use): a
+// database that does not answer at all (a primary frozen or cut off during
+// a failover) makes the request 503 unavailable, which clients retry,
+// instead of holding it until the client gives up.
+const keyLookupTimeout = 5 * time.Second
+
 // authenticate finds the key of a request, or the answer refusing it.
 func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	if name, ok := credentialInQuery(r.URL.RawQuery); ok {
@@ -93,7 +100,9 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 		return s.authenticateToken(r, secret)
 	}
 	want := HashKey(secret)
-	k, err := s.store.KeyByHash(r.Context(), want)
+	lookup, cancel := context.WithTimeout(r.Context(), keyLookupTimeout)
+	k, err := s.store.KeyByHash(lookup, want)
+	cancel()
 	if err != nil {
 		if !errors.Is(err, teamstore.ErrNotFound) {
 			// The metadata store does not answer (a database restarting or
@@ -189,7 +198,9 @@ func (s *Server) touch(r *http.Request, k *teamstore.Key) {
 	}
 	s.touchMu.Unlock()
 	if due {
-		if err := s.store.TouchKey(r.Context(), k.ID, now); err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), keyLookupTimeout)
+		defer cancel()
+		if err := s.store.TouchKey(ctx, k.ID, now); err != nil {
 			s.log.Warn("recording a key's last use", "key", k.Name, "err", err)
 		}
 	}

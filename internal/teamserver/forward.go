@@ -156,8 +156,9 @@ const (
 
 // forward sends the request (its body already read) to the lease holder
 // and relays its answer. errOwnerDown means nothing was answered: the
-// holder could not be reached, or (a GET or HEAD) it did not answer before
-// its lease ran out; the caller may serve the request otherwise. status is
+// holder could not be reached, or (a GET or HEAD) it failed before
+// answering or did not answer before its lease ran out; the caller may
+// serve the request otherwise. status is
 // that of the holder's answer, relayed; 0 with a nil error when this
 // replica answered (the holder stopped answering, the client went away).
 func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamstore.Lease, body []byte) (status int, err error) {
@@ -213,12 +214,17 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 				return // the client went away
 			}
 			s.log.Warn("forwarding a request to the replica serving the vault", "replica", owner.Owner, "err", err)
-			d := teamapi.ErrorDetail{Code: teamapi.CodeUnavailable, Message: "the replica serving this project stopped answering; retry"}
-			if req.Method != http.MethodGet && req.Method != http.MethodHead {
-				d.Uncertain = true
-				d.Message = "the replica serving this project stopped answering: the change may or may not have been applied; read the note before trying again (a retry with the same Idempotency-Key is safe)"
+			if read {
+				// Nothing of the holder's answer was relayed, and a read
+				// may be sent again: the holder is treated as down (it
+				// died with the request in flight), so the request waits
+				// for its lease to run out and is served here, as one sent
+				// after it died: a slower answer, not an error.
+				down = true
+				return
 			}
-			errResponse(http.StatusServiceUnavailable, d).write(w)
+			errResponse(http.StatusServiceUnavailable, teamapi.ErrorDetail{Code: teamapi.CodeUnavailable, Uncertain: true,
+				Message: "the replica serving this project stopped answering: the change may or may not have been applied; read the note before trying again (a retry with the same Idempotency-Key is safe)"}).write(w)
 		},
 	}
 	ctx, cancel := context.WithCancel(r.Context())

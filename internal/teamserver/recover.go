@@ -3,6 +3,7 @@ package teamserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -135,6 +136,10 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 	out := s.recorded(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
 		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
 	})
+	if out.unbooked != nil {
+		// Nothing to store yet: the record stays running for next time.
+		return nil, fmt.Errorf("booking a settled write: %w", out.unbooked)
+	}
 	out.result = "ok (settled after a restart)"
 	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
 	if err := s.finish(ctx, k, op, out, rec.Key, answer); err != nil {

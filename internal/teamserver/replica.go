@@ -139,20 +139,28 @@ func (r *replication) start(advertise string) {
 	s := r.s
 	s.log.Info("replica started", "replica", s.instance, "advertise", advertise, "lease_ttl", r.ttl.String())
 	r.tick(r.bg)
-	r.wg.Add(2)
-	go func() {
-		defer r.wg.Done()
-		t := time.NewTicker(r.ttl / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-r.bg.Done():
-				return
-			case <-t.C:
-				r.tick(r.bg)
+	// The renewals and the vaults' upkeep run on loops of their own: a
+	// remote that hangs (a fetch waits for git's timeout) must not hold up
+	// the renewal of every lease this replica holds until they run out.
+	every := func(f func(context.Context)) {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			t := time.NewTicker(r.ttl / 3)
+			defer t.Stop()
+			for {
+				select {
+				case <-r.bg.Done():
+					return
+				case <-t.C:
+					f(r.bg)
+				}
 			}
-		}
-	}()
+		}()
+	}
+	every(r.renew)
+	every(r.upkeep)
+	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		r.listen(r.bg)
@@ -198,9 +206,15 @@ func (r *replication) stop() {
 	r.s.log.Info("replica stopped: leases released", "replica", r.s.instance, "leases", n)
 }
 
-// tick is the heartbeat: the replica is alive, its leases are renewed (or
-// given up), and records of writes dead replicas left running are settled.
+// tick is one round of renew and upkeep.
 func (r *replication) tick(ctx context.Context) {
+	r.renew(ctx)
+	r.upkeep(ctx)
+}
+
+// renew is the heartbeat: the replica is alive, and its leases are renewed
+// (or given up).
+func (r *replication) renew(ctx context.Context) {
 	s := r.s
 	now := s.now()
 	adv := r.advertised()
@@ -230,6 +244,12 @@ func (r *replication) tick(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// upkeep settles the records of writes dead replicas left running, and
+// follows the remotes, of the vaults this replica serves.
+func (r *replication) upkeep(ctx context.Context) {
+	s := r.s
 	for _, pr := range r.owned() {
 		s.settleStale(ctx, pr)
 		s.followRemote(ctx, pr)

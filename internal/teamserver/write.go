@@ -60,6 +60,11 @@ type outcome struct {
 	// says its idempotency record must stay running until the remote's
 	// history settles it (the push's fate is unknown).
 	applied, uncertain, unsettled bool
+	// unbooked, when not nil, says the write was applied but its
+	// bookkeeping could not be read from the metadata store (a database
+	// restarting): its answer is not definite enough to store, so its
+	// idempotency record stays running and is settled from git.
+	unbooked error
 	// at is the time of the write's bookkeeping (and of its answer).
 	at time.Time
 }
@@ -179,8 +184,11 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	defer s.running(rec.Token, false)
 	held, created, err := s.store.BeginIdem(ctx, rec)
 	if err != nil {
+		// The metadata store does not answer (a database restarting or
+		// failing over): nothing was done, and the retry works once it is
+		// back, as for a key that cannot be checked.
 		s.log.Error("beginning an idempotency record", "err", err)
-		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "internal error").write(w)
+		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the write cannot be started right now (the server's database does not answer); nothing was changed: retry").write(w)
 		return
 	}
 	if !created {
@@ -207,6 +215,15 @@ func (s *Server) applyIdem(ctx context.Context, k *teamstore.Key, op writeOp, re
 	defer op.pr.book.RUnlock()
 	out := s.applyOp(ctx, k, op, rec.Token)
 	s.crash(CrashAfterApply)
+	if out.unbooked != nil {
+		// Applied, but its bookkeeping could not be read: storing this
+		// answer would replay an error to every retry and leave the write
+		// unbooked for good. The record stays running, the settler books
+		// the write from its commit (about 10 s; at the next lease renewal
+		// on replicas), and the retry gets that answer.
+		s.log.Warn("a write was applied but could not be recorded; it is settled from git shortly", "project", op.pr.meta.Name, "op", op.op, "version", out.version, "idempotency_key", rec.Key, "err", out.unbooked)
+		return errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the change was applied (version %s) but the server's database did not answer while recording it; retry with the same Idempotency-Key for its answer", out.version)
+	}
 	if (out.resp.status >= 500 || out.uncertain) && !out.applied {
 		// No definite answer: settle it from git (the token is in the commit
 		// when the write was applied), else let a retry run it again.
@@ -387,7 +404,7 @@ func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult
 	if err != nil {
 		s.log.Error("recording the files of a write", "err", err)
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
-			paths: writtenPaths(res), version: versionOf(res), result: teamapi.CodeInternal, applied: true, at: at}
+			paths: writtenPaths(res), version: versionOf(res), result: teamapi.CodeInternal, applied: true, unbooked: err, at: at}
 	}
 	return &outcome{resp: answer(at, files), rec: rec, paths: writtenPaths(res), version: versionOf(res), applied: true, at: at}
 }

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +95,16 @@ func Redact(dbURL string) string {
 			u.RawQuery = q.Encode()
 		}
 		return u.Redacted()
+	}
+	if i := strings.Index(dbURL, "://"); i >= 0 {
+		// A URL net/url cannot read (a bad escape, a broken host): what
+		// lies from the first colon of its user info to its last '@' is
+		// hidden (more than the password, never less).
+		if at := strings.LastIndex(dbURL, "@"); at > i {
+			if c := strings.Index(dbURL[i+3:at], ":"); c >= 0 {
+				dbURL = dbURL[:i+3+c+1] + "xxxxx" + dbURL[at:]
+			}
+		}
 	}
 	return dsnPassword().ReplaceAllString(dbURL, "${1}xxxxx")
 }

@@ -355,6 +355,12 @@ func TestRedact(t *testing.T) {
 		"mysql://vault:s3cret@db/x":                            "mysql://vault:xxxxx@db/x",
 		"host=db user=vault password=s3cret dbname=team":       "host=db user=vault password=xxxxx dbname=team",
 		"host=db password = 's3 cr\\'et' dbname=team":          "host=db password = xxxxx dbname=team",
+		// URLs net/url cannot read (a bad escape, a broken host): the
+		// password is hidden all the same.
+		"postgres://vault:s3c%zzret@db:5432/team":          "postgres://vault:xxxxx@db:5432/team",
+		"postgres://vault:s3cret@[::1/team":                "postgres://vault:xxxxx@[::1/team",
+		"postgres://vault:s3c%zz@ret@db/team":              "postgres://vault:xxxxx@db/team",
+		"postgres://vault@[::1/team?password=s3cret&x=%zz": "postgres://vault@[::1/team?password=xxxxx",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
