@@ -103,6 +103,26 @@ func TestServeHTTPNeedsKeyOffLoopback(t *testing.T) {
 // The key in VAULTMCP_API_KEY is required by serve --http, and never
 // printed: not by --help, not in the usage a wrong flag prints to stderr
 // (an MCP client keeps its server's stderr in a log).
+// The database URL from VAULTMCP_DB (it may hold a password) is never
+// printed by the team server's usage either, and is still used.
+func TestTeamServerDBFromEnvironmentNotPrinted(t *testing.T) {
+	const url = "postgres://vm:pw-7c1e9b@127.0.0.1:1/vm"
+	for _, args := range [][]string{{"team-server", "--help"}, {"team-server", "key", "list", "--no-such-flag"}, {"bench", "team", "--help"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(cleanEnv(), "VAULTMCP_DB="+url)
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "-db") || strings.Contains(string(out), "pw-7c1e9b") {
+			t.Errorf("%v printed the URL (or no usage): %s", args, out)
+		}
+	}
+	cmd := exec.Command(binary, "team-server", "key", "list", "--data", t.TempDir())
+	cmd.Env = append(cleanEnv(), "VAULTMCP_DB="+url)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "127.0.0.1:1") || strings.Contains(string(out), "pw-7c1e9b") {
+		t.Errorf("key list with VAULTMCP_DB of a database that is not there: %v\n%s", err, out)
+	}
+}
+
 func TestServeHTTPKeyFromEnvironmentNotPrinted(t *testing.T) {
 	const key = "env-key-5f3a9c"
 	for _, args := range [][]string{{"serve", "--help"}, {"serve", "--http", "127.0.0.1:0", "--no-such-flag"}} {

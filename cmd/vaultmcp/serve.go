@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,20 +27,15 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	c.common(fs)
 	c.server(fs)
 	httpAddr := fs.String("http", "", "serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio")
-	// The key from the environment is not the flag's default: the usage
-	// (--help, or any mistake on the command line, printed to stderr and
-	// so to an MCP client's log) prints defaults, and the key with them.
-	apiKey := fs.String("api-key", "", "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
+	// The key from the environment is never shown as the flag's default
+	// (see secretFlag).
+	apiKey := new(string)
+	secretFlag(fs, apiKey, "api-key", "VAULTMCP_API_KEY", "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
 	var hc httpConfig
 	hc.flags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return &exitError{2, err}
-	}
-	keyGiven := false
-	fs.Visit(func(f *flag.Flag) { keyGiven = keyGiven || f.Name == "api-key" })
-	if !keyGiven {
-		*apiKey = os.Getenv("VAULTMCP_API_KEY")
 	}
 	if len(pos) > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected argument %q", pos[0])}

@@ -160,8 +160,36 @@ type dataFlags struct{ dir, db string }
 func dataFlag(fs *flag.FlagSet) *dataFlags {
 	f := &dataFlags{}
 	fs.StringVar(&f.dir, "data", os.Getenv("VAULTMCP_DATA"), "data directory: the vaults and the database (default $VAULTMCP_DATA)")
-	fs.StringVar(&f.db, "db", os.Getenv("VAULTMCP_DB"), "metadata database: a postgres:// URL (default $VAULTMCP_DB; none: SQLite in the data directory)")
+	secretFlag(fs, &f.db, "db", "VAULTMCP_DB", "metadata database: a postgres:// URL (default $VAULTMCP_DB; none: SQLite in the data directory)")
 	return f
+}
+
+// secretFlag defines a string flag whose default is the environment
+// variable env, never shown: the usage (--help, or any mistake on the
+// command line, printed to stderr and so to a service's log) prints a
+// flag's default, and a postgres:// URL may hold a password.
+func secretFlag(fs *flag.FlagSet, p *string, name, env, usage string) {
+	*p = os.Getenv(env)
+	fs.Var(&hiddenDefault{p: p}, name, usage)
+}
+
+// hiddenDefault is a string flag value that shows only a value given on
+// the command line (see secretFlag).
+type hiddenDefault struct {
+	p   *string
+	set bool
+}
+
+func (h *hiddenDefault) String() string {
+	if h == nil || h.p == nil || !h.set {
+		return ""
+	}
+	return *h.p
+}
+
+func (h *hiddenDefault) Set(s string) error {
+	*h.p, h.set = s, true
+	return nil
 }
 
 func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {
