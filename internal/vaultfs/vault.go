@@ -281,6 +281,11 @@ func (v *Vault) checkWith(p string, acc Access, newNames bool) (*target, error) 
 		return nil, newErr(CodeReadOnly, rel, "the vault is open read-only; a %v is refused", acc)
 	}
 	if err := CheckPolicy(rel, acc); err != nil {
+		// A folder has no note's extension: say it is a folder (every
+		// tool takes one note), not only that the extension is missing.
+		if CodeOf(err) == CodeInvalidExtension && v.IsFolder(rel) {
+			return nil, newErr(CodeNotANote, rel, "is a folder, not a note: give the path of a note in it (ending in .md)")
+		}
 		return nil, err
 	}
 	return v.walkPath(rel, walkOpts{acc: acc, requireNote: true, newNames: newNames && acc != Read})

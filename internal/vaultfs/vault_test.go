@@ -740,3 +740,33 @@ func TestResolveNewNames(t *testing.T) {
 		t.Errorf("an existing note with a leading space: %v", err)
 	}
 }
+
+// TestResolveFolderIsNotANote: a path naming a folder of the vault is
+// refused as NOT_A_NOTE saying it is a folder (every tool takes one note),
+// for reads and writes; a path without an extension that is no folder, or
+// a folder reached through a link out of the vault, keeps INVALID_EXTENSION
+// (nothing is told about what lies outside).
+func TestResolveFolderIsNotANote(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "02-wiki", "go", "a.md"), "a\n")
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	for _, acc := range []Access{Read, Write} {
+		_, err := v.Resolve("02-wiki/go", acc)
+		if CodeOf(err) != CodeNotANote || !strings.Contains(err.Error(), "is a folder") {
+			t.Errorf("Resolve(folder, %v) = %v, want NOT_A_NOTE saying it is a folder", acc, err)
+		}
+		for _, p := range []string{"02-wiki/none", "out"} {
+			if _, err := v.Resolve(p, acc); CodeOf(err) != CodeInvalidExtension {
+				t.Errorf("Resolve(%q, %v) = %v, want INVALID_EXTENSION", p, acc, err)
+			}
+		}
+	}
+}
