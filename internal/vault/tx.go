@@ -698,12 +698,13 @@ func (s *Service) commitLocal(ctx context.Context, t *tx) {
 	}
 	sort.Strings(paths)
 	// One commit of them all; git leaves out a path it finds unchanged
-	// (ErrNothingToCommit when it finds every one so). Its author is the
-	// write's, but not the write's idempotency key: a commit carrying it
-	// says the write was applied.
-	co := commitOptions(api.WriteMetaFrom(ctx))
-	co.IdempotencyKey = ""
-	sha, err := s.git.CommitWith(ctx, paths, "chore(vault): commit local changes before a write", co)
+	// (ErrNothingToCommit when it finds every one so). It carries neither
+	// the write's idempotency key (a commit carrying it says the write was
+	// applied) nor its author: the changes are not the writer's (on a team
+	// server, an API key's holder did not make an edit found on the disk),
+	// so the repository's own identity (git's user, or vaultmcp's) signs
+	// them, as it would a commit made by hand there.
+	sha, err := s.git.CommitWith(ctx, paths, "chore(vault): commit local changes before a write", gitx.CommitOptions{})
 	switch {
 	case errors.Is(err, gitx.ErrNothingToCommit):
 		return

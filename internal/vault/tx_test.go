@@ -463,7 +463,7 @@ func brokenLinks(t *testing.T, dir string) int {
 // applied) nor its changes; the write's commit carries both.
 func TestLocalChangesCommitNotTheWrite(t *testing.T) {
 	dir, s := gitVault(t)
-	ctx := api.WithWriteMeta(context.Background(), api.WriteMeta{IdempotencyKey: "key-17"})
+	ctx := api.WithWriteMeta(context.Background(), api.WriteMeta{IdempotencyKey: "key-17", Author: "alice", Email: "alice@example.com"})
 	appendTo(t, dir, "02-wiki/db/pool.md", "Local line.\n")
 	res, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/db/pool.md", OldText: "Size the pool", NewText: "Size each pool"})
 	if err != nil {
@@ -477,5 +477,13 @@ func TestLocalChangesCommitNotTheWrite(t *testing.T) {
 	}
 	if got := gitRun(t, dir, "show", res.Version+"^:02-wiki/db/pool.md"); !strings.Contains(got, "Local line.") || strings.Contains(got, "Size each pool") {
 		t.Errorf("the local changes' commit holds:\n%s", got)
+	}
+	// The writer (a team server's key holder) made the write, not the
+	// local changes: those are signed by the repository's identity.
+	if got := gitRun(t, dir, "log", "-1", "--format=%an", res.Version); strings.TrimSpace(got) != "alice" {
+		t.Errorf("the write's author is %q, want alice", got)
+	}
+	if got := gitRun(t, dir, "log", "-1", "--format=%an", res.Version+"^"); strings.TrimSpace(got) == "alice" {
+		t.Errorf("the local changes' commit is authored by the writer")
 	}
 }
