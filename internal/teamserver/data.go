@@ -227,6 +227,12 @@ func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.P
 		if err != nil {
 			return p, nil, err
 		}
+		// Two projects of one server on one branch would push their
+		// writes onto each other's history, each follow the other's, and
+		// keep two sets of file ids and versions for the same notes.
+		if other, ok := d.projectOnBranch(ctx, spec.Remote, branch); ok {
+			return p, nil, fmt.Errorf("--remote %s: its branch %s already keeps the vault of project %q; two projects on one branch would mix their notes (give another --branch, or use that project)", gitx.RedactURL(spec.Remote), branch, other)
+		}
 		warnings = append(warnings, w...)
 		p.Remote, p.Branch = spec.Remote, branch
 	case spec.Branch != "":
@@ -260,6 +266,21 @@ func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.P
 	}
 	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}})
 	return p, warnings, nil
+}
+
+// projectOnBranch names the project that keeps its vault on branch of
+// remote, if one does.
+func (d *Data) projectOnBranch(ctx context.Context, remote, branch string) (string, bool) {
+	ps, err := d.Store.Projects(ctx)
+	if err != nil {
+		return "", false
+	}
+	for _, q := range ps {
+		if q.Remote == remote && q.Branch == branch {
+			return q.Name, true
+		}
+	}
+	return "", false
 }
 
 // remoteVault fills dir with a clone of spec.Remote: the remote's branch

@@ -596,14 +596,28 @@ func TestCreateProjectRemote(t *testing.T) {
 	if err != nil || p.Branch != "main" || p.Remote != bare {
 		t.Fatalf("into an empty remote: %+v %v", p, err)
 	}
-	q, _, err := d.CreateProject(ctx, ProjectSpec{Name: "second", Remote: bare})
+	// A second project of the same server on the same branch would mix
+	// their notes: refused, naming the first; nothing is left of it.
+	if _, _, err := d.CreateProject(ctx, ProjectSpec{Name: "second", Remote: bare}); err == nil || !strings.Contains(err.Error(), `project "first"`) {
+		t.Fatalf("a second project on the branch: %v", err)
+	}
+	if _, err := d.Store.Project(ctx, "second"); err == nil {
+		t.Fatal("the refused project was recorded")
+	}
+	// Another server's project on it (a move to a new server) clones it.
+	d2, err := OpenData(ctx, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	q, _, err := d2.CreateProject(ctx, ProjectSpec{Name: "second", Remote: bare})
 	if err != nil || q.Branch != "main" {
 		t.Fatalf("from the remote with commits: %+v %v", q, err)
 	}
-	if _, err := os.Stat(filepath.Join(d.VaultDir(q.ID), "02-wiki")); err != nil {
+	if _, err := os.Stat(filepath.Join(d2.VaultDir(q.ID), "02-wiki")); err != nil {
 		t.Errorf("the clone lacks the pushed vault: %v", err)
 	}
-	files, _ := d.Store.LiveFiles(ctx, q.ID)
+	files, _ := d2.Store.LiveFiles(ctx, q.ID)
 	if len(files) == 0 {
 		t.Error("the cloned notes have no ids")
 	}
