@@ -414,7 +414,9 @@ func TestReplicaFlags(t *testing.T) {
 		"--db postgres://127.0.0.1:1/x --advertise ftp://x": "--advertise",
 		"--db postgres://127.0.0.1:1/x --lease-ttl 0s":      "--lease-ttl",
 		"--lease-ttl 5s": "--lease-ttl goes with --db",
-		"--db postgres://127.0.0.1:1/x --advertise http://h:1/path": "--advertise",
+		"--db postgres://127.0.0.1:1/x --advertise http://h:1/path":           "--advertise",
+		"--db postgres://127.0.0.1:1/x --listen 0.0.0.0:8787 --insecure-http": "--advertise is required with --db when --listen 0.0.0.0:8787",
+		"--db postgres://127.0.0.1:1/x --listen :8787 --insecure-http":        "--advertise is required",
 	} {
 		cmd := exec.Command(binary, append([]string{"team-server", "--data", data}, strings.Fields(args)...)...)
 		cmd.Env = cleanEnv()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -83,6 +84,16 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		if _, err := teamserver.CheckAdvertise(*advertise); err != nil {
 			return &exitError{2, err}
+		}
+	}
+	// Replicas forward to each other at the advertised URL; an address of
+	// every interface names none of them. Told before the data directory
+	// or the database is opened, as the other flag mistakes are.
+	if data.db != "" && *advertise == "" {
+		if host, _, err := net.SplitHostPort(l.Addr); err == nil {
+			if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+				return &exitError{2, fmt.Errorf("--advertise is required with --db when --listen %s is every address: give the URL other replicas reach this one at (e.g. http://10.0.0.5:8787)", l.Addr)}
+			}
 		}
 	}
 	if data.db == "" {
