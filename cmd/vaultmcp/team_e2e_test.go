@@ -584,7 +584,7 @@ func TestTeamServerRateFlags(t *testing.T) {
 	if err := os.WriteFile(data, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range []string{"--rate-limit NaN", "--rate-limit -1", "--rate-limit +Inf", "--rate-burst -5", "--rate-burst 0"} {
+	for _, args := range []string{"--rate-limit NaN", "--rate-limit -1", "--rate-limit +Inf", "--rate-burst -5", "--rate-burst 0", "--lang xx"} {
 		_, stderr, code := runBinary(t, nil, append([]string{"team-server", "--data", data, "--listen", "127.0.0.1:0"}, strings.Fields(args)...)...)
 		if code != 2 || !strings.Contains(stderr, strings.Fields(args)[0]) {
 			t.Errorf("team-server %s: exit %d, stderr %q; want exit 2 naming the flag", args, code, stderr)

@@ -114,6 +114,11 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *burst < 1 {
 		return &exitError{2, fmt.Errorf("--rate-burst %d: must be 1 or more (the requests a key may send at once)", *burst)}
 	}
+	// The language too is a flag mistake, told before the data directory
+	// is made or opened.
+	if err := (&Config{Lang: *lang}).checkLang(); err != nil {
+		return &exitError{2, err}
+	}
 	d, err := openData(ctx, *data)
 	if err != nil {
 		return err
