@@ -45,7 +45,8 @@ Usage:
 Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1 (serve), VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
 VAULTMCP_API_KEY, VAULTMCP_ALLOWED_ORIGINS, VAULTMCP_SESSION_TIMEOUT, VAULTMCP_MAX_SESSIONS,
 VAULTMCP_BODY_TIMEOUT (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
-VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder), NO_COLOR (plain output);
+VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder), VAULTMCP_HUGEPAGES=on|off,
+NO_COLOR (plain output);
 team-server: VAULTMCP_DATA, VAULTMCP_DB, VAULTMCP_OAUTH_ISSUER, VAULTMCP_OAUTH_AUDIENCE.
 Remote mode (the tools of a team server's project): TEAM_VAULT_URL, TEAM_VAULT_API_KEY, TEAM_VAULT_PROJECT_ID,
 TEAM_VAULT_READ_ONLY=1.
