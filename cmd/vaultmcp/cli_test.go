@@ -68,6 +68,17 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
 	}
+	// "project" and "key" alone asked for help list their commands, as
+	// team-server -h does, instead of refusing "-h" as an unknown command.
+	for _, args := range [][]string{
+		{"team-server", "project", "-h"}, {"team-server", "project", "help"},
+		{"team-server", "key", "--help"}, {"team-server", "key", "help"},
+	} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "vaultmcp team-server project add") || !strings.Contains(out, "vaultmcp team-server key revoke") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
 }
 
 // TestVersion: version and --version print the version and succeed
