@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,17 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
 	}
+	// "project" and "key" alone asked for help list their commands, as
+	// team-server -h does, instead of refusing "-h" as an unknown command.
+	for _, args := range [][]string{
+		{"team-server", "project", "-h"}, {"team-server", "project", "help"},
+		{"team-server", "key", "--help"}, {"team-server", "key", "help"},
+	} {
+		out, errOut, code := runBinary(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "vaultmcp team-server project add") || !strings.Contains(out, "vaultmcp team-server key revoke") || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
 }
 
 // TestVersion: version and --version print the version and succeed
@@ -88,6 +100,34 @@ func TestVersion(t *testing.T) {
 	}
 	if out, errOut, code := runBinary(t, nil, "version", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: vaultmcp version") || errOut != "" {
 		t.Errorf("version -h: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestBuildVersion: a binary built without -ldflags reports the version
+// the go command recorded (a tag or a pseudo-version naming the commit),
+// else the commit of its vcs settings, and "dev" only when it has neither.
+func TestBuildVersion(t *testing.T) {
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	const rev = "c53a79238340bfe5d48e3b2c4e5589e5b32c1285"
+	for _, c := range []struct {
+		v    string
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"v1.2.3", &debug.BuildInfo{Main: debug.Module{Version: "v0.9.0"}}, true, "v1.2.3"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.9.0"}}, true, "v0.9.0"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261205013500-c53a79238340+dirty"}, Settings: vcs(rev, "true")}, true, "v0.0.0-20261205013500-c53a79238340+dirty"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "false")}, true, "dev-c53a79238340"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "true")}, true, "dev-c53a79238340+dirty"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "dev"},
+		{"dev", nil, false, "dev"},
+	} {
+		if got := buildVersion(c.v, c.bi, c.ok); got != c.want {
+			t.Errorf("buildVersion(%q, %+v) = %q, want %q", c.v, c.bi, got, c.want)
+		}
 	}
 }
 

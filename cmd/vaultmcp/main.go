@@ -18,7 +18,48 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
+// Unset, it is what the go command recorded in the binary (see
+// buildVersion), so that a binary built or installed as the README says
+// does not call itself "dev".
 var version = "dev"
+
+func init() {
+	bi, ok := debug.ReadBuildInfo()
+	version = buildVersion(version, bi, ok)
+}
+
+// buildVersion is the version to report: v when the build set one; else
+// the main module's version the go command recorded (a tag, or a
+// pseudo-version naming the commit, "+dirty" when the work tree had
+// changes: what `go install module@version` and a build in a git checkout
+// record); else the commit of the vcs settings (a build with
+// -buildvcs=true that recorded no version); else v.
+func buildVersion(v string, bi *debug.BuildInfo, ok bool) string {
+	if v != "dev" || !ok || bi == nil {
+		return v
+	}
+	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+		return mv
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return v + "-" + rev + dirty
+}
 
 const usage = `vaultmcp — long-term memory for coding agents in an Obsidian vault, over MCP.
 
@@ -45,7 +86,8 @@ Usage:
 Environment: VAULT_PATH (or OBSIDIAN_VAULT_PATH), VAULT_READ_ONLY=1 (serve), VAULT_LANG=en|pt, VAULT_AUTO_PUSH=1,
 VAULTMCP_API_KEY, VAULTMCP_ALLOWED_ORIGINS, VAULTMCP_SESSION_TIMEOUT, VAULTMCP_MAX_SESSIONS,
 VAULTMCP_BODY_TIMEOUT (serve --http), VAULTMCP_LOG_LEVEL=debug|info|warn|error,
-VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder), NO_COLOR (plain output);
+VAULTMCP_CACHE_DIR=DIR|off (index snapshots; default the user's cache folder), VAULTMCP_HUGEPAGES=on|off,
+NO_COLOR (plain output);
 team-server: VAULTMCP_DATA, VAULTMCP_DB, VAULTMCP_OAUTH_ISSUER, VAULTMCP_OAUTH_AUDIENCE.
 Remote mode (the tools of a team server's project): TEAM_VAULT_URL, TEAM_VAULT_API_KEY, TEAM_VAULT_PROJECT_ID,
 TEAM_VAULT_READ_ONLY=1.

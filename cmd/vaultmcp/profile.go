@@ -8,8 +8,8 @@ import (
 )
 
 // writeProfileLine says which profile (the language of the keys and
-// sections written into notes) the vault is in, and why: set by VAULT_LANG
-// or --lang, detected from the vault, or English by default. For a
+// sections written into notes) the vault is in, and why: set by --lang or
+// VAULT_LANG, detected from the vault, or English by default. For a
 // person's explanations (eval -v, search --explain); the server logs the
 // same at start ("vault indexed ... profile=").
 func writeProfileLine(w io.Writer, svc *vault.Service) {

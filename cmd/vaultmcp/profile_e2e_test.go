@@ -56,7 +56,7 @@ func TestStdioPortugueseVaultDetected(t *testing.T) {
 		wantDaily string
 	}{
 		{nil, "profile=pt", "\ntipo: wiki\n", "## Capturas"},
-		{[]string{"VAULT_LANG=en"}, `profile=en profile_from="set by VAULT_LANG"`, "\ntype: wiki\n", "## Captures"},
+		{[]string{"VAULT_LANG=en"}, `profile=en profile_from="set by --lang or VAULT_LANG"`, "\ntype: wiki\n", "## Captures"},
 	} {
 		vault := writeGitVault(t, ptVaultFiles)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -112,21 +112,30 @@ func TestEvalVerboseSaysProfile(t *testing.T) {
 // (and a plain search does not).
 func TestSearchExplainSaysProfile(t *testing.T) {
 	vault := writeGitVault(t, ptVaultFiles)
+	const detected = "profile: pt (detected from the vault: "
 	for _, c := range []struct {
 		args []string
-		want bool
+		env  []string
+		want string // "" for no profile line
 	}{
-		{[]string{"search", "--explain", "--vault", vault, "cache de camadas"}, true},
-		{[]string{"search", "--vault", vault, "cache de camadas"}, false},
+		{[]string{"search", "--explain", "--vault", vault, "cache de camadas"}, nil, detected},
+		{[]string{"search", "--vault", vault, "cache de camadas"}, nil, ""},
+		// Chosen by the flag or the variable, it says so, whichever it was.
+		{[]string{"search", "--explain", "--lang", "en", "--vault", vault, "cache de camadas"}, nil, "profile: en (set by --lang or VAULT_LANG)\n"},
+		{[]string{"search", "--explain", "--vault", vault, "cache de camadas"}, []string{"VAULT_LANG=en"}, "profile: en (set by --lang or VAULT_LANG)\n"},
 	} {
 		cmd := exec.Command(binary, c.args...)
-		cmd.Env = cleanEnv()
+		cmd.Env = append(cleanEnv(), c.env...)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", c.args, err, out)
 		}
-		if got := strings.Contains(string(out), "profile: pt (detected from the vault: "); got != c.want {
-			t.Errorf("%v: profile line shown %v, want %v:\n%s", c.args, got, c.want, out)
+		if c.want == "" {
+			if strings.Contains(string(out), "profile: ") {
+				t.Errorf("%v: a profile line is shown:\n%s", c.args, out)
+			}
+		} else if !strings.HasPrefix(string(out), c.want) {
+			t.Errorf("%v %v: the output does not start with %q:\n%s", c.env, c.args, c.want, out)
 		}
 	}
 }

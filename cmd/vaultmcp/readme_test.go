@@ -91,6 +91,21 @@ func TestReadmeEnvironment(t *testing.T) {
 	}
 }
 
+// TestUsageNamesEveryVariable: the Environment paragraph of vaultmcp --help
+// names every variable that configures vaultmcp (envvars.Settings), but for
+// the crash hook of the tests.
+func TestUsageNamesEveryVariable(t *testing.T) {
+	env := usage[strings.Index(usage, "Environment:"):]
+	for _, v := range append([]string{"VAULTMCP_CACHE_DIR"}, envvars.Settings...) {
+		if v == "VAULTMCP_TEST_CRASH" {
+			continue
+		}
+		if !strings.Contains(env, v) {
+			t.Errorf("vaultmcp --help does not name %s", v)
+		}
+	}
+}
+
 // TestReadmeFlags: every flag a command takes (as its -h lists it) is
 // named in the README.
 func TestReadmeFlags(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/cmdline"
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamserver"
@@ -220,6 +221,10 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprint(stderr, teamUsage)
 		return &exitError{2, errors.New("team-server project: add or list")}
 	}
+	if cmdline.IsHelp(args[0]) || args[0] == "help" {
+		fmt.Fprint(stdout, teamUsage)
+		return errHelp
+	}
 	fs := newTeamFlagSet("team-server project "+args[0], stderr)
 	data := dataFlag(fs)
 	switch args[0] {
@@ -295,6 +300,10 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) == 0 {
 		fmt.Fprint(stderr, teamUsage)
 		return &exitError{2, errors.New("team-server key: add, list or revoke")}
+	}
+	if cmdline.IsHelp(args[0]) || args[0] == "help" {
+		fmt.Fprint(stdout, teamUsage)
+		return errHelp
 	}
 	fs := newTeamFlagSet("team-server key "+args[0], stderr)
 	data := dataFlag(fs)

@@ -63,7 +63,7 @@ const profileSample = 64
 
 // Where the profile comes from.
 const (
-	profileFromOption   = "set by VAULT_LANG"
+	profileFromOption   = "set by --lang or VAULT_LANG"
 	profileFromDetected = "detected from the vault"
 	profileFromDefault  = "the default: nothing in the vault tells its language"
 )
@@ -99,7 +99,7 @@ var keySigns = map[string]string{
 func (s *Service) profile() profile { return s.profileChoice().p }
 
 // Profile says which profile the service writes notes in ("en" or "pt") and
-// why: set by VAULT_LANG, or detected from the vault (with the signs seen),
+// why: set by --lang or VAULT_LANG, or detected from the vault (with the signs seen),
 // or English by default.
 func (s *Service) Profile() (lang, why string) { return s.profileChoice().said() }
 

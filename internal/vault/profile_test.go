@@ -79,7 +79,7 @@ func TestProfileSources(t *testing.T) {
 	}
 
 	_, s = openLearn(t, ptVault, learnOpts{lang: "en"})
-	if lang, why := s.Profile(); lang != "en" || why != "set by VAULT_LANG" {
+	if lang, why := s.Profile(); lang != "en" || why != "set by --lang or VAULT_LANG" {
 		t.Errorf("VAULT_LANG=en on a Portuguese vault: %s, %q", lang, why)
 	}
 

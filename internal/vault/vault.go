@@ -417,7 +417,11 @@ func (s *Service) setProgress(done, total int) {
 func (s *Service) startupRecovery(ctx context.Context) (rollBack func(temps []string)) {
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
-		s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
+		// Closed before the lock was had (a client that hung up at once,
+		// a server that could not listen): nothing went wrong to warn of.
+		if ctx.Err() == nil {
+			s.log.Warn("could not take the write lock at start; interrupted writes will be finished before the next write", "err", s.fs.Redact(err.Error()))
+		}
 		return nil
 	}
 	if !exclusive {

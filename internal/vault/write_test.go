@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -549,6 +550,33 @@ func TestWriteWhileLockHeld(t *testing.T) {
 	release()
 	if _, err := s.WriteNote(context.Background(), api.WriteRequest{Path: "blocked.md", Content: "# B\n"}); err != nil {
 		t.Fatalf("after release: %v", err)
+	}
+}
+
+// TestCloseBeforeStartLockSaysNothing: a service closed while its start
+// still waits for the write lock (another process holds it; the service's
+// client hung up at once, or its server could not listen) logs no warning
+// that it could not take the lock: nothing went wrong.
+func TestCloseBeforeStartLockSaysNothing(t *testing.T) {
+	dir := writeVault(t, testVault)
+	gitInit(t, dir)
+	gd := strings.TrimSpace(gitRun(t, dir, "rev-parse", "--absolute-git-dir"))
+	other := writelock.New(filepath.Join(gd, "vaultmcp.lock"), time.Minute)
+	release, _, err := other.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var log logBuffer
+	s, err := Open(context.Background(), Options{Dir: dir, Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "could not take the write lock") {
+		t.Errorf("a service closed during its start warns of the lock:\n%s", log.String())
 	}
 }
 
