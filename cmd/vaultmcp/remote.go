@@ -73,6 +73,12 @@ func runRemote(ctx context.Context, c Config, r remoteConfig, httpAddr, httpKey 
 		return err
 	}
 	log := logger(stderr, c.LogLevel)
+	if c.Vault != "" {
+		// Said once at start: a client configured with both (an old
+		// VAULT_PATH, a --vault left in the command) would otherwise
+		// search the team's vault believing it searched its own.
+		log.Warn("the local vault is not used: TEAM_VAULT_URL is set, so the tools serve the team server's project", "vault", c.Vault)
+	}
 	client, err := teamclient.New(teamclient.Config{URL: r.URL, APIKey: r.Key, Project: r.Project, CacheDir: c.CacheDir, Lang: c.Lang, Logger: log})
 	if err != nil {
 		var ce *teamclient.ConfigError

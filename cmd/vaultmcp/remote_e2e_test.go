@@ -404,3 +404,29 @@ func TestRemoteDefaultProjectUnusable(t *testing.T) {
 		t.Errorf("stderr:\n%s", log)
 	}
 }
+
+// TestRemoteSaysLocalVaultUnused: a local vault given beside TEAM_VAULT_URL
+// (--vault, VAULT_PATH) is not served: the start says so, once.
+func TestRemoteSaysLocalVaultUnused(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	vault := t.TempDir()
+	for _, tc := range []struct {
+		args, env []string
+		warned    bool
+	}{
+		{[]string{"--vault", vault}, nil, true},
+		{nil, []string{"VAULT_PATH=" + vault}, true},
+		{nil, nil, false},
+	} {
+		cmd := exec.Command(binary, tc.args...)
+		cmd.Env = append(append(cleanEnv(), "TEAM_VAULT_URL="+ts.url, "TEAM_VAULT_API_KEY="+ts.rw), tc.env...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v %v: %v; stderr:\n%s", tc.args, tc.env, err, stderr.String())
+		}
+		if got := strings.Count(stderr.String(), "the local vault is not used"); got != map[bool]int{true: 1, false: 0}[tc.warned] {
+			t.Errorf("%v %v: said %d times; stderr:\n%s", tc.args, tc.env, got, stderr.String())
+		}
+	}
+}
