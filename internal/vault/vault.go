@@ -734,6 +734,12 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	// the profile, comes once it is decided. A write that needs it first
 	// detects it itself (profileChoice), with the same answer.
 	logIndexed := func(c *profileChoice) {
+		if ctx.Err() != nil {
+			// The service closed during the build (a server stopping
+			// at start): what was read is not the vault's index.
+			s.log.Info("first index stopped: the service is closing", "read", indexed, "files", len(files), "took", took)
+			return
+		}
 		lang, why := c.said()
 		s.log.Info("vault indexed", "notes", notesN, "read", indexed, "files", len(files), "unindexed", unindexedN, "took", took,
 			"profile", lang, "profile_from", why)
