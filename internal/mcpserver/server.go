@@ -133,9 +133,33 @@ func unknownTool(m *messages, offered []registration, known map[string]bool) mcp
 			if known[call.Params.Name] {
 				err = &api.Error{Code: api.CodeReadOnly, Message: m.get(msgErrToolNotOffered, name)}
 			}
-			return errorResult(err), nil
+			return markComplete(call.Session, errorResult(err)), nil
 		}
 	}
+}
+
+// resultTypeProtocol is the first protocol version whose results carry
+// resultType: its schema requires the member on every result.
+const resultTypeProtocol = "2026-07-28"
+
+// markComplete marks res complete (resultType) for a client of a protocol
+// that has result types, as the SDK marks the result of every tool handler
+// (by the session's protocol version). A result made in a middleware
+// never reaches that marking, and the SDK keeps the field unexported: the
+// result's own JSON decoder is the one way to set it.
+func markComplete(ss *mcp.ServerSession, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if ss == nil {
+		return res
+	}
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion < resultTypeProtocol {
+		return res
+	}
+	var marked mcp.CallToolResult
+	if err := json.Unmarshal([]byte(`{"content":[],"resultType":"complete"}`), &marked); err != nil {
+		return res
+	}
+	marked.Content, marked.IsError = res.Content, res.IsError
+	return &marked
 }
 
 // instructions tells the agent how to use the tools that are offered: the
