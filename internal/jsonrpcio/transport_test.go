@@ -632,3 +632,27 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 // answer them (see Transport.Drain): their input's end is read at once
 // instead of after DrainTimeout.
 const noDrain = time.Millisecond
+
+// TestReusedIDRefused: a call whose id is that of a call still in progress
+// is refused with invalid request (id null: an answer with its id would be
+// taken for the first call's), where the SDK dropped it without a word and
+// the end of the input then waited for its answer until the drain bound.
+func TestReusedIDRefused(t *testing.T) {
+	never := make(chan struct{})
+	defer close(never)
+	msgs := runUntilEOF(t, time.Minute, never, initFrame, initializedFrame, waitFrame,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var got []string
+	for _, m := range msgs {
+		if string(m.ID) == "null" && (m.Error == nil || m.Error.Code != int(jsonrpcio.CodeInvalidRequest)) {
+			t.Errorf("answer with id null: %+v, want a -32600 error", m)
+		}
+		got = append(got, string(m.ID))
+	}
+	slices.Sort(got) // the refusal, written as the frame is read, may come first
+	if !slices.Equal(got, []string{"1", "3", "null"}) {
+		t.Fatalf("answers to ids %v, want 1, 3 and a -32600 error with id null", got)
+	}
+}
