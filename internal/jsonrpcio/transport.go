@@ -108,9 +108,10 @@ type conn struct {
 	cancelled map[jsonrpc.ID]bool
 }
 
-// called counts a call read; false, counting nothing, when a call of
-// that id is still in progress.
-func (c *conn) called(id jsonrpc.ID) bool {
+// called counts a call read, one the end of the input waits for when
+// awaited; false, counting nothing, when a call of that id is still in
+// progress.
+func (c *conn) called(id jsonrpc.ID, awaited bool) bool {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
 	if c.live[id] {
@@ -120,7 +121,9 @@ func (c *conn) called(id jsonrpc.ID) bool {
 		c.pending = map[jsonrpc.ID]int{}
 		c.live = map[jsonrpc.ID]bool{}
 	}
-	c.pending[id]++
+	if awaited {
+		c.pending[id]++
+	}
 	c.live[id] = true
 	return true
 }
@@ -139,7 +142,7 @@ func (c *conn) answering(id jsonrpc.ID) {
 func (c *conn) cancel(id jsonrpc.ID) {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
-	if c.pending[id] == 0 {
+	if !c.live[id] {
 		return
 	}
 	if c.cancelled == nil {
@@ -322,7 +325,12 @@ func (c *conn) frame(line []byte) bool {
 		return true
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
-		if req.IsCall() && !c.called(req.ID) {
+		// A subscriptions/listen call (protocol 2026-07-28) is the client's
+		// stream of notifications: it is answered only when the
+		// subscription ends, which the end of the input does (the SDK
+		// ends it as the session closes), so the end of the input does
+		// not wait for it.
+		if req.IsCall() && !c.called(req.ID, req.Method != "subscriptions/listen") {
 			// The SDK drops such a call without a word (an answer with
 			// its id would be taken for the first call's), and the end of
 			// the input would wait for an answer that never comes.

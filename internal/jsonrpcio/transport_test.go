@@ -656,3 +656,33 @@ func TestReusedIDRefused(t *testing.T) {
 		t.Fatalf("answers to ids %v, want 1, 3 and a -32600 error with id null", got)
 	}
 }
+
+// TestEndOfInputEndsListen: a subscriptions/listen call (protocol
+// 2026-07-28), answered only when its subscription ends, does not hold the
+// server for the drain bound once the input ends: the end of the input
+// ends the subscription.
+func TestEndOfInputEndsListen(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	server := mcp.NewServer(&mcp.Implementation{Name: "listen", Version: "1"}, &mcp.ServerOptions{HasTools: true})
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(context.Background(), &jsonrpcio.Transport{Reader: inR, Writer: outW, Drain: time.Minute})
+		outW.Close()
+	}()
+	go func() {
+		_, _ = inW.Write([]byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}` + "\n"))
+	}()
+	out := bufio.NewReader(outR)
+	line, err := out.ReadBytes('\n')
+	if err != nil || !bytes.Contains(line, []byte(`"notifications/subscriptions/acknowledged"`)) {
+		t.Fatalf("first output %q (%v), want the subscription acknowledged", line, err)
+	}
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the end of the input: it waits for the listen call")
+	}
+}
