@@ -24,9 +24,10 @@
 //     fraction, 1e400, null: MCP forbids null ids), a method that is not a
 //     string, params that are not an object or an array, a member named
 //     twice, a response without an id or with both result and error, an
-//     object with neither method nor result nor error.
-//     The error carries the request's id when the id itself was valid, and
-//     null otherwise. Blank lines are skipped.
+//     object with neither method nor result nor error, a call whose id is
+//     that of a call still in progress (the SDK would drop it unanswered).
+//     The error carries the request's id when the id itself was valid (and
+//     not in use), and null otherwise. Blank lines are skipped.
 //   - A JSON-RPC error response whose id is null (the peer reporting an error
 //     it could not attribute) is valid but belongs to no call: it is logged
 //     and dropped, never answered, so two peers cannot answer each other's

@@ -144,27 +144,27 @@ func TestEncodedResultErrorsAndLoss(t *testing.T) {
 }
 
 // A client reusing the id of a call still in flight gets the second call
-// unmarked, so that the first call's frame never answers it; closing the
-// connection forgets the calls.
+// refused (see TestReusedIDRefused), never handed over, so that the first
+// call's frame answers the first call alone; closing the connection
+// forgets the calls.
 func TestEncodedResultReusedID(t *testing.T) {
 	out := &writes{}
 	c, reqs := readAll(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}
 {"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y"}}
 {"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x"}}
 `, out)
-	if reqs[1].Extra != nil {
-		t.Fatal("a call reusing an id in flight was marked")
+	if len(reqs) != 2 || reqs[1].ID.Raw() != int64(8) {
+		t.Fatalf("a call reusing an id in flight was handed over: %+v", reqs)
 	}
 	first := reqs[0].Extra.(*mcp.RequestExtra)
 	if !jsonrpcio.EncodeResult(first, appendText(`{"n":1}`)) {
 		t.Fatal("not taken")
 	}
-	respond(t, c, reqs[1].ID, []byte(`{"n":2}`))
 	respond(t, c, reqs[0].ID, jsonrpcio.Placeholder)
-	if len(out.calls) != 2 || !bytes.Contains(out.calls[0], []byte(`{"n":2}`)) || !bytes.Contains(out.calls[1], []byte(`{"n":1}`)) {
+	if len(out.calls) != 2 || !bytes.Contains(out.calls[0], []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600`)) || !bytes.Contains(out.calls[1], []byte(`{"n":1}`)) {
 		t.Errorf("writes %q", out.calls)
 	}
-	third := reqs[2].Extra.(*mcp.RequestExtra)
+	third := reqs[1].Extra.(*mcp.RequestExtra)
 	_ = c.Close()
 	if jsonrpcio.InPlace(third) {
 		t.Error("a call of a closed connection is still pending")

@@ -98,20 +98,42 @@ type conn struct {
 	pendingMu sync.Mutex
 	pending   map[jsonrpc.ID]int
 	idle      chan struct{}
+	// live holds the ids of the calls in progress, from the frame read
+	// until the answer's write begins (when the SDK frees the id too): a
+	// call reusing one of them is refused (see frame).
+	live map[jsonrpc.ID]bool
 	// cancelled holds the calls in progress the client cancelled
 	// (notifications/cancelled): their answers are not written (see
 	// Write).
 	cancelled map[jsonrpc.ID]bool
 }
 
-// called counts a call read.
-func (c *conn) called(id jsonrpc.ID) {
+// called counts a call read, one the end of the input waits for when
+// awaited; false, counting nothing, when a call of that id is still in
+// progress.
+func (c *conn) called(id jsonrpc.ID, awaited bool) bool {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
+	if c.live[id] {
+		return false
+	}
 	if c.pending == nil {
 		c.pending = map[jsonrpc.ID]int{}
+		c.live = map[jsonrpc.ID]bool{}
 	}
-	c.pending[id]++
+	if awaited {
+		c.pending[id]++
+	}
+	c.live[id] = true
+	return true
+}
+
+// answering frees the id of the call answered by a response about to be
+// written: the client may use it again once it has the answer.
+func (c *conn) answering(id jsonrpc.ID) {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	delete(c.live, id)
 }
 
 // cancel records that the client cancelled the call id, when it is in
@@ -120,7 +142,7 @@ func (c *conn) called(id jsonrpc.ID) {
 func (c *conn) cancel(id jsonrpc.ID) {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
-	if c.pending[id] == 0 {
+	if !c.live[id] {
 		return
 	}
 	if c.cancelled == nil {
@@ -212,6 +234,9 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.answering(r.ID)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -300,10 +325,20 @@ func (c *conn) frame(line []byte) bool {
 		return true
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
+		// A subscriptions/listen call (protocol 2026-07-28) is the client's
+		// stream of notifications: it is answered only when the
+		// subscription ends, which the end of the input does (the SDK
+		// ends it as the session closes), so the end of the input does
+		// not wait for it.
+		if req.IsCall() && !c.called(req.ID, req.Method != "subscriptions/listen") {
+			// The SDK drops such a call without a word (an answer with
+			// its id would be taken for the first call's), and the end of
+			// the input would wait for an answer that never comes.
+			id, _ := appendID(nil, req.ID)
+			return c.refuse(&Error{Code: CodeInvalidRequest, Message: "invalid request: id " + string(id) + " is the id of a call still in progress; a request id may not be reused"}, int64(len(line)))
+		}
 		c.markCall(req)
-		if req.IsCall() {
-			c.called(req.ID)
-		} else if req.Method == "notifications/cancelled" {
+		if !req.IsCall() && req.Method == "notifications/cancelled" {
 			if id, ok := cancelledID(req.Params); ok {
 				c.cancel(id)
 			}

@@ -632,3 +632,57 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 // answer them (see Transport.Drain): their input's end is read at once
 // instead of after DrainTimeout.
 const noDrain = time.Millisecond
+
+// TestReusedIDRefused: a call whose id is that of a call still in progress
+// is refused with invalid request (id null: an answer with its id would be
+// taken for the first call's), where the SDK dropped it without a word and
+// the end of the input then waited for its answer until the drain bound.
+func TestReusedIDRefused(t *testing.T) {
+	never := make(chan struct{})
+	defer close(never)
+	msgs := runUntilEOF(t, time.Minute, never, initFrame, initializedFrame, waitFrame,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var got []string
+	for _, m := range msgs {
+		if string(m.ID) == "null" && (m.Error == nil || m.Error.Code != int(jsonrpcio.CodeInvalidRequest)) {
+			t.Errorf("answer with id null: %+v, want a -32600 error", m)
+		}
+		got = append(got, string(m.ID))
+	}
+	slices.Sort(got) // the refusal, written as the frame is read, may come first
+	if !slices.Equal(got, []string{"1", "3", "null"}) {
+		t.Fatalf("answers to ids %v, want 1, 3 and a -32600 error with id null", got)
+	}
+}
+
+// TestEndOfInputEndsListen: a subscriptions/listen call (protocol
+// 2026-07-28), answered only when its subscription ends, does not hold the
+// server for the drain bound once the input ends: the end of the input
+// ends the subscription.
+func TestEndOfInputEndsListen(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	server := mcp.NewServer(&mcp.Implementation{Name: "listen", Version: "1"}, &mcp.ServerOptions{HasTools: true})
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(context.Background(), &jsonrpcio.Transport{Reader: inR, Writer: outW, Drain: time.Minute})
+		outW.Close()
+	}()
+	go func() {
+		_, _ = inW.Write([]byte(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}` + "\n"))
+	}()
+	out := bufio.NewReader(outR)
+	line, err := out.ReadBytes('\n')
+	if err != nil || !bytes.Contains(line, []byte(`"notifications/subscriptions/acknowledged"`)) {
+		t.Fatalf("first output %q (%v), want the subscription acknowledged", line, err)
+	}
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the end of the input: it waits for the listen call")
+	}
+}

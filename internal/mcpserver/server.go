@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -105,7 +106,7 @@ func newServer(b api.Backend, opts Options, tools []registration) *mcp.Server {
 	}
 	addNoteResources(s, env)
 	addPrompts(s, env, names)
-	s.AddReceivingMiddleware(unknownTool(env.msg, offered, known))
+	s.AddReceivingMiddleware(unknownTool(env.msg, offered, known), checkLogLevel())
 	if !opts.sdkEncoding {
 		s.AddReceivingMiddleware(oneEncoding()) // outermost: added last
 	}
@@ -133,9 +134,58 @@ func unknownTool(m *messages, offered []registration, known map[string]bool) mcp
 			if known[call.Params.Name] {
 				err = &api.Error{Code: api.CodeReadOnly, Message: m.get(msgErrToolNotOffered, name)}
 			}
-			return errorResult(err), nil
+			return markComplete(call.Session, errorResult(err)), nil
 		}
 	}
+}
+
+// logLevels are the levels logging/setLevel takes: the syslog severities,
+// as the specification names them.
+var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// checkLogLevel refuses a logging/setLevel of any other level with invalid
+// params, as the specification asks; the SDK takes any string.
+func checkLogLevel() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil && method == "logging/setLevel" && !slices.Contains(logLevels, p.Level) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: level %q is none of %s", p.Level, joinLevels())}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+func joinLevels() string {
+	names := make([]string, len(logLevels))
+	for i, l := range logLevels {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
+}
+
+// resultTypeProtocol is the first protocol version whose results carry
+// resultType: its schema requires the member on every result.
+const resultTypeProtocol = "2026-07-28"
+
+// markComplete marks res complete (resultType) for a client of a protocol
+// that has result types, as the SDK marks the result of every tool handler
+// (by the session's protocol version). A result made in a middleware
+// never reaches that marking, and the SDK keeps the field unexported: the
+// result's own JSON decoder is the one way to set it.
+func markComplete(ss *mcp.ServerSession, res *mcp.CallToolResult) *mcp.CallToolResult {
+	if ss == nil {
+		return res
+	}
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion < resultTypeProtocol {
+		return res
+	}
+	var marked mcp.CallToolResult
+	if err := json.Unmarshal([]byte(`{"content":[],"resultType":"complete"}`), &marked); err != nil {
+		return res
+	}
+	marked.Content, marked.IsError = res.Content, res.IsError
+	return &marked
 }
 
 // instructions tells the agent how to use the tools that are offered: the

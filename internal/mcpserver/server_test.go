@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -597,4 +598,23 @@ func TestToolSchemasGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "tools.golden.json", append(got, '\n'))
+}
+
+// TestLogLevelChecked: logging/setLevel takes the levels the specification
+// names and refuses any other with invalid params, as it asks.
+func TestLogLevelChecked(t *testing.T) {
+	cs := connect(t, New(newFake(), Options{}), nil)
+	ctx := context.Background()
+	for _, level := range []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+			t.Errorf("level %s: %v", level, err)
+		}
+	}
+	for _, level := range []mcp.LoggingLevel{"bogus", "", "DEBUG", "warn"} {
+		err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("level %q: %v, want invalid params", level, err)
+		}
+	}
 }

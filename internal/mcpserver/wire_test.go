@@ -119,8 +119,13 @@ func TestOneEncodingSameAnswers(t *testing.T) {
 					t.Errorf("%s: one-pass answer\n%s\nSDK's\n%s", c.tool, fast[i], sdk[i])
 				}
 			}
-			if protocol >= "2026-07-28" && !strings.Contains(string(fast[0]), `"resultType":"complete"`) {
-				t.Errorf("no resultType in %s", fast[0])
+			// The 2026-07-28 schema requires resultType on every result:
+			// the answer to an unknown tool, made before any tool handler,
+			// too.
+			for i, c := range wireCalls {
+				if protocol >= "2026-07-28" && !strings.Contains(string(fast[i]), `"resultType":"complete"`) {
+					t.Errorf("%s: no resultType in %s", c.tool, fast[i])
+				}
 			}
 		})
 	}
