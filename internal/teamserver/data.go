@@ -508,23 +508,42 @@ func fsWalk(root *os.Root, dir string, fn func(rel string, mode os.FileMode) err
 	return nil
 }
 
+// adminGitTimeout bounds each git run of a project's creation (a clone or
+// an import of a large folder takes longer than a write's commit).
+var adminGitTimeout = 5 * gitx.DefaultTimeout
+
 // gitOut runs git (never prompting) in dir and returns its stdout.
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*gitx.DefaultTimeout)
-	defer cancel()
-	sub := args[0]
-	if dir != "" {
-		args = append([]string{"-C", dir}, args...)
-	}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = gitx.Env()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, stderr, err := runGit(ctx, dir, nil, args)
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", sub, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr))
 	}
-	return string(out), nil
+	return out, nil
+}
+
+// runGit runs git with the options pre and then args in dir ("" the current
+// folder), bounded by adminGitTimeout, never prompting; a process git
+// started that keeps its output open (a filter, ssh) does not hold it past
+// the bound.
+func runGit(ctx context.Context, dir string, pre, args []string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, adminGitTimeout)
+	defer cancel()
+	full := pre
+	if dir != "" {
+		full = append([]string{"-C", dir}, pre...)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Env = gitx.Env()
+	cmd.WaitDelay = 2 * time.Second
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("timed out after %s: %w", adminGitTimeout, ctx.Err())
+		}
+		return out.String(), errb.String(), err
+	}
+	return out.String(), errb.String(), nil
 }
 
 func gitInit(ctx context.Context, dir string) error {
@@ -545,10 +564,9 @@ func gitCommitAll(ctx context.Context, dir, message string, allowEmpty bool) err
 	if allowEmpty {
 		args = append(args, "--allow-empty")
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}, args...)...)
-	cmd.Env = gitx.Env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(string(out)))
+	ident := []string{"-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}
+	if out, stderr, err := runGit(ctx, dir, ident, args); err != nil {
+		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(out+stderr))
 	}
 	return nil
 }
