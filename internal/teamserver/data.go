@@ -579,7 +579,11 @@ func (d *Data) seedFiles(ctx context.Context, p teamstore.Project, dir string) (
 		return 0, err
 	}
 	defer fsys.Close()
-	head, _ := gitOut(ctx, dir, "rev-parse", "HEAD")
+	head, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		// Without it every first version would be recorded with no id.
+		return 0, err
+	}
 	head = strings.TrimSpace(head)
 	var paths, hashes []string
 	err = fsys.Walk(ctx, func(fi vaultfs.FileInfo) error {
