@@ -264,7 +264,9 @@ func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.P
 	if err != nil {
 		return p, warnings, fmt.Errorf("recording the imported notes: %w", err)
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}}); err != nil {
+		warnings = append(warnings, fmt.Sprintf("the project was added, but its line in the audit log could not be written: %v", err))
+	}
 	return p, warnings, nil
 }
 
