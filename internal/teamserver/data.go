@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,7 +156,9 @@ func (d *Data) AddKey(ctx context.Context, name string, projects []string, readO
 		}
 		return "", k, err
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key add", Result: "ok"})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key add", Result: "ok"}); err != nil {
+		slog.Warn("the key was added, but its line in the audit log could not be written", "key", name, "err", err)
+	}
 	return secret, k, nil
 }
 
@@ -176,7 +179,9 @@ func (d *Data) RevokeKey(ctx context.Context, name string) error {
 		}
 		return err
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: id, KeyName: name, Operation: "key revoke", Result: "ok"})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: id, KeyName: name, Operation: "key revoke", Result: "ok"}); err != nil {
+		slog.Warn("the key was revoked, but its line in the audit log could not be written", "key", name, "err", err)
+	}
 	return nil
 }
 
