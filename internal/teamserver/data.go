@@ -305,7 +305,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 	}
 	heads, head, err := gitx.RemoteHeads(ctx, spec.Remote)
 	if err != nil {
-		return nil, "", fmt.Errorf("--remote %s: git cannot read it (credentials come from git's credential helpers or SSH agent; nothing is prompted): %s", shown, gitx.RedactURL(err.Error()))
+		return nil, "", fmt.Errorf("--remote %s: git cannot read it (credentials come from git's credential helpers or SSH agent; nothing is prompted): %w", shown, gitx.RedactErr(err))
 	}
 	branch := spec.Branch
 	if branch == "" {
@@ -337,7 +337,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 			return nil, "", fmt.Errorf("--from: the branch %s of %s has commits already; --from imports only into an empty remote (or a new branch)", branch, shown)
 		}
 		if _, err := gitx.Clone(ctx, spec.Remote, branch, dir); err != nil {
-			return nil, "", fmt.Errorf("--remote %s: cloning: %s", shown, gitx.RedactURL(err.Error()))
+			return nil, "", fmt.Errorf("--remote %s: cloning: %w", shown, gitx.RedactErr(err))
 		}
 		return nil, branch, nil
 	}
@@ -365,7 +365,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 		return nil, "", err
 	}
 	if err := r.PushTo(ctx, "HEAD", branch); err != nil {
-		return nil, "", fmt.Errorf("--remote %s: pushing the new vault to its branch %s: %s", shown, branch, gitx.RedactURL(err.Error()))
+		return nil, "", fmt.Errorf("--remote %s: pushing the new vault to its branch %s: %w", shown, branch, gitx.RedactErr(err))
 	}
 	return warnings, branch, nil
 }
