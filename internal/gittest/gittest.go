@@ -29,31 +29,54 @@ var vars = []string{
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
 }
 
+// dirVar names the folder of the configuration Isolate made, for the
+// processes the isolated one starts.
+const dirVar = "GITTEST_DIR"
+
 // Isolate gives git, for the whole process and the git processes it
 // starts, an empty global configuration of its own (in a new folder, with
 // empty global ignore and attributes files, which git would otherwise read
 // from XDG_CONFIG_HOME or HOME even without a global configuration), no
 // system configuration, and none of the variables above. The returned
 // function removes the folder.
+//
+// A process started by an isolated one (a test binary run again as a
+// helper, and maybe killed) inherits its configuration: Isolate then
+// makes no folder of its own, and its cleanup does nothing.
 func Isolate() (cleanup func(), err error) {
+	cleanup = func() {}
+	dir := os.Getenv(dirVar)
+	if _, err := os.Stat(filepath.Join(dir, "gitconfig")); dir == "" || err != nil {
+		if dir, err = newConfig(); err != nil {
+			return nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	os.Setenv(dirVar, dir)
+	os.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range vars {
+		os.Unsetenv(k)
+	}
+	return cleanup, nil
+}
+
+// newConfig makes a folder with an empty global configuration of git's
+// (its ignore and attributes files in the folder, empty too).
+func newConfig() (string, error) {
 	dir, err := os.MkdirTemp("", "gittest-")
 	if err != nil {
-		return nil, fmt.Errorf("gittest: %w", err)
+		return "", fmt.Errorf("gittest: %w", err)
 	}
 	ignore, attrs, conf := filepath.Join(dir, "ignore"), filepath.Join(dir, "attributes"), filepath.Join(dir, "gitconfig")
 	text := fmt.Sprintf("[core]\n\texcludesFile = %s\n\tattributesFile = %s\n", filepath.ToSlash(ignore), filepath.ToSlash(attrs))
 	for name, data := range map[string]string{ignore: "", attrs: "", conf: text} {
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			os.RemoveAll(dir)
-			return nil, fmt.Errorf("gittest: %w", err)
+			return "", fmt.Errorf("gittest: %w", err)
 		}
 	}
-	os.Setenv("GIT_CONFIG_GLOBAL", conf)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range vars {
-		os.Unsetenv(k)
-	}
-	return func() { os.RemoveAll(dir) }, nil
+	return dir, nil
 }
 
 // Run runs m's tests isolated (see Isolate) and returns their exit code.

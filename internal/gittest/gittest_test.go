@@ -50,3 +50,28 @@ func TestIsolateHidesTheMachinesConfig(t *testing.T) {
 		t.Errorf("git status: %q, %v; want a.md untracked (the machine's ignore file not read)", out, err)
 	}
 }
+
+// A process started by an isolated one (it inherits the environment)
+// reuses its configuration: no second folder, which a helper process that
+// is killed would leave behind.
+func TestIsolateInheritedMakesNoFolder(t *testing.T) {
+	t.Setenv(dirVar, "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	first, err := Isolate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first()
+	dir, conf := os.Getenv(dirVar), os.Getenv("GIT_CONFIG_GLOBAL")
+	second, err := Isolate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second()
+	if os.Getenv(dirVar) != dir || os.Getenv("GIT_CONFIG_GLOBAL") != conf {
+		t.Errorf("the second Isolate changed the configuration: %s %s", os.Getenv(dirVar), os.Getenv("GIT_CONFIG_GLOBAL"))
+	}
+	if _, err := os.Stat(conf); err != nil {
+		t.Errorf("the second cleanup removed the first's folder: %v", err)
+	}
+}
