@@ -30,7 +30,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	peer := fs.String("peer", "", "also measure this other server on --vault with the same queries, side by side: qmd (npm @tobilu/qmd, needs Node 22)")
 	qmdExe := fs.String("qmd", "qmd", "with --peer qmd: the qmd executable")
 	maxMem := fs.Int64("max-memory-mb", 0, "stop, showing the figures so far, when this process passes this much resident memory (default half of the machine's; -1 for no limit)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return &exitError{2, err}
 	}

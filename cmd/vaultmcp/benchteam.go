@@ -31,7 +31,7 @@ func runBenchTeam(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	soak := fs.Duration("soak", 0, "after the levels, send searches with one write in ten for this long (at most 30m), sampling the server's memory: does it stay flat")
 	soakClients := fs.Int("soak-clients", 0, "clients of the soak (default the last --clients level)")
 	leaseTTL := fs.Duration("lease-ttl", 3*time.Second, "with --replicas: the replicas' --lease-ttl (the failover waits for it)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return &exitError{2, err}
 	}

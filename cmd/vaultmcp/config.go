@@ -229,14 +229,14 @@ func switchOn(name string) bool {
 // for help (-h, --help), it prints the command's usage on stdout and
 // returns errHelp; a bad flag is returned, after the usage is written on
 // the flag set's output (stderr).
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if cmdline.IsHelp(a) {
 			out := fs.Output()
-			fs.SetOutput(os.Stdout)
+			fs.SetOutput(stdout)
 			fs.Usage()
 			fs.SetOutput(out)
 			return nil, errHelp

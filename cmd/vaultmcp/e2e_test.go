@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/envvars"
+	"github.com/vaultmcp/vaultmcp/internal/gittest"
 )
 
 // binary is the vaultmcp executable built once for the end-to-end tests.
@@ -41,7 +42,14 @@ func TestMain(m *testing.M) {
 	// Index snapshots of the test vaults go to the temporary folder, never
 	// to the user's cache.
 	os.Setenv("VAULTMCP_CACHE_DIR", filepath.Join(dir, "cache"))
+	// git reads none of the machine's configuration (after the build:
+	// the go command keeps its own).
+	cleanup, err := gittest.Isolate()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	cleanup()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

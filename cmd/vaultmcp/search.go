@@ -73,7 +73,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&req.Status, "status", "", "only notes with this status")
 	fs.Var(&tags, "tags", "only notes with all these tags (comma-separated)")
 	fs.BoolVar(&req.IncludeRaw, "include-raw", false, "also search 01-raw/")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -178,7 +178,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	baseline := fs.Bool("baseline", true, "also rank by grep match count, for comparison")
 	verbose := fs.Bool("v", false, "list every query whose note is not first, and show warnings (logs) on a terminal")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
-	if _, err := parseInterleaved(fs, args); err != nil {
+	if _, err := parseInterleaved(fs, args, stdout); err != nil {
 		return &exitError{2, err}
 	}
 	if *queriesPath == "" {

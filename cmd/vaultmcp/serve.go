@@ -33,7 +33,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	secretFlag(fs, apiKey, "api-key", "VAULTMCP_API_KEY", "key required from HTTP clients (X-API-Key or Authorization: Bearer); required off loopback (default $VAULTMCP_API_KEY)")
 	var hc httpConfig
 	hc.flags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return &exitError{2, err}
 	}

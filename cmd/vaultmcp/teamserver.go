@@ -68,7 +68,7 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(args) > 0 && args[0] == "help" {
 		args[0] = "-h"
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -232,7 +232,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		from := fs.String("from", "", "import this vault folder (a git repository is cloned with its history)")
 		remote := fs.String("remote", "", "the git remote that keeps the vault (https://, ssh://, user@host:path, a path): cloned when its branch has commits, else the new vault is pushed to it; credentials from git's credential helpers or SSH agent")
 		branch := fs.String("branch", "", "with --remote: the branch (default: the remote's default branch, else main)")
-		pos, err := parseInterleaved(fs, args[1:])
+		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
 		}
@@ -266,7 +266,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stdout, p.ID)
 		return nil
 	case "list":
-		pos, err := parseInterleaved(fs, args[1:])
+		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
 		}
@@ -312,7 +312,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		var projects projectList
 		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
 		readOnly := fs.Bool("read-only", false, "the key may only read")
-		pos, err := parseInterleaved(fs, args[1:])
+		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
 		}
@@ -332,7 +332,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "This key is shown once; only its hash is stored.")
 		return nil
 	case "list":
-		pos, err := parseInterleaved(fs, args[1:])
+		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
 		}
@@ -346,7 +346,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		defer d.Close()
 		return listKeys(ctx, d, stdout)
 	case "revoke":
-		pos, err := parseInterleaved(fs, args[1:])
+		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
 		}

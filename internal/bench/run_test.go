@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/gittest"
 )
 
 // built is the vaultmcp command built once for the tests that run it.
@@ -24,7 +26,13 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	// git reads none of the machine's configuration.
+	cleanup, err := gittest.Isolate()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
+	cleanup()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

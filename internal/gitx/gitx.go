@@ -236,8 +236,7 @@ func (r *Repo) log(ctx context.Context, rev, path string, limit int) ([]Commit, 
 	out, err := r.run(ctx, runOpts{env: literal}, append(args, "--", path)...)
 	if err != nil {
 		// A repository without any commit yet has no history at all.
-		var ge *Error
-		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not have any commits") {
+		if noCommitsYet(err) {
 			return nil, nil
 		}
 		return nil, err

@@ -81,6 +81,25 @@ func CheckBranch(name string) error {
 // RedactURL removes any user information from a URL, for messages.
 func RedactURL(s string) string { return credInURL().ReplaceAllString(s, "$1") }
 
+// RedactErr is err with the user information of any URL in its message
+// removed (RedactURL), still wrapping err: errors.Is and errors.As see
+// what it wraps (a *PushError, a context's error), the message never
+// shows a credential. Nil for nil.
+func RedactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{msg: RedactURL(err.Error()), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // RemoteHeads lists the branches of a remote (name -> commit) and the
 // branch its HEAD names ("" when it has none, as an empty repository).
 func RemoteHeads(ctx context.Context, remote string) (map[string]string, string, error) {

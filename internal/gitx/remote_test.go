@@ -2,6 +2,8 @@ package gitx
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,5 +217,28 @@ func TestRemoteUnbornHeadUnknown(t *testing.T) {
 	t.Setenv("GIT_CONFIG_VALUE_0", "0")
 	if head, err := RemoteUnbornHead(context.Background(), "file://"+empty); err != nil || head != "" {
 		t.Errorf("RemoteUnbornHead over protocol 0 = %q (%v), want \"\"", head, err)
+	}
+}
+
+// RedactErr hides a URL's credentials in the message and keeps what the
+// error wraps within reach of errors.Is and errors.As.
+func TestRedactErrKeepsTheChain(t *testing.T) {
+	push := &PushError{Kind: PushRejected, Detail: "https://bob:s3cret@example.com/v.git rejected", Err: context.DeadlineExceeded}
+	err := fmt.Errorf("pushing: %w", RedactErr(push))
+	if strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "bob") {
+		t.Errorf("message shows the credentials: %q", err)
+	}
+	if !strings.Contains(err.Error(), "https://example.com/v.git rejected") {
+		t.Errorf("message lost the rest: %q", err)
+	}
+	var pe *PushError
+	if !errors.As(err, &pe) || pe.Kind != PushRejected {
+		t.Errorf("errors.As *PushError: %v", pe)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Error("errors.Is DeadlineExceeded: false")
+	}
+	if RedactErr(nil) != nil {
+		t.Error("RedactErr(nil) is not nil")
 	}
 }

@@ -65,13 +65,6 @@ func cleanPath(p string) (string, error) {
 	return q, nil
 }
 
-// isIndexLocked tells a failure caused by an index.lock another program holds.
-func isIndexLocked(err error) bool {
-	var ge *Error
-	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "index.lock") &&
-		(strings.Contains(ge.Stderr, "File exists") || strings.Contains(ge.Stderr, "Unable to create"))
-}
-
 // runLocked runs git and, while the failure is a held index.lock, retries a
 // few times with a short pause. Only operations that fail before changing
 // anything when the lock is held go through here.
@@ -325,23 +318,12 @@ func (r *Repo) CommitWith(ctx context.Context, paths []string, message string, c
 				slog.Warn("git: could not unstage new files after a failed commit", "err", rerr)
 			}
 		}
-		var ge *Error
-		if errors.As(err, &ge) && nothingToCommit(ge.Stderr+string(out)) {
+		if nothingToCommit(err, out) {
 			return "", ErrNothingToCommit
 		}
 		return "", err
 	}
 	return r.head(ctx)
-}
-
-// nothingToCommit tells git's ways of saying a commit would be empty.
-func nothingToCommit(output string) bool {
-	for _, s := range []string{"nothing to commit", "nothing added to commit", "no changes added to commit"} {
-		if strings.Contains(output, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // head returns the full hash of HEAD.
@@ -473,7 +455,6 @@ func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, err
 	ident := r.identityOpts(ctx)
 	out, err := r.runLocked(ctx, runOpts{pre: ident}, "revert", "--no-edit", hash)
 	if err != nil {
-		var ge *Error
 		switch {
 		case r.inProgress(ctx):
 			// Ours to clean up: none was in progress before we started.
@@ -481,9 +462,9 @@ func (r *Repo) Revert(ctx context.Context, commit string) (string, []string, err
 				return "", nil, fmt.Errorf("%w; and git revert --abort failed: %w", ErrRevertConflict, aerr)
 			}
 			return "", nil, fmt.Errorf("reverting %s: %w", short(hash), ErrRevertConflict)
-		case errors.As(err, &ge) && nothingToCommit(ge.Stderr+string(out)):
+		case nothingToCommit(err, out):
 			return "", nil, fmt.Errorf("reverting %s (already reverted?): %w", short(hash), ErrNothingToCommit)
-		case errors.As(err, &ge) && (strings.Contains(ge.Stderr, "would be overwritten") || strings.Contains(ge.Stderr, "not up to date")):
+		case wouldOverwriteLocal(err):
 			return "", nil, fmt.Errorf("reverting %s: %w", short(hash), ErrLocalChanges)
 		}
 		return "", nil, err

@@ -357,7 +357,7 @@ func (cl *call) resolve() (project, error) {
 }
 
 // run runs one tool call of the backend on its project.
-func run[Out any](c *Client, ctx context.Context, f func(cl *call, p project) (*Out, error)) (*Out, error) {
+func run[Out any](ctx context.Context, c *Client, f func(cl *call, p project) (*Out, error)) (*Out, error) {
 	cl := c.begin(ctx)
 	defer cl.end()
 	p, err := cl.resolve()

@@ -19,7 +19,7 @@ import (
 
 // Search runs vault_search.
 func (c *Client) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.SearchResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.SearchResult, error) {
 		if p.ext {
 			return ext[api.SearchResult](cl, p, "search", req, false)
 		}
@@ -33,7 +33,7 @@ func (c *Client) Search(ctx context.Context, req api.SearchRequest) (*api.Search
 
 // GetNote runs vault_get_note.
 func (c *Client) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.Note, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.Note, error) {
 		rel, err := cleanPath("path", req.Path, vaultfs.Read)
 		if err != nil {
 			return nil, err
@@ -54,7 +54,7 @@ func (c *Client) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, e
 
 // List runs vault_list.
 func (c *Client) List(ctx context.Context, req api.ListRequest) (*api.ListResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.ListResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.ListResult, error) {
 		if p.ext {
 			return ext[api.ListResult](cl, p, "list", req, false)
 		}
@@ -68,7 +68,7 @@ func (c *Client) List(ctx context.Context, req api.ListRequest) (*api.ListResult
 
 // Backlinks runs vault_backlinks.
 func (c *Client) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.BacklinksResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.BacklinksResult, error) {
 		rel, err := cleanPath("path", req.Path, vaultfs.Read)
 		if err != nil {
 			return nil, err
@@ -87,7 +87,7 @@ func (c *Client) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.
 
 // Graph runs vault_graph.
 func (c *Client) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.GraphResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.GraphResult, error) {
 		if p.ext {
 			return ext[api.GraphResult](cl, p, "graph", req, false)
 		}
@@ -101,7 +101,7 @@ func (c *Client) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRes
 
 // History runs vault_history: the server's versions of the note.
 func (c *Client) History(ctx context.Context, req api.HistoryRequest) (*api.HistoryResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.HistoryResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.HistoryResult, error) {
 		rel, err := cleanPath("path", req.Path, vaultfs.Read)
 		if err != nil {
 			return nil, err
@@ -135,7 +135,7 @@ func (c *Client) History(ctx context.Context, req api.HistoryRequest) (*api.Hist
 
 // WriteNote runs vault_write_note.
 func (c *Client) WriteNote(ctx context.Context, req api.WriteRequest) (*api.WriteResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.WriteResult, error) {
 		rel, err := cleanPath("path", req.Path, vaultfs.Write)
 		if err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func (c *Client) WriteNote(ctx context.Context, req api.WriteRequest) (*api.Writ
 
 // EditNote runs vault_edit_note.
 func (c *Client) EditNote(ctx context.Context, req api.EditRequest) (*api.WriteResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.WriteResult, error) {
 		if req.OldText == "" {
 			return nil, api.Invalid("old_text", "must not be empty")
 		}
@@ -170,7 +170,7 @@ func (c *Client) EditNote(ctx context.Context, req api.EditRequest) (*api.WriteR
 
 // Move runs vault_move.
 func (c *Client) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.WriteResult, error) {
 		from, err := cleanPath("from", req.From, vaultfs.Move)
 		if err != nil {
 			return nil, cl.folderAsFrom(p, req.From, err)
@@ -192,7 +192,7 @@ func (c *Client) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResul
 
 // Delete runs vault_delete.
 func (c *Client) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.WriteResult, error) {
 		rel, err := cleanPath("path", req.Path, vaultfs.Write)
 		if err != nil {
 			return nil, err
@@ -214,7 +214,7 @@ func (c *Client) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteR
 
 // Undo runs vault_undo (extension endpoints only).
 func (c *Client) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.WriteResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.WriteResult, error) {
 		if !p.ext {
 			return nil, unsupported("vault_undo")
 		}
@@ -224,7 +224,7 @@ func (c *Client) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResul
 
 // Learn runs vault_learn (extension endpoints only).
 func (c *Client) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnResult, error) {
-	return run(c, ctx, func(cl *call, p project) (*api.LearnResult, error) {
+	return run(ctx, c, func(cl *call, p project) (*api.LearnResult, error) {
 		if !p.ext {
 			return nil, unsupported("vault_learn")
 		}

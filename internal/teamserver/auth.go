@@ -190,14 +190,7 @@ func (s *Server) authenticateToken(r *http.Request, token string) (*teamstore.Ke
 // touch records the key's last use, at most once a minute per key.
 func (s *Server) touch(r *http.Request, k *teamstore.Key) {
 	now := s.now()
-	s.touchMu.Lock()
-	last, ok := s.touched[k.ID]
-	due := !ok || now.Sub(last) >= keyTouchEvery
-	if due {
-		s.touched[k.ID] = now
-	}
-	s.touchMu.Unlock()
-	if due {
+	if s.touchDue(k.ID, now) {
 		ctx, cancel := context.WithTimeout(r.Context(), keyLookupTimeout)
 		defer cancel()
 		if err := s.store.TouchKey(ctx, k.ID, now); err != nil {
@@ -205,6 +198,34 @@ func (s *Server) touch(r *http.Request, k *teamstore.Key) {
 		}
 	}
 }
+
+// touchDue reports whether key id's last use is to be written now, and
+// then notes it. With OAuth every user is a key of its own, so the entries
+// past keyTouchEvery (the same as none: due) are dropped now and then,
+// keeping the map to the keys of the last minute rather than all keys ever
+// seen.
+func (s *Server) touchDue(id string, now time.Time) bool {
+	s.touchMu.Lock()
+	defer s.touchMu.Unlock()
+	last, ok := s.touched[id]
+	if ok && now.Sub(last) < keyTouchEvery {
+		return false
+	}
+	if !ok && len(s.touched) >= s.touchSweepAt {
+		for other, t := range s.touched {
+			if now.Sub(t) >= keyTouchEvery {
+				delete(s.touched, other)
+			}
+		}
+		s.touchSweepAt = max(minSweep, 2*len(s.touched))
+	}
+	s.touched[id] = now
+	return true
+}
+
+// minSweep is the size below which the maps of touchDue and the limiter
+// are not swept.
+const minSweep = 64
 
 // limiter is a token bucket per key: rate tokens a second, at most burst
 // saved up; a request takes one.
@@ -215,6 +236,10 @@ type limiter struct {
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
+	// sweepAt is the number of buckets at which the full ones (the same as
+	// none) are dropped, so that the map holds the keys of the moment, not
+	// every key (every OAuth user) ever seen.
+	sweepAt int
 }
 
 type bucket struct {
@@ -239,6 +264,14 @@ func (l *limiter) take(key string) (bool, float64) {
 	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
+		if len(l.buckets) >= l.sweepAt {
+			for other, ob := range l.buckets {
+				if ob.tokens+now.Sub(ob.at).Seconds()*l.rate >= l.burst {
+					delete(l.buckets, other)
+				}
+			}
+			l.sweepAt = max(minSweep, 2*len(l.buckets))
+		}
 		b = &bucket{tokens: l.burst, at: now}
 		l.buckets[key] = b
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,7 +156,9 @@ func (d *Data) AddKey(ctx context.Context, name string, projects []string, readO
 		}
 		return "", k, err
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key add", Result: "ok"})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key add", Result: "ok"}); err != nil {
+		slog.Warn("the key was added, but its line in the audit log could not be written", "key", name, "err", err)
+	}
 	return secret, k, nil
 }
 
@@ -176,7 +179,9 @@ func (d *Data) RevokeKey(ctx context.Context, name string) error {
 		}
 		return err
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: id, KeyName: name, Operation: "key revoke", Result: "ok"})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: id, KeyName: name, Operation: "key revoke", Result: "ok"}); err != nil {
+		slog.Warn("the key was revoked, but its line in the audit log could not be written", "key", name, "err", err)
+	}
 	return nil
 }
 
@@ -264,7 +269,9 @@ func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.P
 	if err != nil {
 		return p, warnings, fmt.Errorf("recording the imported notes: %w", err)
 	}
-	_ = d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}})
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project add", Result: "ok", Paths: []string{fmt.Sprintf("%d note(s)", n)}}); err != nil {
+		warnings = append(warnings, fmt.Sprintf("the project was added, but its line in the audit log could not be written: %v", err))
+	}
 	return p, warnings, nil
 }
 
@@ -298,7 +305,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 	}
 	heads, head, err := gitx.RemoteHeads(ctx, spec.Remote)
 	if err != nil {
-		return nil, "", fmt.Errorf("--remote %s: git cannot read it (credentials come from git's credential helpers or SSH agent; nothing is prompted): %s", shown, gitx.RedactURL(err.Error()))
+		return nil, "", fmt.Errorf("--remote %s: git cannot read it (credentials come from git's credential helpers or SSH agent; nothing is prompted): %w", shown, gitx.RedactErr(err))
 	}
 	branch := spec.Branch
 	if branch == "" {
@@ -330,7 +337,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 			return nil, "", fmt.Errorf("--from: the branch %s of %s has commits already; --from imports only into an empty remote (or a new branch)", branch, shown)
 		}
 		if _, err := gitx.Clone(ctx, spec.Remote, branch, dir); err != nil {
-			return nil, "", fmt.Errorf("--remote %s: cloning: %s", shown, gitx.RedactURL(err.Error()))
+			return nil, "", fmt.Errorf("--remote %s: cloning: %w", shown, gitx.RedactErr(err))
 		}
 		return nil, branch, nil
 	}
@@ -358,7 +365,7 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 		return nil, "", err
 	}
 	if err := r.PushTo(ctx, "HEAD", branch); err != nil {
-		return nil, "", fmt.Errorf("--remote %s: pushing the new vault to its branch %s: %s", shown, branch, gitx.RedactURL(err.Error()))
+		return nil, "", fmt.Errorf("--remote %s: pushing the new vault to its branch %s: %w", shown, branch, gitx.RedactErr(err))
 	}
 	return warnings, branch, nil
 }
@@ -508,23 +515,42 @@ func fsWalk(root *os.Root, dir string, fn func(rel string, mode os.FileMode) err
 	return nil
 }
 
+// adminGitTimeout bounds each git run of a project's creation (a clone or
+// an import of a large folder takes longer than a write's commit).
+var adminGitTimeout = 5 * gitx.DefaultTimeout
+
 // gitOut runs git (never prompting) in dir and returns its stdout.
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*gitx.DefaultTimeout)
-	defer cancel()
-	sub := args[0]
-	if dir != "" {
-		args = append([]string{"-C", dir}, args...)
-	}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = gitx.Env()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, stderr, err := runGit(ctx, dir, nil, args)
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", sub, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr))
 	}
-	return string(out), nil
+	return out, nil
+}
+
+// runGit runs git with the options pre and then args in dir ("" the current
+// folder), bounded by adminGitTimeout, never prompting; a process git
+// started that keeps its output open (a filter, ssh) does not hold it past
+// the bound.
+func runGit(ctx context.Context, dir string, pre, args []string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, adminGitTimeout)
+	defer cancel()
+	full := pre
+	if dir != "" {
+		full = append([]string{"-C", dir}, pre...)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Env = gitx.Env()
+	cmd.WaitDelay = 2 * time.Second
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("timed out after %s: %w", adminGitTimeout, ctx.Err())
+		}
+		return out.String(), errb.String(), err
+	}
+	return out.String(), errb.String(), nil
 }
 
 func gitInit(ctx context.Context, dir string) error {
@@ -545,10 +571,9 @@ func gitCommitAll(ctx context.Context, dir, message string, allowEmpty bool) err
 	if allowEmpty {
 		args = append(args, "--allow-empty")
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}, args...)...)
-	cmd.Env = gitx.Env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(string(out)))
+	ident := []string{"-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}
+	if out, stderr, err := runGit(ctx, dir, ident, args); err != nil {
+		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(out+stderr))
 	}
 	return nil
 }
@@ -561,7 +586,11 @@ func (d *Data) seedFiles(ctx context.Context, p teamstore.Project, dir string) (
 		return 0, err
 	}
 	defer fsys.Close()
-	head, _ := gitOut(ctx, dir, "rev-parse", "HEAD")
+	head, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		// Without it every first version would be recorded with no id.
+		return 0, err
+	}
 	head = strings.TrimSpace(head)
 	var paths, hashes []string
 	err = fsys.Walk(ctx, func(fi vaultfs.FileInfo) error {

@@ -48,7 +48,7 @@ func (s *Server) ensureClone(ctx context.Context, p teamstore.Project) error {
 	defer os.RemoveAll(tmp)
 	start := time.Now()
 	if _, err := gitx.Clone(ctx, p.Remote, p.Branch, tmp); err != nil {
-		return fmt.Errorf("cloning its git remote %s: %s", gitx.RedactURL(p.Remote), gitx.RedactURL(err.Error()))
+		return fmt.Errorf("cloning its git remote %s: %w", gitx.RedactURL(p.Remote), gitx.RedactErr(err))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, serr := os.Stat(dir); serr == nil {
@@ -68,7 +68,7 @@ func syncClone(ctx context.Context, dir, branch string) error {
 	}
 	tip, err := r.Fetch(ctx, branch)
 	if err != nil {
-		return fmt.Errorf("fetching from its git remote: %s", gitx.RedactURL(err.Error()))
+		return fmt.Errorf("fetching from its git remote: %w", gitx.RedactErr(err))
 	}
 	if head, err := r.Head(ctx); err == nil && head == tip && r.CurrentBranch(ctx) == branch {
 		if clean, err := r.Clean(ctx); err == nil && clean {
@@ -91,7 +91,7 @@ func (s *Server) syncFromRemote(ctx context.Context, pr *project) (string, error
 	now := s.now()
 	tip, err := g.Fetch(ctx, pr.meta.Branch)
 	if err != nil {
-		return "", fmt.Errorf("fetching from the vault's git remote: %s", gitx.RedactURL(err.Error()))
+		return "", fmt.Errorf("fetching from the vault's git remote: %w", gitx.RedactErr(err))
 	}
 	pr.polled.Store(now.UnixNano()) // what followRemote would have fetched
 	head, err := g.Head(ctx)

@@ -89,6 +89,8 @@ type Server struct {
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id -> last TouchKey
+	// touchSweepAt is the size at which touched drops its old entries.
+	touchSweepAt int
 
 	// writes counts the writes in flight, so that Close waits for them
 	// (inflightWrites is the same count, for the metrics).
