@@ -670,3 +670,44 @@ func writeSizedNotes(t *testing.T, dir string, notes, size int) {
 		}
 	}
 }
+
+// A note that cannot be indexed (here over the size limit) does not make
+// every start rewrite the snapshot: it is read again and fails again, which
+// changes nothing the snapshot holds. Once it can be indexed, it is, and
+// the snapshot is rewritten with it.
+func TestSnapshotKeptWithUnindexableNote(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	huge := filepath.Join(dir, "02-wiki", "huge-export.md")
+	body := append([]byte("# Huge export\n\nplatypusword\n"), bytes.Repeat([]byte("x"), vaultfs.MaxNoteSize)...)
+	if err := os.WriteFile(huge, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("first start: no snapshot written:\n%s", log)
+	}
+	for i := range 2 {
+		again, log := openCached(t, dir, cache, "en")
+		if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+			t.Fatalf("start %d: snapshot not used, or rewritten with nothing changed:\n%s", i+2, log)
+		}
+		if again != first {
+			t.Fatalf("start %d from the snapshot serves something else than the build that wrote it", i+2)
+		}
+	}
+	// Cut under the limit, the note is indexed and the snapshot rewritten.
+	if err := os.WriteFile(huge, body[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "read=1") || !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("after the note shrank: want it read and the snapshot rewritten:\n%s", log)
+	}
+	if !strings.Contains(fixed, "platypusword") {
+		t.Fatal("the note cut under the limit is not found")
+	}
+	if st, log := openCached(t, dir, cache, "en"); st != fixed || !strings.Contains(log, "read=0") {
+		t.Fatalf("the rewritten snapshot is not used as is:\n%s", log)
+	}
+}

@@ -595,13 +595,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	// of a batch waits for graphFilled.
 	snap := <-snapc
 	ph.done("snapshot wait")
-	changed, linkTextsKept := true, false
+	changed, linkTextsKept, snapKept := true, false, false
 	var fill func()
 	if snap != nil {
 		// The snapshot's link texts hold while no note and no file changed
 		// (a new file can change what links resolve to: then a new
 		// snapshot).
-		notes, changed, linkTextsKept, fill = s.useSnapshot(snap, files, notes)
+		notes, changed, linkTextsKept, snapKept, fill = s.useSnapshot(snap, files, notes)
 		changed = changed || !linkTextsKept
 	} else {
 		g, paths := s.graph, pathsOf(files)
@@ -736,6 +736,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}
 	if profc == nil {
 		logIndexed(s.profileChoice())
+	}
+	// Notes the snapshot did not hold that could not be indexed now either
+	// (a note over the size limit, an unreadable one) leave it as right as
+	// it was: rewriting it at every start for them cost a whole snapshot's
+	// encoding and writing (254 MB at 100k notes) to say the same.
+	if snapKept && indexed == 0 {
+		changed = false
 	}
 	writeSnap := s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil
 	if writeSnap && s.opts.CacheWriteOnClose {
