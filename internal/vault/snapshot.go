@@ -85,7 +85,7 @@ func pathsOf(files []vaultfs.FileInfo) []string {
 }
 
 func (s *Service) snapshotPath() string {
-	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir())
+	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir(), s.ix.Settings())
 }
 
 // snapshotPeek is what the first bytes of the vault's snapshot file say

@@ -20,6 +20,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/earlyheap"
 	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
+	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -181,8 +182,7 @@ func TestSnapshotIgnored(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
 	want, _ := openCached(t, dir, cache, "en")
-	path := snapshot.PathFor(cache, mustAbs(t, dir))
-	good, err := os.ReadFile(path)
+	good, err := os.ReadFile(snapshotFile(t, cache, dir, "en"))
 	if err != nil {
 		t.Fatalf("no snapshot at the expected path: %v", err)
 	}
@@ -196,7 +196,9 @@ func TestSnapshotIgnored(t *testing.T) {
 		{"other settings", good, "pt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+			// "other settings": the file where the pt settings look
+			// holds a snapshot of the en ones.
+			if err := os.WriteFile(snapshotFile(t, cache, dir, tc.lang), tc.data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			got, log := openCached(t, dir, cache, tc.lang)
@@ -283,7 +285,7 @@ func TestSnapshotKilledWriteLeftovers(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
 	openCached(t, dir, cache, "en")
-	path := snapshot.PathFor(cache, mustAbs(t, dir))
+	path := snapshotFile(t, cache, dir, "en")
 	old := filepath.Join(cache, ".snap-111")
 	fresh := filepath.Join(cache, ".snap-222")
 	for _, p := range []string{old, fresh} {
@@ -709,5 +711,33 @@ func TestSnapshotKeptWithUnindexableNote(t *testing.T) {
 	}
 	if st, log := openCached(t, dir, cache, "en"); st != fixed || !strings.Contains(log, "read=0") {
 		t.Fatalf("the rewritten snapshot is not used as is:\n%s", log)
+	}
+}
+
+// snapshotFile is the snapshot file of the vault dir in cache under the
+// settings of lang.
+func snapshotFile(t *testing.T, cache, dir, lang string) string {
+	t.Helper()
+	return snapshot.PathFor(cache, mustAbs(t, dir), index.New(index.Options{Lang: lang}).Settings())
+}
+
+// Two programs on one vault with different settings (a server with
+// VAULT_LANG=pt, a search from a shell without it) each keep their
+// snapshot: neither start refuses and replaces the other's.
+func TestSnapshotPerSettings(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	pt, _ := openCached(t, dir, cache, "pt")
+	en, _ := openCached(t, dir, cache, "en")
+	for i, tc := range []struct {
+		lang, want string
+	}{{"pt", pt}, {"en", en}, {"pt", pt}} {
+		got, log := openCached(t, dir, cache, tc.lang)
+		if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+			t.Fatalf("start %d (%s): the snapshot of these settings not used, or rewritten:\n%s", i+3, tc.lang, log)
+		}
+		if got != tc.want {
+			t.Fatalf("start %d (%s) from the snapshot serves something else than the build that wrote it", i+3, tc.lang)
+		}
 	}
 }
