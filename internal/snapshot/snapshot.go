@@ -97,6 +97,16 @@ func PathFor(cacheDir, dir, settings string) string {
 	return filepath.Join(cacheDir, "index-"+hex.EncodeToString(sum[:12])+".snap")
 }
 
+// RemoveUnkeyed removes the snapshot of the vault folder dir that a build
+// before PathFor took the settings wrote (named by the vault's path alone),
+// once a snapshot of the new name is written: no longer read by anyone,
+// it would stay in the cache folder for good (254 MB for a 100k-note
+// vault).
+func RemoveUnkeyed(cacheDir, dir string) {
+	sum := sha256.Sum256([]byte(dir))
+	os.Remove(filepath.Join(cacheDir, "index-"+hex.EncodeToString(sum[:12])+".snap"))
+}
+
 // DefaultDir is the folder snapshots go to by default: vaultmcp under the
 // user's cache folder ($XDG_CACHE_HOME or ~/.cache on Linux).
 func DefaultDir() (string, error) {

@@ -454,6 +454,7 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	case err != nil:
 		s.log.Warn("index snapshot not written", "err", s.fs.Redact(err.Error()))
 	default:
+		snapshot.RemoveUnkeyed(s.opts.CacheDir, s.fs.Dir())
 		s.log.Info("index snapshot written", "notes", len(s.notes), "took", time.Since(start).Round(time.Millisecond))
 	}
 }

@@ -3,6 +3,8 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -727,7 +729,17 @@ func snapshotFile(t *testing.T, cache, dir, lang string) string {
 func TestSnapshotPerSettings(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
+	// The file an earlier build named by the vault's path alone is
+	// removed once a snapshot is written under the new name.
+	sum := sha256.Sum256([]byte(mustAbs(t, dir)))
+	unkeyed := filepath.Join(cache, "index-"+hex.EncodeToString(sum[:12])+".snap")
+	if err := os.WriteFile(unkeyed, []byte("VMCPSNAP of an earlier build"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	pt, _ := openCached(t, dir, cache, "pt")
+	if _, err := os.Stat(unkeyed); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the snapshot named by the vault path alone is still there: %v", err)
+	}
 	en, _ := openCached(t, dir, cache, "en")
 	for i, tc := range []struct {
 		lang, want string
