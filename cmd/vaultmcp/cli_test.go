@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,5 +284,27 @@ func TestBadFlagReportedOnce(t *testing.T) {
 			!strings.Contains(errOut, "Usage:") {
 			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", c.args, code, out, errOut)
 		}
+	}
+}
+
+// TestCacheDirTildeRefused: VAULTMCP_CACHE_DIR=~/... (as an MCP client's
+// configuration passes it, unexpanded) is refused in one line naming the
+// variable, and no folder named ~ appears where the command ran.
+func TestCacheDirTildeRefused(t *testing.T) {
+	vault := copyExampleVault(t)
+	wd := t.TempDir()
+	cmd := exec.Command(binary, "search", "--vault", vault, "retry")
+	cmd.Dir = wd
+	cmd.Env = append(cleanEnv(), "VAULTMCP_CACHE_DIR=~/.cache/vaultmcp")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 ||
+		strings.TrimSpace(stderr.String()) != `vaultmcp: VAULTMCP_CACHE_DIR "~/.cache/vaultmcp": ~ is not expanded here: give the full path` || stdout.String() != "" {
+		t.Errorf("err %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(wd, "~")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a folder named ~ was made where the command ran: %v", err)
 	}
 }

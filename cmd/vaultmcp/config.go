@@ -186,7 +186,11 @@ func envOr(name, def string) string {
 
 // cacheDir resolves VAULTMCP_CACHE_DIR: unset, the user's cache folder
 // (vaultmcp under $XDG_CACHE_HOME or ~/.cache; no snapshots when there is
-// none); "off", the index snapshot is off; otherwise that folder.
+// none); "off", the index snapshot is off; otherwise that folder. A value
+// starting with ~ is refused, as VAULT_PATH's: an MCP client's
+// configuration passes it as written, and taken as relative it made a
+// folder named ~ in whatever folder the client started the server in,
+// holding the index of the vault.
 func cacheDir(v string) (string, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "":
@@ -197,6 +201,9 @@ func cacheDir(v string) (string, error) {
 		return d, nil
 	case "off", "0", "false", "no", "none":
 		return "", nil
+	}
+	if v == "~" || strings.HasPrefix(v, "~/") {
+		return "", fmt.Errorf("VAULTMCP_CACHE_DIR %q: ~ is not expanded here: give the full path", v)
 	}
 	d, err := filepath.Abs(v)
 	if err != nil {

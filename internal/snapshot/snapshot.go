@@ -85,11 +85,26 @@ func Key(settings string) string {
 	return k + " | " + settings
 }
 
-// PathFor returns the snapshot file of the vault folder dir under cacheDir:
-// one file per vault, named by a hash of its absolute path.
-func PathFor(cacheDir, dir string) string {
-	sum := sha256.Sum256([]byte(dir))
+// PathFor returns the snapshot file of the vault folder dir under cacheDir
+// for the given settings (those of Key): one file per vault and settings,
+// named by a hash of its absolute path and the settings, so that two
+// programs on one vault with different settings (a server with
+// VAULT_LANG=pt, a search from a shell without it) keep a snapshot each,
+// instead of each refusing and replacing the other's at every start. The
+// executable is left out: a new one replaces the old one's snapshot.
+func PathFor(cacheDir, dir, settings string) string {
+	sum := sha256.Sum256([]byte(dir + "\x00" + settings))
 	return filepath.Join(cacheDir, "index-"+hex.EncodeToString(sum[:12])+".snap")
+}
+
+// RemoveUnkeyed removes the snapshot of the vault folder dir that a build
+// before PathFor took the settings wrote (named by the vault's path alone),
+// once a snapshot of the new name is written: no longer read by anyone,
+// it would stay in the cache folder for good (254 MB for a 100k-note
+// vault).
+func RemoveUnkeyed(cacheDir, dir string) {
+	sum := sha256.Sum256([]byte(dir))
+	os.Remove(filepath.Join(cacheDir, "index-"+hex.EncodeToString(sum[:12])+".snap"))
 }
 
 // DefaultDir is the folder snapshots go to by default: vaultmcp under the

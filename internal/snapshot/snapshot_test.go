@@ -151,8 +151,11 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	if _, err := Read(filepath.Join(dir, "none"), "k"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
-	if PathFor("/c", "/v/a") == PathFor("/c", "/v/b") {
+	if PathFor("/c", "/v/a", "s") == PathFor("/c", "/v/b", "s") {
 		t.Fatal("two vaults, one file")
+	}
+	if PathFor("/c", "/v/a", "lang=en") == PathFor("/c", "/v/a", "lang=pt") {
+		t.Fatal("two settings, one file")
 	}
 }
 

@@ -85,7 +85,7 @@ func pathsOf(files []vaultfs.FileInfo) []string {
 }
 
 func (s *Service) snapshotPath() string {
-	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir())
+	return snapshot.PathFor(s.opts.CacheDir, s.fs.Dir(), s.ix.Settings())
 }
 
 // snapshotPeek is what the first bytes of the vault's snapshot file say
@@ -314,8 +314,14 @@ func mergeSorted(a, b []string) (out []string, ok bool) {
 // links of the notes taken, or is to be given them by fill when not nil.
 // changed says a note changed, appeared or vanished; textsKept that the
 // snapshot's link texts still hold (nothing changed, and the vault has the
-// files it had). Caller holds s.mu, the build has not indexed anything yet.
-func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed, textsKept bool, fill func()) {
+// files it had); kept that the vault has the files the snapshot knew and
+// every note it holds is unchanged, so that the snapshot is still right
+// unless one of the notes still to be read gets indexed (see the build:
+// a note that could not be indexed when the snapshot was written, over
+// the size limit or unreadable, is read again at every start, and failing
+// again it changes nothing). Caller holds s.mu, the build has not indexed
+// anything yet.
+func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale []vaultfs.FileInfo, changed, textsKept, kept bool, fill func()) {
 	nl := make([]links.NoteLinks, 0, len(notes))
 	fresh := 0
 	for _, fi := range notes {
@@ -360,10 +366,12 @@ func (s *Service) useSnapshot(l *loaded, files, notes []vaultfs.FileInfo) (stale
 		g, paths := s.graph, pathsOf(files)
 		fill = func() { fillGraph(g, paths, nl) }
 	}
-	textsKept = !changed && (inOrder || slices.Equal(slices.Sorted(slices.Values(pathsOf(files))), l.files))
+	sameFiles := inOrder || slices.Equal(slices.Sorted(slices.Values(pathsOf(files))), l.files)
+	textsKept = !changed && sameFiles
+	kept = len(gone) == 0 && sameFiles
 	l.ix.AddBatch(gone) // nil notes: removals
 	s.ix = l.ix
-	return stale, changed, textsKept, fill
+	return stale, changed, textsKept, kept, fill
 }
 
 // testHookSnapshotWrite, when set, runs as a snapshot write starts.
@@ -446,6 +454,7 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	case err != nil:
 		s.log.Warn("index snapshot not written", "err", s.fs.Redact(err.Error()))
 	default:
+		snapshot.RemoveUnkeyed(s.opts.CacheDir, s.fs.Dir())
 		s.log.Info("index snapshot written", "notes", len(s.notes), "took", time.Since(start).Round(time.Millisecond))
 	}
 }

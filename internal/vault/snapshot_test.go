@@ -3,6 +3,8 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +22,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/earlyheap"
 	"github.com/vaultmcp/vaultmcp/internal/gcpause"
 	"github.com/vaultmcp/vaultmcp/internal/hugeheap"
+	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/snapshot"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
@@ -181,8 +184,7 @@ func TestSnapshotIgnored(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
 	want, _ := openCached(t, dir, cache, "en")
-	path := snapshot.PathFor(cache, mustAbs(t, dir))
-	good, err := os.ReadFile(path)
+	good, err := os.ReadFile(snapshotFile(t, cache, dir, "en"))
 	if err != nil {
 		t.Fatalf("no snapshot at the expected path: %v", err)
 	}
@@ -196,7 +198,9 @@ func TestSnapshotIgnored(t *testing.T) {
 		{"other settings", good, "pt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+			// "other settings": the file where the pt settings look
+			// holds a snapshot of the en ones.
+			if err := os.WriteFile(snapshotFile(t, cache, dir, tc.lang), tc.data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			got, log := openCached(t, dir, cache, tc.lang)
@@ -283,7 +287,7 @@ func TestSnapshotKilledWriteLeftovers(t *testing.T) {
 	dir := exampleCopy(t)
 	cache := t.TempDir()
 	openCached(t, dir, cache, "en")
-	path := snapshot.PathFor(cache, mustAbs(t, dir))
+	path := snapshotFile(t, cache, dir, "en")
 	old := filepath.Join(cache, ".snap-111")
 	fresh := filepath.Join(cache, ".snap-222")
 	for _, p := range []string{old, fresh} {
@@ -667,6 +671,85 @@ func writeSizedNotes(t *testing.T, dir string, notes, size int) {
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// A note that cannot be indexed (here over the size limit) does not make
+// every start rewrite the snapshot: it is read again and fails again, which
+// changes nothing the snapshot holds. Once it can be indexed, it is, and
+// the snapshot is rewritten with it.
+func TestSnapshotKeptWithUnindexableNote(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	huge := filepath.Join(dir, "02-wiki", "huge-export.md")
+	body := append([]byte("# Huge export\n\nplatypusword\n"), bytes.Repeat([]byte("x"), vaultfs.MaxNoteSize)...)
+	if err := os.WriteFile(huge, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("first start: no snapshot written:\n%s", log)
+	}
+	for i := range 2 {
+		again, log := openCached(t, dir, cache, "en")
+		if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+			t.Fatalf("start %d: snapshot not used, or rewritten with nothing changed:\n%s", i+2, log)
+		}
+		if again != first {
+			t.Fatalf("start %d from the snapshot serves something else than the build that wrote it", i+2)
+		}
+	}
+	// Cut under the limit, the note is indexed and the snapshot rewritten.
+	if err := os.WriteFile(huge, body[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, log := openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "read=1") || !strings.Contains(log, "index snapshot written") {
+		t.Fatalf("after the note shrank: want it read and the snapshot rewritten:\n%s", log)
+	}
+	if !strings.Contains(fixed, "platypusword") {
+		t.Fatal("the note cut under the limit is not found")
+	}
+	if st, log := openCached(t, dir, cache, "en"); st != fixed || !strings.Contains(log, "read=0") {
+		t.Fatalf("the rewritten snapshot is not used as is:\n%s", log)
+	}
+}
+
+// snapshotFile is the snapshot file of the vault dir in cache under the
+// settings of lang.
+func snapshotFile(t *testing.T, cache, dir, lang string) string {
+	t.Helper()
+	return snapshot.PathFor(cache, mustAbs(t, dir), index.New(index.Options{Lang: lang}).Settings())
+}
+
+// Two programs on one vault with different settings (a server with
+// VAULT_LANG=pt, a search from a shell without it) each keep their
+// snapshot: neither start refuses and replaces the other's.
+func TestSnapshotPerSettings(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	// The file an earlier build named by the vault's path alone is
+	// removed once a snapshot is written under the new name.
+	sum := sha256.Sum256([]byte(mustAbs(t, dir)))
+	unkeyed := filepath.Join(cache, "index-"+hex.EncodeToString(sum[:12])+".snap")
+	if err := os.WriteFile(unkeyed, []byte("VMCPSNAP of an earlier build"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := openCached(t, dir, cache, "pt")
+	if _, err := os.Stat(unkeyed); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the snapshot named by the vault path alone is still there: %v", err)
+	}
+	en, _ := openCached(t, dir, cache, "en")
+	for i, tc := range []struct {
+		lang, want string
+	}{{"pt", pt}, {"en", en}, {"pt", pt}} {
+		got, log := openCached(t, dir, cache, tc.lang)
+		if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+			t.Fatalf("start %d (%s): the snapshot of these settings not used, or rewritten:\n%s", i+3, tc.lang, log)
+		}
+		if got != tc.want {
+			t.Fatalf("start %d (%s) from the snapshot serves something else than the build that wrote it", i+3, tc.lang)
 		}
 	}
 }

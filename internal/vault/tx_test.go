@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -485,5 +486,61 @@ func TestLocalChangesCommitNotTheWrite(t *testing.T) {
 	}
 	if got := gitRun(t, dir, "log", "-1", "--format=%an", res.Version+"^"); strings.TrimSpace(got) == "alice" {
 		t.Errorf("the local changes' commit is authored by the writer")
+	}
+}
+
+// TestReadDuringRecovery: a note asked for while a start finishes the write
+// a crash interrupted (here a move, rolled forward) is looked for where
+// that write leaves it, not where the crash left it.
+func TestReadDuringRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	dir := linkedVault(t, 5)
+	runChild(t, dir, "recorded") // after the commit record: rolled forward
+	release := make(chan struct{})
+	testHookBuildStart = func() { <-release }
+	defer func() { testHookBuildStart = nil }()
+	s, err := Open(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if exists(dir, "02-wiki/go/renamed.md") || !exists(dir, "02-wiki/go/target.md") {
+		t.Fatal("the crash did not leave the note under its old name")
+	}
+	waiting := func() (context.Context, chan struct{}) {
+		c := make(chan struct{})
+		var once sync.Once
+		return api.WithProgress(context.Background(), func(int, int, string) { once.Do(func() { close(c) }) }), c
+	}
+	blCtx, blWaiting := waiting()
+	blc := make(chan error, 1)
+	var bl *api.BacklinksResult
+	go func() {
+		var err error
+		bl, err = s.Backlinks(blCtx, api.BacklinksRequest{Path: "02-wiki/go/renamed.md"})
+		blc <- err
+	}()
+	getCtx, getWaiting := waiting()
+	getc := make(chan error, 1)
+	go func() {
+		_, err := s.GetNote(getCtx, api.NoteRequest{Path: "02-wiki/go/renamed.md"})
+		getc <- err
+	}()
+	<-blWaiting // both looked at the path and wait for the build
+	<-getWaiting
+	close(release)
+	if err := <-blc; err != nil {
+		t.Fatalf("backlinks of the note the interrupted move created: %v", err)
+	}
+	if bl.Total != 6 {
+		t.Fatalf("backlinks: %d notes, want 6", bl.Total)
+	}
+	if err := <-getc; err != nil {
+		t.Fatalf("get of the note the interrupted move created: %v", err)
+	}
+	if _, err := s.Backlinks(context.Background(), api.BacklinksRequest{Path: "02-wiki/go/target.md"}); err == nil {
+		t.Fatal("the moved note is still found under its old name")
 	}
 }

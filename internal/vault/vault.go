@@ -599,13 +599,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	// of a batch waits for graphFilled.
 	snap := <-snapc
 	ph.done("snapshot wait")
-	changed, linkTextsKept := true, false
+	changed, linkTextsKept, snapKept := true, false, false
 	var fill func()
 	if snap != nil {
 		// The snapshot's link texts hold while no note and no file changed
 		// (a new file can change what links resolve to: then a new
 		// snapshot).
-		notes, changed, linkTextsKept, fill = s.useSnapshot(snap, files, notes)
+		notes, changed, linkTextsKept, snapKept, fill = s.useSnapshot(snap, files, notes)
 		changed = changed || !linkTextsKept
 	} else {
 		g, paths := s.graph, pathsOf(files)
@@ -746,6 +746,13 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}
 	if profc == nil {
 		logIndexed(s.profileChoice())
+	}
+	// Notes the snapshot did not hold that could not be indexed now either
+	// (a note over the size limit, an unreadable one) leave it as right as
+	// it was: rewriting it at every start for them cost a whole snapshot's
+	// encoding and writing (254 MB at 100k notes) to say the same.
+	if snapKept && indexed == 0 {
+		changed = false
 	}
 	writeSnap := s.opts.CacheDir != "" && !s.opts.CacheReadOnly && changed && ctx.Err() == nil
 	if writeSnap && s.opts.CacheWriteOnClose {
@@ -1244,16 +1251,30 @@ func (s *Service) readHit(rel string) (text string, ok, changed bool) {
 // normalisation, or whose name a wiki-link would resolve to a note
 // elsewhere ("context.md" for 02-wiki/go/context.md), is refused with
 // NOT_FOUND naming that note: an agent often spells a path from a link it
-// read, and links ignore both. Only such a refusal waits for the first
-// build (which knows the notes).
+// read, and links ignore both. A path the gatekeeper refuses is refused at
+// once; any other is resolved again once the first build is done (a call
+// made earlier waits for it, as its caller would): the build first
+// finishes or undoes a write a crash interrupted, which moves, creates and
+// removes notes (a note a rolled-forward move created was NOT_FOUND to a
+// call made while the start finished the move).
 func (s *Service) resolveNote(ctx context.Context, field, p string) (string, error) {
 	rel, err := s.fs.Resolve(p, vaultfs.Read)
+	var ve *vaultfs.Error
+	if err != nil && (!errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound) {
+		return "", fieldErr(field, err)
+	}
+	select {
+	case <-s.ready:
+	default:
+		if s.Ready(ctx) == nil { // else the caller tells why it cannot wait
+			rel, err = s.fs.Resolve(p, vaultfs.Read)
+			if err != nil && (!errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound) {
+				return "", fieldErr(field, err)
+			}
+		}
+	}
 	if err == nil {
 		return rel, nil
-	}
-	var ve *vaultfs.Error
-	if !errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound {
-		return "", fieldErr(field, err)
 	}
 	asked, cerr := vaultfs.Clean(p)
 	if cerr != nil || s.Ready(ctx) != nil {
