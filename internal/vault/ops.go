@@ -347,10 +347,7 @@ func (s *Service) History(ctx context.Context, req api.HistoryRequest) (*api.His
 	if req.Limit < 1 || req.Limit > api.MaxHistory {
 		return nil, api.Invalid("limit", "must be between 1 and %d", api.MaxHistory)
 	}
-	rel, err := vaultfs.Clean(req.Path)
-	if err == nil {
-		err = vaultfs.CheckPolicy(rel, vaultfs.Read)
-	}
+	rel, err := s.fs.CheckPath(req.Path, vaultfs.Read)
 	if err != nil {
 		return nil, fieldErr("path", err)
 	}

@@ -516,6 +516,7 @@ func TestHistoryOfNoNote(t *testing.T) {
 	dir := writeVault(t, map[string]string{
 		"notes.md/.hidden/secret.txt": "s\n",
 		"notes.md/a.md":               "# A\n",
+		"sub/b.md":                    "# B\n",
 		"gone.md":                     "# Gone\n",
 	})
 	outside := t.TempDir()
@@ -530,7 +531,8 @@ func TestHistoryOfNoNote(t *testing.T) {
 	gitRun(t, dir, "commit", "-q", "-m", "delete gone")
 	s := openTest(t, dir, false)
 	ctx := context.Background()
-	for p, code := range map[string]string{"notes.md": "NOT_A_NOTE", "out.md": "SYMLINK_ESCAPE"} {
+	// A folder named as folders are (no extension) is told as a folder too.
+	for p, code := range map[string]string{"notes.md": "NOT_A_NOTE", "out.md": "SYMLINK_ESCAPE", "notes.md/.hidden": "HIDDEN_SEGMENT", "sub": "NOT_A_NOTE"} {
 		if h, err := s.History(ctx, api.HistoryRequest{Path: p}); api.CodeOf(err) != code {
 			t.Errorf("%s: %+v %v, want %s", p, h, err, code)
 		}

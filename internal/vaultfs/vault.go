@@ -280,15 +280,32 @@ func (v *Vault) checkWith(p string, acc Access, newNames bool) (*target, error) 
 	if v.readOnly && acc != Read {
 		return nil, newErr(CodeReadOnly, rel, "the vault is open read-only; a %v is refused", acc)
 	}
-	if err := CheckPolicy(rel, acc); err != nil {
-		// A folder has no note's extension: say it is a folder (every
-		// tool takes one note), not only that the extension is missing.
-		if CodeOf(err) == CodeInvalidExtension && v.IsFolder(rel) {
-			return nil, newErr(CodeNotANote, rel, "is a folder, not a note: give the path of a note in it (ending in .md)")
-		}
+	if err := v.checkPolicy(rel, acc); err != nil {
 		return nil, err
 	}
 	return v.walkPath(rel, walkOpts{acc: acc, requireNote: true, newNames: newNames && acc != Read})
+}
+
+// CheckPath is Clean and CheckPolicy of the path of a note that need not
+// exist (vault_history's: a deleted note keeps its history), with the
+// vault's one addition: a folder of the vault is told as one.
+func (v *Vault) CheckPath(p string, acc Access) (string, error) {
+	rel, err := Clean(p)
+	if err != nil {
+		return "", err
+	}
+	return rel, v.checkPolicy(rel, acc)
+}
+
+// checkPolicy is CheckPolicy, but a folder, which has no note's
+// extension, is NOT_A_NOTE saying it is a folder (every tool takes one
+// note), not only INVALID_EXTENSION.
+func (v *Vault) checkPolicy(rel string, acc Access) error {
+	err := CheckPolicy(rel, acc)
+	if CodeOf(err) == CodeInvalidExtension && v.IsFolder(rel) {
+		return newErr(CodeNotANote, rel, "is a folder, not a note: give the path of a note in it (ending in .md)")
+	}
+	return err
 }
 
 // walkPath resolves rel (clean and policy-checked by the caller) component
