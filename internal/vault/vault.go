@@ -1259,22 +1259,21 @@ func (s *Service) readHit(rel string) (text string, ok, changed bool) {
 // call made while the start finished the move).
 func (s *Service) resolveNote(ctx context.Context, field, p string) (string, error) {
 	rel, err := s.fs.Resolve(p, vaultfs.Read)
-	var ve *vaultfs.Error
-	if err != nil && (!errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound) {
-		return "", fieldErr(field, err)
-	}
-	select {
-	case <-s.ready:
-	default:
-		if s.Ready(ctx) == nil { // else the caller tells why it cannot wait
-			rel, err = s.fs.Resolve(p, vaultfs.Read)
-			if err != nil && (!errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound) {
-				return "", fieldErr(field, err)
+	if err == nil || vaultfs.CodeOf(err) == vaultfs.CodeNotFound {
+		select {
+		case <-s.ready:
+		default:
+			if s.Ready(ctx) == nil { // else the caller tells why it cannot wait
+				rel, err = s.fs.Resolve(p, vaultfs.Read)
 			}
 		}
 	}
 	if err == nil {
 		return rel, nil
+	}
+	var ve *vaultfs.Error
+	if !errors.As(err, &ve) || ve.Code != vaultfs.CodeNotFound {
+		return "", fieldErr(field, err)
 	}
 	asked, cerr := vaultfs.Clean(p)
 	if cerr != nil || s.Ready(ctx) != nil {
@@ -1296,7 +1295,6 @@ func (s *Service) resolveNote(ctx context.Context, field, p string) (string, err
 	return "", &api.Error{Code: string(ve.Code), Field: field, Message: s.msg.Get(eNotFoundNear, ve.Detail(), vaultfs.QuotePath(near)), Err: err}
 }
 
-// fieldErr names the input field in a gatekeeper error.
 // writePath resolves the path a write names (field: the argument's name)
 // to the path it lands at: through a symbolic link inside the vault, the
 // path the link leads to, which the write then names throughout (the
@@ -1325,6 +1323,7 @@ func (s *Service) resolveWrite(field, p string, acc vaultfs.Access, resolve func
 	return rel, via, nil
 }
 
+// fieldErr names the input field in a gatekeeper error.
 func fieldErr(field string, err error) error {
 	var ve *vaultfs.Error
 	if errors.As(err, &ve) {
