@@ -234,13 +234,14 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if r, ok := msg.(*jsonrpc.Response); ok {
+	r, isAnswer := msg.(*jsonrpc.Response)
+	if isAnswer {
 		c.answering(r.ID)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r, ok := msg.(*jsonrpc.Response); ok {
+	if isAnswer {
 		defer c.answered(r.ID)
 		if c.dropAnswer(r.ID) {
 			if frame := c.takeFrame(r); frame != nil {

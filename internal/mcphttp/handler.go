@@ -401,7 +401,7 @@ func (h *Handler) serveNew(w http.ResponseWriter, r *http.Request, body []byte) 
 	s := &session{id: id, ss: ss, user: user}
 	h.sessions[id] = s
 	h.idleLocked(s, h.opts.Now())
-	for h.userCapped(user, 0) {
+	for h.userCapped(user) {
 		if !h.evictUserLocked(user, h.opts.Now(), s) {
 			break
 		}
@@ -480,13 +480,12 @@ func (h *Handler) evictLocked(now time.Time, except *session) bool {
 	return true
 }
 
-// userCapped reports whether user's sessions, plus extra about to be made,
-// are over the per-user cap.
-func (h *Handler) userCapped(user string, extra int) bool {
+// userCapped reports whether user's sessions are over the user's cap.
+func (h *Handler) userCapped(user string) bool {
 	if user == "" || h.opts.MaxSessionsPerUser <= 0 {
 		return false
 	}
-	n := extra
+	n := 0
 	for _, s := range h.sessions {
 		if s.user == user {
 			n++
