@@ -231,6 +231,35 @@ func switchOn(name string) bool {
 	return on
 }
 
+// secretFlag defines a string flag whose default is the environment
+// variable env, never shown: the usage (--help, or any mistake on the
+// command line, printed to stderr and so to a service's log) prints a
+// flag's default, and an API key or a postgres:// URL (its password) is a
+// secret.
+func secretFlag(fs *flag.FlagSet, p *string, name, env, usage string) {
+	*p = os.Getenv(env)
+	fs.Var(&hiddenDefault{p: p}, name, usage)
+}
+
+// hiddenDefault is a string flag value that shows only a value given on
+// the command line (see secretFlag).
+type hiddenDefault struct {
+	p   *string
+	set bool
+}
+
+func (h *hiddenDefault) String() string {
+	if h == nil || h.p == nil || !h.set {
+		return ""
+	}
+	return *h.p
+}
+
+func (h *hiddenDefault) Set(s string) error {
+	*h.p, h.set = s, true
+	return nil
+}
+
 // parseInterleaved parses flags that may come after positional arguments
 // ("search 'retry backoff' --json") and returns the positional ones. Asked
 // for help (-h, --help), it prints the command's usage on stdout and

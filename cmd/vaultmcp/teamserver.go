@@ -181,34 +181,6 @@ func dataFlag(fs *flag.FlagSet) *dataFlags {
 	return f
 }
 
-// secretFlag defines a string flag whose default is the environment
-// variable env, never shown: the usage (--help, or any mistake on the
-// command line, printed to stderr and so to a service's log) prints a
-// flag's default, and a postgres:// URL may hold a password.
-func secretFlag(fs *flag.FlagSet, p *string, name, env, usage string) {
-	*p = os.Getenv(env)
-	fs.Var(&hiddenDefault{p: p}, name, usage)
-}
-
-// hiddenDefault is a string flag value that shows only a value given on
-// the command line (see secretFlag).
-type hiddenDefault struct {
-	p   *string
-	set bool
-}
-
-func (h *hiddenDefault) String() string {
-	if h == nil || h.p == nil || !h.set {
-		return ""
-	}
-	return *h.p
-}
-
-func (h *hiddenDefault) Set(s string) error {
-	*h.p, h.set = s, true
-	return nil
-}
-
 func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {
 	if f.dir == "" {
 		return nil, &exitError{2, errors.New("team-server: no data directory: pass --data DIR or set VAULTMCP_DATA")}
