@@ -76,7 +76,7 @@ func TestServeHTTPOrigin(t *testing.T) {
 // --max-sessions holds: the sessions past it evict the oldest idle ones.
 // --session-timeout expires an idle session.
 func TestServeHTTPSessionLimits(t *testing.T) {
-	u := startHTTP(t, "--vault", copyExampleVault(t), "--max-sessions", "3", "--session-timeout", "1s")
+	u := startHTTP(t, "--vault", copyExampleVault(t), "--max-sessions", "3", "--session-timeout", "2s")
 	var ids []string
 	for range 6 {
 		ids = append(ids, httpSession(t, u))
@@ -90,7 +90,7 @@ func TestServeHTTPSessionLimits(t *testing.T) {
 			t.Errorf("session %d: %d, want %d", i, st, want)
 		}
 	}
-	time.Sleep(2500 * time.Millisecond) // idle well past the 1 s timeout
+	time.Sleep(3 * time.Second) // idle well past the 2 s timeout (2 s leaves the steps above room on a loaded machine)
 	if st := httpPing(t, u, ids[5]); st != http.StatusNotFound {
 		t.Errorf("session idle past --session-timeout: %d, want 404", st)
 	}

@@ -41,5 +41,7 @@
 // own table of the sessions the SDK created (learnt from the Mcp-Session-Id
 // of the answer that created each one), ordered by when each went idle, on
 // an injected clock, and closes the SDK's session itself on expiry or
-// eviction. The SDK's body limit is kept as well.
+// eviction. That close runs in the background; until it is done, a request
+// for the session is answered 404 by this package (the SDK would still
+// serve it). The SDK's body limit is kept as well.
 package mcphttp

@@ -83,7 +83,14 @@ type Handler struct {
 	pending int // sessions being created
 	// pendingBy counts them by user.
 	pendingBy map[string]int
-	closed    bool
+	// closing holds the ids of the sessions evicted or expired whose
+	// close has not finished yet: the SDK still knows them until it has,
+	// and a request for one must not reach it (it would be served by a
+	// session the handler no longer counts). It is answered 404 here.
+	closing map[string]struct{}
+	closed  bool
+	// closeSession closes an SDK session (its Close; tests hold it open).
+	closeSession func(*mcp.ServerSession) error
 
 	stop chan struct{}
 	done chan struct{}
@@ -147,9 +154,13 @@ func New(getServer func(*http.Request) *mcp.Server, opts Options) (*Handler, err
 		log:       log,
 		sessions:  map[string]*session{},
 		pendingBy: map[string]int{},
+		closing:   map[string]struct{}{},
 		idle:      list.New(),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		closeSession: func(ss *mcp.ServerSession) error {
+			return ss.Close()
+		},
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	// The SDK's DNS-rebinding protection stays on (DisableLocalhostProtection
 	// is never set); its own idle timeout is not used: ours is on the
@@ -476,7 +487,7 @@ func (h *Handler) evictLocked(now time.Time, except *session) bool {
 	s := e.Value.(*session)
 	h.forgetLocked(s)
 	h.log.Info("MCP session evicted to make room (the cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions", h.opts.MaxSessions)
-	go s.ss.Close()
+	h.closeLocked(s)
 	return true
 }
 
@@ -504,7 +515,7 @@ func (h *Handler) evictUserLocked(user string, now time.Time, except *session) b
 		}
 		h.forgetLocked(s)
 		h.log.Info("MCP session evicted to make room (the key's cap is reached)", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second), "max_sessions_per_user", h.opts.MaxSessionsPerUser)
-		go s.ss.Close()
+		h.closeLocked(s)
 		return true
 	}
 	return false
@@ -533,6 +544,11 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, id string
 	h.mu.Lock()
 	h.expireLocked(h.opts.Now())
 	s := h.sessions[id]
+	if _, closing := h.closing[id]; s == nil && closing {
+		h.mu.Unlock()
+		writeError(w, http.StatusNotFound, "session not found (it was closed: idle too long, or evicted to make room)")
+		return
+	}
 	if s != nil {
 		if s.inFlight == 0 {
 			h.idle.Remove(s.elem)
@@ -582,6 +598,20 @@ func (h *Handler) forgetLocked(s *session) {
 	}
 }
 
+// closeLocked closes a session forgotten from the table, in the
+// background (h.mu is held); until the close is done, requests for it are
+// answered 404 here.
+func (h *Handler) closeLocked(s *session) {
+	h.closing[s.id] = struct{}{}
+	closeSession := h.closeSession
+	go func() {
+		_ = closeSession(s.ss)
+		h.mu.Lock()
+		delete(h.closing, s.id)
+		h.mu.Unlock()
+	}()
+}
+
 // expireLocked closes the sessions idle for the timeout or longer.
 func (h *Handler) expireLocked(now time.Time) {
 	if h.opts.SessionIdleTimeout < 0 {
@@ -594,7 +624,7 @@ func (h *Handler) expireLocked(now time.Time) {
 		}
 		h.forgetLocked(s)
 		h.log.Info("idle MCP session expired", "session", s.id, "idle", now.Sub(s.idleSince).Round(time.Second))
-		go s.ss.Close()
+		h.closeLocked(s)
 	}
 }
 

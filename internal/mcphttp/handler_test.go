@@ -662,3 +662,42 @@ func TestAllowedOriginCORS(t *testing.T) {
 		t.Errorf("preflight of a loopback alias: %s %v", resp.Status, resp.Header)
 	}
 }
+
+// A session evicted or expired answers 404 at once, even while the SDK's
+// close of it has not run yet (it still knows the session until then).
+func TestClosingSessionAnswers404(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ts := serve(t, mcphttp.Options{MaxSessions: 2, SessionIdleTimeout: time.Minute, Now: clk.Now})
+	release, closed := make(chan struct{}), make(chan struct{}, 3)
+	mcphttp.SetCloseSession(ts.h, func(ss *mcp.ServerSession) error {
+		<-release
+		defer func() { closed <- struct{}{} }()
+		return ss.Close()
+	})
+	defer func() {
+		close(release)
+		for range 3 { // a, b and c
+			<-closed
+		}
+	}()
+	a := newSession(t, ts.url, nil)
+	clk.Add(time.Second)
+	b := newSession(t, ts.url, nil)
+	clk.Add(time.Second)
+	c := newSession(t, ts.url, nil) // evicts a, whose close is held
+	if n := sdkSessions(t, ts.server, 3); n != 3 {
+		t.Fatalf("the SDK holds %d sessions while a's close is held, want 3", n)
+	}
+	if st := ping(t, ts.url, a, nil); st != http.StatusNotFound {
+		t.Errorf("evicted session, close not done: %d, want 404", st)
+	}
+	clk.Add(2 * time.Minute) // b and c expire, their closes held too
+	for _, id := range []string{b, c} {
+		if st := ping(t, ts.url, id, nil); st != http.StatusNotFound {
+			t.Errorf("expired session, close not done: %d, want 404", st)
+		}
+	}
+	if st := ping(t, ts.url, newSession(t, ts.url, nil), nil); st != http.StatusOK {
+		t.Errorf("new session: %d", st)
+	}
+}
