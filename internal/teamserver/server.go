@@ -15,6 +15,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
+	"github.com/vaultmcp/vaultmcp/internal/par"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
@@ -83,6 +84,13 @@ type Server struct {
 	instance string // this process, as the owner of idempotency records
 	lock     *flock.Flock
 	limiter  *limiter
+	// searches admits the searches of every project that run at once, one
+	// a core, the others waiting in order (par.Gate). `vaultmcp bench team
+	// --clients 64` on the hub, the same build with and without the gate
+	// alternated (4 pairs): search p99 46.8-56.6 ms against 53.4-61.8 ms,
+	// slowest 83-100 ms against 100-119 ms, searches a second within the
+	// noise (2,852-3,392 against 2,850-3,327).
+	searches *par.Gate
 
 	mu       sync.Mutex
 	projects map[string]*project // by id
@@ -172,6 +180,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		instance: teamstore.NewID(),
 		lock:     l,
 		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
+		searches: par.NewGate(0),
 		projects: make(map[string]*project),
 		touched:  make(map[string]time.Time),
 		stopping: make(chan struct{}),
@@ -247,7 +256,7 @@ func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("project %s: its vault folder %s is missing", p.Name, dir)
 	}
-	opts := vault.Options{Dir: dir, Lang: s.cfg.Lang, Logger: s.log.With("project", p.Name), Watch: true, Now: s.now}
+	opts := vault.Options{Dir: dir, Lang: s.cfg.Lang, Logger: s.log.With("project", p.Name), Watch: true, Now: s.now, SearchGate: s.searches}
 	if !s.cfg.NoSnapshots {
 		opts.CacheDir = s.cfg.Data.CacheDir()
 	}

@@ -107,6 +107,10 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.opts.SearchGate.Enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.opts.SearchGate.Leave()
 	var hits []scored
 	var files map[string]string
 	for attempt := 0; ; attempt++ {

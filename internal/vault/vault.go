@@ -31,6 +31,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/msgcat"
+	"github.com/vaultmcp/vaultmcp/internal/par"
 	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 	"github.com/vaultmcp/vaultmcp/internal/watch"
@@ -78,6 +79,11 @@ type Options struct {
 	// is judged on its steady state (64 clients on the hub, alternated
 	// runs: with the heap readied, search p99 48-49 ms against 44-45).
 	PauseGC int64
+	// SearchGate, when not nil, admits the searches that run at once
+	// (see par.Gate): a server with many clients shares one, sized to the
+	// cores, among all its vaults. A search waits for the index to be
+	// ready before it takes its place.
+	SearchGate *par.Gate
 }
 
 // noteInfo is what the service remembers of an indexed note.
