@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
@@ -58,6 +60,28 @@ func (s *Server) ensureClone(ctx context.Context, p teamstore.Project) error {
 	}
 	s.log.Info("vault cloned from its git remote", "project", p.Name, "ms", time.Since(start).Milliseconds())
 	return nil
+}
+
+// removeCloneLeftovers removes the temporary folders of clones a killed
+// server left half-made (ensureClone removes its own otherwise). Only a
+// server clones, and it holds the data directory's lock, so whatever
+// folder of that shape is there when the lock is taken is nobody's.
+func (s *Server) removeCloneLeftovers() {
+	dir := filepath.Dir(s.cfg.Data.VaultDir("x"))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return // no vault yet
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.Contains(e.Name(), ".clone-") {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			s.log.Warn("a half-made clone left by a stopped server could not be removed", "folder", e.Name(), "err", err)
+			continue
+		}
+		s.log.Info("half-made clone left by a stopped server removed", "folder", e.Name())
+	}
 }
 
 // syncClone brings a clone no service has open yet to the remote's branch.

@@ -1106,3 +1106,30 @@ func TestFollowRemote(t *testing.T) {
 		t.Errorf("the write is in the remote %d time(s)", n)
 	}
 }
+
+// The temporary folder of a clone a killed server left half-made is removed
+// when a server next takes the data directory; the vaults are left alone.
+func TestCloneLeftoversRemovedAtStart(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	vaults := filepath.Dir(e.vaultDir(e.ex))
+	half := e.vaultDir(e.other) + ".clone-0badc0de"
+	if err := os.MkdirAll(filepath.Join(half, ".git", "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(half, "note.md"), []byte("# half\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.stop()
+	e.start(envOpts{})
+	if _, err := os.Stat(half); !os.IsNotExist(err) {
+		t.Fatalf("the half-made clone is still there: %v", err)
+	}
+	ents, err := os.ReadDir(vaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 2 {
+		t.Errorf("the vaults folder holds %d entries, want the 2 vaults", len(ents))
+	}
+	wantStatus(t, "create", e.create(e.rw, "ex", "after.md", "# After\n"), 201, "")
+}

@@ -186,6 +186,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		stopping: make(chan struct{}),
 	}
 	s.met = newServerMetrics(s)
+	s.removeCloneLeftovers()
 	if leases, ok := s.store.(teamstore.Leases); ok {
 		// Replicas: vaults are opened as their leases are taken (replica.go),
 		// and each settles the writes its previous owner left running.
