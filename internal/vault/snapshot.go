@@ -151,6 +151,7 @@ func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek, early *h
 		pause.Reserve(snapshotHeap * int64(d.Remaining()))
 		var l *loaded
 		if l, err = s.decodeSnapshot(d); err == nil {
+			snapshot.Used(s.snapshotPath())
 			s.log.Info("index snapshot loaded", "notes", len(l.notes), "took", time.Since(start).Round(time.Millisecond))
 			return l
 		}
@@ -385,6 +386,9 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	start := time.Now()
 	path := s.snapshotPath()
 	snapshot.CleanTemps(filepath.Dir(path), time.Hour)
+	if n := snapshot.RemoveUnused(filepath.Dir(path), path, snapshot.UnusedAfter); n > 0 {
+		s.log.Info("index snapshots unused for 30 days removed from the cache folder", "count", n)
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	errCanceled := errors.New("canceled")

@@ -753,3 +753,55 @@ func TestSnapshotPerSettings(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot read is marked used; the next snapshot written removes the
+// ones unused for snapshot.UnusedAfter (a vault moved away), and keeps the
+// others and files that are not snapshots.
+func TestSnapshotUnusedRemoved(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	openCached(t, dir, cache, "en")
+	path := snapshotFile(t, cache, dir, "en")
+	long := time.Now().Add(-snapshot.UnusedAfter - time.Hour)
+	if err := os.Chtimes(path, long, long); err != nil {
+		t.Fatal(err)
+	}
+	_, log := openCached(t, dir, cache, "en") // nothing changed: read, not written
+	if !strings.Contains(log, "index snapshot loaded") || strings.Contains(log, "index snapshot written") {
+		t.Fatalf("want the snapshot used and not rewritten:\n%s", log)
+	}
+	if fi, err := os.Stat(path); err != nil || time.Since(fi.ModTime()) > time.Hour {
+		t.Fatalf("the snapshot read was not marked used: %v %v", fi.ModTime(), err)
+	}
+
+	gone := filepath.Join(cache, "index-0123456789abcdef01234567.snap") // a vault moved away
+	recent := filepath.Join(cache, "index-89abcdef0123456789abcdef.snap")
+	other := filepath.Join(cache, "notes.txt")
+	for _, p := range []string{gone, recent, other} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{gone, other} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recentTime := time.Now().Add(-snapshot.UnusedAfter + time.Hour)
+	if err := os.Chtimes(recent, recentTime, recentTime); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(dir, listNotes(t, dir)[0]), "\nchanged\n")
+	_, log = openCached(t, dir, cache, "en")
+	if !strings.Contains(log, "index snapshot written") || !strings.Contains(log, "unused for 30 days removed") {
+		t.Fatalf("want the snapshot rewritten and the unused one removed:\n%s", log)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the snapshot unused for 30 days was kept: %v", err)
+	}
+	for _, p := range []string{recent, other, path} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
+	}
+}
