@@ -49,7 +49,9 @@ type Leases interface {
 	Leases(ctx context.Context) ([]Lease, error)
 
 	// Heartbeat records that the replica is alive at advertise until
-	// at+ttl (its first heartbeat sets StartedAt).
+	// at+ttl (its first heartbeat sets StartedAt), and removes the rows of
+	// replicas whose last heartbeat expired more than ReplicaRowsKept
+	// before at (killed, they never left).
 	Heartbeat(ctx context.Context, replica, advertise string, at time.Time, ttl time.Duration) error
 	// Replicas lists the replicas alive at at, by id.
 	Replicas(ctx context.Context, at time.Time) ([]Replica, error)
@@ -63,6 +65,12 @@ type Leases interface {
 	// closes the channel.
 	Listen(ctx context.Context) (<-chan VersionNote, error)
 }
+
+// ReplicaRowsKept is how long the row of a replica that stopped without
+// leaving (killed) stays after its last heartbeat expired: long enough to
+// look into what happened to it, short enough that the table does not grow
+// by a row at every crash.
+const ReplicaRowsKept = 24 * time.Hour
 
 // Lease is one vault's lease.
 type Lease struct {

@@ -116,6 +116,10 @@ func (s *Store) Heartbeat(ctx context.Context, replica, advertise string, at tim
 	_, err := s.pool.Exec(ctx, `INSERT INTO replicas AS r (id, advertise, started_at, seen_at, expires_at) VALUES ($1, $2, $3, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET advertise = EXCLUDED.advertise, seen_at = GREATEST(r.seen_at, EXCLUDED.seen_at),
 			expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at)`, replica, advertise, at, at.Add(ttl))
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `DELETE FROM replicas WHERE expires_at < $1`, at.Add(-teamstore.ReplicaRowsKept))
 	return err
 }
 

@@ -33,6 +33,7 @@ func RunLeases(t *testing.T, newPair func(t *testing.T) (a, b LeaseStore)) {
 		{"Release", testLeaseRelease},
 		{"ConcurrentAcquire", testLeaseConcurrent},
 		{"Replicas", testReplicas},
+		{"ReplicasPruned", testReplicasPruned},
 		{"NotifyAcrossHandles", testNotify},
 	}
 	for _, tc := range tests {
@@ -233,6 +234,26 @@ func testLeaseConcurrent(t *testing.T, a, b LeaseStore) {
 	}
 	if holders != 1 {
 		t.Errorf("%d replicas hold the lease, want 1", holders)
+	}
+}
+
+// A heartbeat removes the rows of the replicas dead for over
+// teamstore.ReplicaRowsKept (killed, they never left): the table does not
+// grow by a row at every crash. A replica dead for less is kept.
+func testReplicasPruned(t *testing.T, a, b LeaseStore) {
+	c := ctx(t)
+	must(t, a.Heartbeat(c, "dead-long", "http://d1", t0, ttl))
+	must(t, a.Heartbeat(c, "dead-lately", "http://d2", t0.Add(2*time.Hour), ttl))
+	now := t0.Add(ttl + teamstore.ReplicaRowsKept + time.Hour)
+	must(t, b.Heartbeat(c, "alive", "http://a", now, ttl))
+	got, err := a.Replicas(c, t0.Add(-time.Hour)) // every row whose expiry is after then
+	must(t, err)
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.ID)
+	}
+	if want := []string{"alive", "dead-lately"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("replica rows = %v, want %v", ids, want)
 	}
 }
 
