@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type Config struct {
 	LogLevelSet bool
 	// CacheDir holds the index snapshots; "" when they are off.
 	CacheDir string
+	// StateDir holds the write journal of a vault in no git repository
+	// (vault.Options.StateDir); "" when no such folder could be named.
+	StateDir string
 }
 
 // common registers the flags shared by the subcommands, with defaults from
@@ -108,6 +112,7 @@ func (c *Config) checkEnv() error {
 		return err
 	}
 	c.CacheDir = dir
+	c.StateDir = stateDir()
 	c.LogLevel = slog.LevelInfo
 	if lv := os.Getenv("VAULTMCP_LOG_LEVEL"); lv != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(lv)); err != nil {
@@ -356,4 +361,27 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// stateDir is the folder of what vaultmcp keeps that must outlive a reboot
+// but is no part of a vault (the write journal of a vault in no git
+// repository): $XDG_STATE_HOME/vaultmcp, else ~/.local/state/vaultmcp
+// (the XDG default, on macOS as well); on Windows vaultmcp under the local
+// application data folder. "" when none can be named (no home folder):
+// the journal then stays in the temporary folder.
+func stateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "vaultmcp")
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LOCALAPPDATA"); d != "" && filepath.IsAbs(d) {
+			return filepath.Join(d, "vaultmcp", "state")
+		}
+		return ""
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "vaultmcp")
 }

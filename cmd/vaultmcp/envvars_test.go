@@ -14,7 +14,7 @@ import (
 
 // notSettings are variables the command reads that callers set on purpose
 // (or that belong to the Go runtime), so the clean environment keeps them.
-var notSettings = map[string]bool{"VAULTMCP_CACHE_DIR": true, "GOGC": true, "GOMEMLIMIT": true}
+var notSettings = map[string]bool{"VAULTMCP_CACHE_DIR": true, "GOGC": true, "GOMEMLIMIT": true, "XDG_STATE_HOME": true, "LOCALAPPDATA": true}
 
 // TestEveryVariableIsCleaned: each environment variable the command reads
 // (os.Getenv, os.LookupEnv) is on envvars.Settings, the one list the tests

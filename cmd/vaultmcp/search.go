@@ -35,7 +35,7 @@ func (s *stringList) Set(v string) error {
 // command starts from it. Logs: see personLogger.
 func openVault(ctx context.Context, c *Config, stderr io.Writer, verbose bool) (*vault.Service, error) {
 	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: personLogger(c, stderr, verbose),
-		CacheDir: c.CacheDir, CacheWriteOnClose: true, PauseGC: gcpause.DefaultLimit})
+		CacheDir: c.CacheDir, StateDir: c.StateDir, CacheWriteOnClose: true, PauseGC: gcpause.DefaultLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	log := logger(stderr, c.LogLevel)
 	svc, err := vault.Open(ctx, vault.Options{Dir: c.Vault, Lang: c.Lang, Logger: log, Watch: true, AutoPush: c.AutoPush, ReadOnly: c.ReadOnly, CacheDir: c.CacheDir,
-		PauseGC: gcpause.DefaultLimit, SearchGate: par.NewGate(0)})
+		StateDir: c.StateDir, PauseGC: gcpause.DefaultLimit, SearchGate: par.NewGate(0)})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,10 @@
 // change what the tests see, and reading them reads files outside the
 // repository), no global ignore or attributes file, and no repository or
 // identity from the environment. HOME is left alone: the go command the
-// tests of cmd/ and bench run keeps its caches and settings.
+// tests of cmd/ and bench run keeps its caches and settings. vaultmcp's own
+// state folder (XDG_STATE_HOME: the journal of a vault in no repository)
+// goes to the same new folder, so the binaries the tests run keep nothing
+// in the user's.
 //
 // A package whose tests run git calls Run from its TestMain:
 //
@@ -55,6 +58,7 @@ func Isolate() (cleanup func(), err error) {
 	os.Setenv(dirVar, dir)
 	os.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	for _, k := range vars {
 		os.Unsetenv(k)
 	}

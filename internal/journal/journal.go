@@ -122,8 +122,14 @@ func (d *Dir) Write(r *Record) error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	if err := os.MkdirAll(d.path, 0o700); err != nil {
-		return fmt.Errorf("journal: %w", err)
+	if _, err := os.Stat(d.path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(d.path, 0o700); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		// The folder's own entry made durable too, the first time.
+		if err := syncDir(filepath.Dir(d.path)); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.CreateTemp(d.path, ".rec-*")
 	if err != nil {

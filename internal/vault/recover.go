@@ -25,26 +25,28 @@ func (s *Service) recover(ctx context.Context) {
 			s.log.Warn("could not clear the git lock files an interrupted commit left", "err", s.fs.Redact(err.Error()))
 		}
 	}
-	if s.journal == nil {
-		return
-	}
-	recs, bad, err := s.journal.Pending()
-	if err != nil {
-		s.log.Error("the write journal could not be read; interrupted writes are not finished", "err", err)
-		return
-	}
-	for _, b := range bad {
-		s.log.Error("a write journal record could not be read; it was left in place for inspection", "file", b.File, "err", b.Err)
-	}
-	for _, rec := range recs {
-		s.rollForward(ctx, rec)
+	for _, j := range []*journal.Dir{s.oldJournal, s.journal} {
+		if j == nil {
+			continue
+		}
+		recs, bad, err := j.Pending()
+		if err != nil {
+			s.log.Error("the write journal could not be read; interrupted writes are not finished", "err", err)
+			continue
+		}
+		for _, b := range bad {
+			s.log.Error("a write journal record could not be read; it was left in place for inspection", "file", b.File, "err", b.Err)
+		}
+		for _, rec := range recs {
+			s.rollForward(ctx, j, rec)
+		}
 	}
 }
 
 // rollForward publishes what rec did not publish yet, removes what it
 // removes, commits, and removes the record. A file someone changed since the
 // crash is left as they made it (logged).
-func (s *Service) rollForward(ctx context.Context, rec *journal.Record) {
+func (s *Service) rollForward(ctx context.Context, j *journal.Dir, rec *journal.Record) {
 	published, conflicts := 0, 0
 	for _, op := range rec.Ops {
 		switch op.Kind {
@@ -126,7 +128,7 @@ func (s *Service) rollForward(ctx context.Context, rec *journal.Record) {
 			s.log.Warn("an interrupted write was finished but could not be committed", "err", s.fs.Redact(err.Error()))
 		}
 	}
-	if err := s.journal.Remove(rec.ID); err != nil {
+	if err := j.Remove(rec.ID); err != nil {
 		s.log.Warn("could not remove a finished journal record", "err", err)
 	}
 	s.log.Info("rolled forward a write interrupted by a crash", "message", rec.Message, "files", len(paths),

@@ -2,6 +2,8 @@ package vault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -385,12 +387,82 @@ func TestCrashAtAnyStep(t *testing.T) {
 	}
 }
 
+// A vault in no git repository keeps its write journal in
+// Options.StateDir: a move killed after its commit record is finished at
+// the next start even when the temporary folder was emptied meanwhile (a
+// reboot); a record an earlier vaultmcp left in the temporary folder is
+// finished too.
+func TestCrashNoGitJournalOutlivesReboot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	const n = 12
+	for _, tc := range []struct {
+		name       string
+		childState bool // the killed process kept its journal in the state folder
+	}{{"state folder", true}, {"left in the temporary folder", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := linkedVault(t, n)
+			if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			state := t.TempDir()
+			sum := sha256.Sum256([]byte(dir))
+			base := "vaultmcp-" + hex.EncodeToString(sum[:8])
+			tmpJournal := filepath.Join(os.TempDir(), base+"-journal")
+			t.Cleanup(func() { os.RemoveAll(tmpJournal) })
+			childState := ""
+			if tc.childState {
+				childState = state
+			}
+			runChildIn(t, dir, "recorded", childState)
+			recs, _ := filepath.Glob(filepath.Join(state, base+"-journal", "*"))
+			if tc.childState {
+				if len(recs) != 1 {
+					t.Fatalf("%d records in the state folder, want the move's", len(recs))
+				}
+				os.RemoveAll(tmpJournal) // the reboot empties the temporary folder
+			} else if len(recs) != 0 {
+				t.Fatalf("records in the state folder from a process that kept none there: %v", recs)
+			}
+			s, err := Open(context.Background(), Options{Dir: dir, StateDir: state})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			noTemps(t, dir)
+			if exists(dir, "02-wiki/go/target.md") || !exists(dir, "02-wiki/go/renamed.md") {
+				t.Fatal("the move recorded before the crash was not finished")
+			}
+			for i := range n {
+				if got := read(t, dir, fmt.Sprintf("notes/n%03d.md", i)); !strings.Contains(got, "[[renamed]]") {
+					t.Fatalf("n%03d lacks [[renamed]]:\n%s", i, got)
+				}
+			}
+			for _, j := range []string{filepath.Join(state, base+"-journal"), tmpJournal} {
+				if left, _ := filepath.Glob(filepath.Join(j, "*")); len(left) != 0 {
+					t.Errorf("records left after the recovery: %v", left)
+				}
+			}
+		})
+	}
+}
+
 // runChild runs TestCrashChild in a new process that kills itself with
 // SIGKILL at step of a move in dir.
 func runChild(t *testing.T, dir, step string) {
 	t.Helper()
+	runChildIn(t, dir, step, "")
+}
+
+// runChildIn is runChild with the child's Options.StateDir.
+func runChildIn(t *testing.T, dir, step, state string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step)
+	cmd.Env = append(os.Environ(), "VAULTMCP_CRASH_DIR="+dir, "VAULTMCP_CRASH_STEP="+step, "VAULTMCP_CRASH_STATE="+state)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if err == nil || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
@@ -404,7 +476,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestCrashAtAnyStep")
 	}
-	s, err := Open(context.Background(), Options{Dir: dir})
+	s, err := Open(context.Background(), Options{Dir: dir, StateDir: os.Getenv("VAULTMCP_CRASH_STATE")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,12 @@ type Options struct {
 	// cores, among all its vaults. A search waits for the index to be
 	// ready before it takes its place.
 	SearchGate *par.Gate
+	// StateDir is the folder of the write journal of a vault in no git
+	// repository (a repository keeps it in its git directory), so that a
+	// write a crash or a power loss cut short is finished at the next
+	// start, after a reboot too; "" means the system's temporary folder,
+	// which a reboot may empty.
+	StateDir string
 }
 
 // noteInfo is what the service remembers of an indexed note.
@@ -137,6 +143,10 @@ type Service struct {
 	// or in the temporary folder for a vault in no repository.
 	lockPath string
 	journal  *journal.Dir
+	// oldJournal is where an earlier vaultmcp kept the journal of a vault
+	// in no repository (the temporary folder), when it is not journal:
+	// its records are finished too, none is added.
+	oldJournal *journal.Dir
 
 	// prof is the profile detected from the vault (profile.go); gen counts
 	// the changes of indexed notes, so that an undecided detection is tried
@@ -302,9 +312,12 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 
 // openWriteState decides where the write lock and the journal live: in the
 // git directory when the vault is in a repository (DESIGN:
-// .git/vaultmcp.lock), else in the system's temporary folder keyed by the
-// vault's path, so that a vault that is not a repository gets no stray file.
-// It is decided once, here: a failure is an error of Open, never a silent
+// .git/vaultmcp.lock), else keyed by the vault's path outside it, so that
+// a vault that is not a repository gets no stray file: the lock in the
+// system's temporary folder (where every vaultmcp since the first looks
+// for it, so that an older one and a newer one exclude each other), the
+// journal in Options.StateDir when set (it must outlive a reboot). It is
+// decided once, here: a failure is an error of Open, never a silent
 // fallback that would let two servers stop excluding each other.
 func (s *Service) openWriteState(ctx context.Context) error {
 	var dir, base string
@@ -330,7 +343,17 @@ func (s *Service) openWriteState(ctx context.Context) error {
 	if s.opts.ReadOnly {
 		return nil
 	}
-	j, err := journal.Open(filepath.Join(dir, base+"-journal"))
+	jdir := filepath.Join(dir, base+"-journal")
+	if s.git == nil && dir == os.TempDir() && s.opts.StateDir != "" {
+		old := jdir
+		jdir = filepath.Join(s.opts.StateDir, base+"-journal")
+		if fi, err := os.Stat(old); err == nil && fi.IsDir() {
+			if s.oldJournal, err = journal.Open(old); err != nil {
+				return fmt.Errorf("opening the write journal an earlier vaultmcp kept: %w", err)
+			}
+		}
+	}
+	j, err := journal.Open(jdir)
 	if err != nil {
 		return fmt.Errorf("opening the write journal: %w", err)
 	}
