@@ -107,6 +107,7 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
+	s.markSnapshotUsed()
 	if err := s.opts.SearchGate.Enter(ctx); err != nil {
 		return nil, err
 	}

@@ -167,6 +167,33 @@ func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek, early *h
 	return nil
 }
 
+// snapshotMarkEvery is how often a running service marks its snapshot
+// used again (snapshot.Used): a server that runs for weeks on a vault that
+// does not change, and so never rewrites its snapshot, keeps it from being
+// taken for a moved vault's (snapshot.UnusedAfter).
+const snapshotMarkEvery = 24 * time.Hour
+
+// markSnapshotUsed marks the snapshot used when a day has passed since the
+// last time (the first call, the start, only notes the time: the start
+// from the snapshot marked it). Searches call it: one atomic load each.
+func (s *Service) markSnapshotUsed() {
+	if s.opts.CacheDir == "" {
+		return
+	}
+	now := s.opts.Now().UnixNano()
+	last := s.snapMarked.Load()
+	if last != 0 && now-last < int64(snapshotMarkEvery) {
+		return
+	}
+	if !s.snapMarked.CompareAndSwap(last, now) || last == 0 {
+		return // another search marks it; or the first search, just after the start
+	}
+	s.mu.RLock()
+	path := s.snapshotPath()
+	s.mu.RUnlock()
+	snapshot.Used(path)
+}
+
 // decodeSnapshot reads what writeSnapshot wrote: the files the graph knew
 // that are not indexed notes, the notes, both in the order of paths, and
 // the index.

@@ -805,3 +805,44 @@ func TestSnapshotUnusedRemoved(t *testing.T) {
 		}
 	}
 }
+
+// A service running for days on a vault that does not change marks its
+// snapshot used again at a search once a day (its clock), so that it is
+// never taken for a moved vault's.
+func TestSnapshotMarkedUsedWhileRunning(t *testing.T) {
+	dir := exampleCopy(t)
+	cache := t.TempDir()
+	openCached(t, dir, cache, "en")
+	path := snapshotFile(t, cache, dir, "en")
+	clk := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clk }
+	advance := func(d time.Duration) { mu.Lock(); clk = clk.Add(d); mu.Unlock() }
+	s, err := Open(context.Background(), Options{Dir: dir, Lang: "en", CacheDir: cache, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	long := time.Now().Add(-snapshot.UnusedAfter - time.Hour)
+	age := func() time.Duration {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(fi.ModTime())
+	}
+	search(t, s, api.SearchRequest{Query: "retry"}) // the first: the start marked it
+	if err := os.Chtimes(path, long, long); err != nil {
+		t.Fatal(err)
+	}
+	advance(23 * time.Hour)
+	search(t, s, api.SearchRequest{Query: "retry"})
+	if age() < snapshot.UnusedAfter {
+		t.Fatal("marked again within a day")
+	}
+	advance(2 * time.Hour)
+	search(t, s, api.SearchRequest{Query: "retry"})
+	if age() > time.Hour {
+		t.Fatal("not marked used a day after the start")
+	}
+}

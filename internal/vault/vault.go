@@ -143,6 +143,9 @@ type Service struct {
 	// or in the temporary folder for a vault in no repository.
 	lockPath string
 	journal  *journal.Dir
+	// snapMarked is when (Options.Now, in Unix nanoseconds) a search last
+	// marked the snapshot used (markSnapshotUsed); 0 before the first.
+	snapMarked atomic.Int64
 	// oldJournal is where an earlier vaultmcp kept the journal of a vault
 	// in no repository (the temporary folder), when it is not journal:
 	// its records are finished too, none is added.
