@@ -38,11 +38,6 @@ func (g *Gate) Enter(ctx context.Context) error {
 	select {
 	case g.slots <- struct{}{}:
 		return nil
-	default:
-	}
-	select {
-	case g.slots <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -178,24 +178,6 @@ func Write(path, key string, fn func(e *Enc) error) (err error) {
 // tempPrefix starts the name of a snapshot being written.
 const tempPrefix = ".snap-"
 
-// CleanTemps removes from dir the temporary files of snapshot writes that
-// were cut short (by a killed process) more than age ago; younger ones may
-// be another process's write in progress.
-func CleanTemps(dir string, age time.Duration) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), tempPrefix) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
 // UnusedAfter is how long a snapshot neither written nor read stays in the
 // cache folder: RemoveUnused then removes it (a vault moved, renamed or
 // deleted, or a setting no longer used, leaves its snapshot behind for
@@ -210,9 +192,16 @@ func Used(path string) {
 	_ = os.Chtimes(path, now, now)
 }
 
-// RemoveUnused removes from dir the snapshots, other than keep, neither
-// written nor marked Used for age, and returns how many it removed.
-func RemoveUnused(dir, keep string, age time.Duration) int {
+// TempAge is how old the temporary file of a snapshot write must be for
+// Tidy to take it for one a killed process left: a younger one may be
+// another process's write in progress.
+const TempAge = time.Hour
+
+// Tidy removes from dir, in one reading of it, the temporary files of
+// snapshot writes cut short more than TempAge ago and the snapshots, other
+// than keep, neither written nor marked Used for UnusedAfter; it returns how
+// many snapshots it removed.
+func Tidy(dir, keep string) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -220,10 +209,20 @@ func RemoveUnused(dir, keep string, age time.Duration) int {
 	n := 0
 	for _, e := range ents {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasPrefix(name, "index-") || !strings.HasSuffix(name, ".snap") || filepath.Join(dir, name) == keep {
+		p := filepath.Join(dir, name)
+		temp := strings.HasPrefix(name, tempPrefix)
+		snap := e.Type().IsRegular() && strings.HasPrefix(name, "index-") && strings.HasSuffix(name, ".snap") && p != keep
+		if !temp && !snap {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age && os.Remove(filepath.Join(dir, name)) == nil {
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		switch age := time.Since(fi.ModTime()); {
+		case temp && age > TempAge:
+			os.Remove(p)
+		case snap && age > UnusedAfter && os.Remove(p) == nil:
 			n++
 		}
 	}

@@ -67,7 +67,7 @@ func (s *Server) ensureClone(ctx context.Context, p teamstore.Project) error {
 // server clones, and it holds the data directory's lock, so whatever
 // folder of that shape is there when the lock is taken is nobody's.
 func (s *Server) removeCloneLeftovers() {
-	dir := filepath.Dir(s.cfg.Data.VaultDir("x"))
+	dir := filepath.Join(s.cfg.Data.Dir, vaultsDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return // no vault yet

@@ -140,18 +140,19 @@ func (s *Service) readSnapshot(pause *gcpause.Pause, peek snapshotPeek, early *h
 	// first (see hugeheap) when the build is a burst of its own
 	// (PauseGC).
 	err := peek.err
+	path := s.snapshotPath()
 	var d *snapshot.Dec
 	if err == nil {
 		if need := (snapshotHeap + 1) * peek.size; s.opts.PauseGC > 0 && (early == nil || early.Asked() < need || early.Wait().Bytes() < need) {
 			defer hugeheap.Ready(need).End()
 		}
-		d, err = snapshot.Read(s.snapshotPath(), s.snapshotKey())
+		d, err = snapshot.Read(path, s.snapshotKey())
 	}
 	if err == nil {
 		pause.Reserve(snapshotHeap * int64(d.Remaining()))
 		var l *loaded
 		if l, err = s.decodeSnapshot(d); err == nil {
-			snapshot.Used(s.snapshotPath())
+			snapshot.Used(path)
 			s.log.Info("index snapshot loaded", "notes", len(l.notes), "took", time.Since(start).Round(time.Millisecond))
 			return l
 		}
@@ -412,8 +413,7 @@ func (s *Service) writeSnapshot(ctx context.Context) {
 	}
 	start := time.Now()
 	path := s.snapshotPath()
-	snapshot.CleanTemps(filepath.Dir(path), time.Hour)
-	if n := snapshot.RemoveUnused(filepath.Dir(path), path, snapshot.UnusedAfter); n > 0 {
+	if n := snapshot.Tidy(filepath.Dir(path), path); n > 0 {
 		s.log.Info("index snapshots unused for 30 days removed from the cache folder", "count", n)
 	}
 	s.mu.RLock()

@@ -324,6 +324,9 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 // fallback that would let two servers stop excluding each other.
 func (s *Service) openWriteState(ctx context.Context) error {
 	var dir, base string
+	// jdir is the journal's folder when it is not beside the lock; old is
+	// where versions before Options.StateDir kept it then.
+	var jdir, old string
 	if s.git != nil {
 		gd, err := s.git.GitDir(ctx)
 		if err != nil {
@@ -340,16 +343,19 @@ func (s *Service) openWriteState(ctx context.Context) error {
 	} else {
 		sum := sha256.Sum256([]byte(s.fs.Dir()))
 		dir, base = os.TempDir(), "vaultmcp-"+hex.EncodeToString(sum[:8])
+		if s.opts.StateDir != "" {
+			jdir, old = filepath.Join(s.opts.StateDir, base+"-journal"), filepath.Join(dir, base+"-journal")
+		}
 	}
 	s.lockPath = filepath.Join(dir, base+".lock")
 	s.lock = writelock.New(s.lockPath, s.opts.StuckAfter)
 	if s.opts.ReadOnly {
 		return nil
 	}
-	jdir := filepath.Join(dir, base+"-journal")
-	if s.git == nil && dir == os.TempDir() && s.opts.StateDir != "" {
-		old := jdir
-		jdir = filepath.Join(s.opts.StateDir, base+"-journal")
+	if jdir == "" {
+		jdir = filepath.Join(dir, base+"-journal")
+	}
+	if old != "" {
 		if fi, err := os.Stat(old); err == nil && fi.IsDir() {
 			if s.oldJournal, err = journal.Open(old); err != nil {
 				return fmt.Errorf("opening the write journal an earlier vaultmcp kept: %w", err)
