@@ -882,3 +882,42 @@ func TestTeamServerMCP(t *testing.T) {
 		t.Errorf("the shutdown did not finish cleanly:\n%s", srv.stderr.String())
 	}
 }
+
+// kill -9 after a write is applied, and the vault's folder gone at the next
+// start: the server starts all the same and serves the other projects, the
+// project without its folder is answered 503 (its reason in the log), and
+// once the folder is back the retry is answered from the write's commit.
+func TestTeamServerStartsWithoutAProjectFolder(t *testing.T) {
+	data, key, vault := teamData(t)
+	mustCLI(t, "project", "add", "--data", data, "empty")
+	srv := startTeam(t, data, []string{"VAULTMCP_TEST_CRASH=after-apply"})
+	body, ct := createBody(t, "notes/crash.md", "# Crash\n\nonce\n")
+	if a, err := teamTry("POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-1"); err == nil {
+		t.Fatalf("the server answered %d instead of dying", a.status)
+	}
+	srv.waitDead(t)
+	before := gitCount(t, vault)
+	if err := os.Rename(vault, vault+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	srv = startTeam(t, data, nil)
+	want(t, "the project without its folder", teamDo(t, "GET", srv.url+"/api/projects/ex/files", key, nil), 503, "unavailable")
+	want(t, "the retry meanwhile", teamDo(t, "POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-1"), 503, "unavailable")
+	want(t, "the other project", teamDo(t, "GET", srv.url+"/api/projects/empty/files", key, nil), 200, "")
+	if log := srv.stderr.String(); !strings.Contains(log, `msg="a project cannot be opened`) || !strings.Contains(log, "project=ex") {
+		t.Errorf("the log does not say which project cannot be opened:\n%s", log)
+	}
+	srv.stop(t)
+	if err := os.Rename(vault+".aside", vault); err != nil {
+		t.Fatal(err)
+	}
+	srv = startTeam(t, data, nil)
+	a := teamDo(t, "POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct, "Idempotency-Key", "crash-1")
+	want(t, "the retry once the folder is back", a, 201, "")
+	if a.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was applied again instead of answered from the record: %v %s", a.header, a.body)
+	}
+	if n := gitCount(t, vault); n != before {
+		t.Errorf("%d commits after the retry, want none", n-before)
+	}
+}

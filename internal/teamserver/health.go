@@ -120,6 +120,11 @@ func newServerMetrics(s *Server) *serverMetrics {
 		defer s.mu.Unlock()
 		return float64(len(s.projects))
 	})
+	reg.GaugeFunc("vaultmcp_projects_unopened", "Projects whose vault cannot be opened (their requests answered 503; tried again every "+openRetry.String()+").", func() float64 {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return float64(len(s.unopened))
+	})
 	reg.GaugeFunc("vaultmcp_writes_in_flight", "Writes being applied now.", func() float64 { return float64(s.inflightWrites.Load()) })
 	return m
 }

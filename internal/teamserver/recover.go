@@ -39,30 +39,62 @@ func (s *Server) recover(ctx context.Context) error {
 			}
 			continue
 		}
-		if err != nil {
-			return err
-		}
-		// The vault finishes (or rolls back) an interrupted write when it
-		// opens; wait for that before asking git.
-		if err := pr.svc.Ready(ctx); err != nil {
-			return err
-		}
-		sha, err := pr.git.commitWithToken(ctx, rec.Token)
-		if err != nil {
-			return err
-		}
-		if sha == "" {
-			s.log.Info("a write interrupted by a crash was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
-			if err := s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token); err != nil {
-				return err
-			}
+		if uerr := (*UnopenedError)(nil); errors.As(err, &uerr) {
+			// Settled when the project opens (openOrMark); until then a
+			// retry is told the write is in progress.
+			s.log.Warn("a write interrupted by a crash waits for its project to open to be settled", "project", uerr.Project, "op", rec.Operation, "idempotency_key", rec.Key)
 			continue
 		}
-		if _, err := s.settle(ctx, s.keyOf(ctx, rec.KeyID), pr, rec, sha); err != nil {
+		if err != nil {
 			return err
 		}
-		s.log.Info("a write interrupted by a crash was applied; its answer is stored for the retry", "project", pr.meta.Name, "op", rec.Operation, "version", sha, "idempotency_key", rec.Key)
+		if err := s.recoverRecord(ctx, pr, rec); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// recoverProject settles the records that earlier processes left running
+// in a project that could not be opened at the start (see recover); a
+// failure is logged, and the record left for the next start.
+func (s *Server) recoverProject(ctx context.Context, pr *project) {
+	recs, err := s.store.RunningIdem(ctx)
+	if err != nil {
+		s.log.Warn("listing the running idempotency records", "err", err)
+		return
+	}
+	for _, rec := range recs {
+		// One server holds the data directory: a record of another owner
+		// belongs to a dead process.
+		if rec.Project != pr.meta.ID || rec.Owner == s.instance {
+			continue
+		}
+		if err := s.recoverRecord(ctx, pr, rec); err != nil {
+			s.log.Warn("settling a write interrupted by a crash", "project", pr.meta.Name, "idempotency_key", rec.Key, "err", err)
+		}
+	}
+}
+
+// recoverRecord settles one record a dead process left running in pr.
+func (s *Server) recoverRecord(ctx context.Context, pr *project, rec teamstore.Idem) error {
+	// The vault finishes (or rolls back) an interrupted write when it
+	// opens; wait for that before asking git.
+	if err := pr.svc.Ready(ctx); err != nil {
+		return err
+	}
+	sha, err := pr.git.commitWithToken(ctx, rec.Token)
+	if err != nil {
+		return err
+	}
+	if sha == "" {
+		s.log.Info("a write interrupted by a crash was not applied; a retry will apply it", "project", pr.meta.Name, "op", rec.Operation, "idempotency_key", rec.Key)
+		return s.store.ReleaseIdem(ctx, rec.KeyID, rec.Key, rec.Token)
+	}
+	if _, err := s.settle(ctx, s.keyOf(ctx, rec.KeyID), pr, rec, sha); err != nil {
+		return err
+	}
+	s.log.Info("a write interrupted by a crash was applied; its answer is stored for the retry", "project", pr.meta.Name, "op", rec.Operation, "version", sha, "idempotency_key", rec.Key)
 	return nil
 }
 

@@ -107,6 +107,10 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 			noProject(w, k, ref)
 			return
 		}
+		if uerr := (*UnopenedError)(nil); errors.As(err, &uerr) {
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %q cannot be opened on the server now (its vault folder is missing or cannot be read: the server's log says why); it is tried again every %s", ref, openRetry).write(w)
+			return
+		}
 		s.log.Error("opening a project", "project", ref, "err", err)
 		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "project %q cannot be opened", ref).write(w)
 		return

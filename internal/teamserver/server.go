@@ -94,6 +94,11 @@ type Server struct {
 
 	mu       sync.Mutex
 	projects map[string]*project // by id
+	// unopened are the projects whose vault could not be opened (its
+	// folder missing or unreadable, its clone impossible): the server runs
+	// without them, answers their requests 503, and tries again once
+	// openRetry has passed (at a request, or in upkeep). By id, under mu.
+	unopened map[string]openFailure
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id -> last TouchKey
@@ -182,6 +187,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst, cfg.Now),
 		searches: par.NewGate(0),
 		projects: make(map[string]*project),
+		unopened: make(map[string]openFailure),
 		touched:  make(map[string]time.Time),
 		stopping: make(chan struct{}),
 	}
@@ -203,7 +209,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	for _, p := range ps {
-		if _, err := s.open(ctx, p); err != nil {
+		// One vault that cannot be opened does not keep the others from
+		// being served (see unopened).
+		if _, err := s.openOrMark(ctx, p); err != nil && ctx.Err() != nil {
 			s.Close()
 			return nil, err
 		}
@@ -277,7 +285,8 @@ func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error
 }
 
 // project finds an open project by id or name, opening one added since the
-// server started.
+// server started, or one that could not be opened once openRetry has
+// passed (before that, its *UnopenedError again).
 func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 	s.mu.Lock()
 	for _, pr := range s.projects {
@@ -291,7 +300,93 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.open(ctx, p)
+	s.mu.Lock()
+	f, failed := s.unopened[p.ID]
+	s.mu.Unlock()
+	if failed && s.now().Sub(f.at) < openRetry {
+		return nil, &UnopenedError{Project: p.Name, Err: f.err}
+	}
+	return s.openOrMark(ctx, p)
+}
+
+// openRetry is how long the requests of a project that could not be
+// opened are answered 503 before it is tried again: a failed open can cost
+// a clone attempt, and would otherwise be paid by every request.
+const openRetry = 10 * time.Second
+
+// openFailure is why and when a project could not be opened.
+type openFailure struct {
+	meta teamstore.Project
+	at   time.Time
+	err  error
+}
+
+// UnopenedError is the error of a project whose vault cannot be opened
+// (its folder missing, unreadable or not a git repository; its remote not
+// cloned): the server serves the others and tries it again.
+type UnopenedError struct {
+	Project string
+	Err     error
+}
+
+func (e *UnopenedError) Error() string {
+	return fmt.Sprintf("project %s cannot be opened: %v", e.Project, e.Err)
+}
+
+func (e *UnopenedError) Unwrap() error { return e.Err }
+
+// openOrMark opens a project; when that fails for a reason of the vault
+// (not ctx's end), the project is marked unopened (logged once, as an
+// error, and counted in the metrics) and an *UnopenedError returned. A
+// project that opens after failing first settles the writes that earlier
+// processes left running in it, which the start could not.
+func (s *Server) openOrMark(ctx context.Context, p teamstore.Project) (*project, error) {
+	pr, err := s.open(ctx, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		_, again := s.unopened[p.ID]
+		s.unopened[p.ID] = openFailure{meta: p, at: s.now(), err: err}
+		s.mu.Unlock()
+		if !again {
+			s.log.Error(fmt.Sprintf("a project cannot be opened: its requests are answered 503 (unavailable) and it is tried again every %s; the other projects are served", openRetry), "project", p.Name, "err", gitx.RedactURL(err.Error()))
+		}
+		return nil, &UnopenedError{Project: p.Name, Err: err}
+	}
+	s.mu.Lock()
+	_, was := s.unopened[p.ID]
+	delete(s.unopened, p.ID)
+	s.mu.Unlock()
+	if was {
+		s.log.Info("a project that could not be opened is open now", "project", p.Name)
+		s.recoverProject(ctx, pr)
+	}
+	return pr, nil
+}
+
+// retryUnopened tries again the projects that could not be opened, once
+// openRetry has passed since their last attempt (upkeep).
+func (s *Server) retryUnopened(ctx context.Context) {
+	now := s.now()
+	var due []teamstore.Project
+	s.mu.Lock()
+	for _, f := range s.unopened {
+		if now.Sub(f.at) >= openRetry {
+			due = append(due, f.meta)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range due {
+		if _, err := s.store.Project(ctx, p.ID); errors.Is(err, teamstore.ErrNotFound) {
+			s.mu.Lock()
+			delete(s.unopened, p.ID) // removed meanwhile
+			s.mu.Unlock()
+			continue
+		}
+		_, _ = s.openOrMark(ctx, p) // a failure is logged there
+	}
 }
 
 // Close waits for the writes in flight, then closes every vault and lets

@@ -515,31 +515,14 @@ func firstLineAfterTitle(t *testing.T, e *env) string {
 func TestRecoverSettlesFromGit(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	ctx := context.Background()
-	pr, err := e.srv.project(ctx, "ex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, _ := e.data.Store.Keys(ctx)
-	var alice teamstore.Key
-	for _, k := range keys {
-		if k.Name == "alice" {
-			alice = k
-		}
-	}
-	now := e.clock.Now()
-	applied := teamstore.Idem{KeyID: alice.ID, Key: "applied", Fingerprint: fingerprint("create", e.ex.ID, "notes/crash.md", "# Crash\n"), Project: e.ex.ID,
-		Operation: "create", Target: "notes/crash.md", Token: teamstore.NewID(), Owner: "dead", CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	// The write of "applied" happened (its commit carries the token); the
+	// process died before recording its answer. That of "not-applied" did
+	// not happen.
+	applied := e.crashedCreate(t, "applied", "notes/crash.md", "# Crash\n")
 	notApplied := applied
 	notApplied.Key, notApplied.Token, notApplied.Target = "not-applied", teamstore.NewID(), "notes/later.md"
 	notApplied.Fingerprint = fingerprint("create", e.ex.ID, "notes/later.md", "# Later\n")
-	for _, r := range []teamstore.Idem{applied, notApplied} {
-		if _, _, err := e.data.Store.BeginIdem(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The write of "applied" happened (its commit carries the token); the
-	// process died before recording its answer.
-	if _, err := pr.svc.WriteNote(withWriteMeta(ctx, "alice", authorEmail("alice"), applied.Token), api.WriteRequest{Path: "notes/crash.md", Content: "# Crash\n"}); err != nil {
+	if _, _, err := e.data.Store.BeginIdem(ctx, notApplied); err != nil {
 		t.Fatal(err)
 	}
 	commits := len(e.gitLog(e.ex, "%H"))
@@ -567,6 +550,36 @@ func TestRecoverSettlesFromGit(t *testing.T) {
 	if n := len(e.gitLog(e.ex, "%H")); n != commits+1 {
 		t.Errorf("%d commits after the retries, want %d (only the write never applied)", n, commits+1)
 	}
+}
+
+// crashedCreate leaves in project "ex" what a process killed between a
+// create and the record of its answer leaves: alice's idempotency record
+// (key idemKey) running, owned by a dead process, and the note written and
+// committed with the record's token.
+func (e *env) crashedCreate(t *testing.T, idemKey, path, content string) teamstore.Idem {
+	t.Helper()
+	ctx := context.Background()
+	pr, err := e.srv.project(ctx, "ex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := e.data.Store.Keys(ctx)
+	var alice teamstore.Key
+	for _, k := range keys {
+		if k.Name == "alice" {
+			alice = k
+		}
+	}
+	now := e.clock.Now()
+	rec := teamstore.Idem{KeyID: alice.ID, Key: idemKey, Fingerprint: fingerprint("create", e.ex.ID, path, content), Project: e.ex.ID,
+		Operation: "create", Target: path, Token: teamstore.NewID(), Owner: "dead", CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
+	if _, _, err := e.data.Store.BeginIdem(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pr.svc.WriteNote(withWriteMeta(ctx, "alice", authorEmail("alice"), rec.Token), api.WriteRequest{Path: path, Content: content}); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 // Bodies over the limit are refused with 413, a create that is not

@@ -43,6 +43,7 @@ const purgeEvery = time.Hour
 // upkeep is one round of settleLoop.
 func (s *Server) upkeep(ctx context.Context) {
 	s.purgeExpired(ctx)
+	s.retryUnopened(ctx)
 	s.mu.Lock()
 	var prs []*project
 	for _, pr := range s.projects {
