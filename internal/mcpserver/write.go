@@ -195,11 +195,26 @@ var undoTool = toolSpec[undoInput, api.WriteResult]{
 		return nil
 	},
 	Call: onSide(func(ctx context.Context, w api.Writer, in undoInput) (*api.WriteResult, error) {
-		return w.Undo(ctx, api.UndoRequest(in))
+		res, err := w.Undo(ctx, api.UndoRequest(in))
+		return res, renameField(err, "version", "commit")
 	}),
 	Render: func(m *messages, in undoInput, out *api.WriteResult) string {
 		return renderWrite(m, out, in.Version)
 	},
+}
+
+// renameField gives a refusal of the backend's field the name of the
+// tool's argument that carries it (api.UndoRequest's "version" is
+// vault_undo's "commit"). Both backends return their refusals as an
+// *api.Error itself; an error that wraps one is returned as it is.
+func renameField(err error, from, to string) error {
+	e, ok := err.(*api.Error)
+	if !ok || e.Field != from {
+		return err
+	}
+	c := *e
+	c.Field = to
+	return &c
 }
 
 // badVersionRune: a version id is one printable word.

@@ -363,10 +363,19 @@ func TestWriteErrors(t *testing.T) {
 		})
 	}
 
+	// An undo's refusal names api.UndoRequest's field, "version"; the
+	// tool's argument is "commit".
+	undoFake := newFakeWriter()
+	undoFake.err = &api.Error{Code: api.CodeNotFound, Field: "version", Message: "no commit 3b18e512 in the vault"}
+	cs := connect(t, New(undoFake, Options{}), nil)
+	if got := text(t, call(t, cs, "vault_undo", map[string]any{"commit": "3b18e512"})); got != "NOT_FOUND: commit: no commit 3b18e512 in the vault" {
+		t.Errorf("undo refused: %q", got)
+	}
+
 	// A read cut short is just an error: nothing may have changed.
 	fake := newFakeWriter()
 	fake.err = context.DeadlineExceeded
-	cs := connect(t, New(fake, Options{}), nil)
+	cs = connect(t, New(fake, Options{}), nil)
 	if got := text(t, call(t, cs, "vault_get_note", map[string]any{"path": "a.md"})); got != "INTERNAL: context deadline exceeded" {
 		t.Errorf("read tool: %q", got)
 	}

@@ -475,6 +475,18 @@ func TestExtensionEndpoints(t *testing.T) {
 	if len(h.Versions) < 2 || h.Versions[0].ID != er.Version {
 		t.Errorf("history = %+v, want the edit first (%s)", h.Versions, er.Version)
 	}
+	// A refusal names the body's field.
+	for _, c := range []struct{ body, code string }{
+		{`{"version":" "}`, "invalid_argument"},
+		{`{"version":"0123456789abcdef0123456789abcdef01234567"}`, "not_found"},
+	} {
+		bad := post("undo", c.body)
+		wantStatus(t, "undo of "+c.body, bad, bad.status, c.code)
+		var eb teamapi.ErrorBody
+		if bad.json(t, &eb); eb.Error.Field != "version" {
+			t.Errorf("undo of %s: field %q, want \"version\"", c.body, eb.Error.Field)
+		}
+	}
 	undo := post("undo", `{"version":"`+er.Version+`"}`)
 	wantStatus(t, "undo", undo, 200, "")
 	cf, _ := e.fileAt("ex", "02-wiki/go/context.md")

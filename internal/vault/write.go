@@ -349,6 +349,10 @@ func (s *Service) unlinkedBy(t *tx, src, target string) bool {
 	return !linksTo(c.after, src, s.graph.Resolver(), target)
 }
 
+// undoField is the field of api.UndoRequest an undo's refusal names (the
+// MCP tool calls it "commit" and renames it).
+const undoField = "version"
+
 // Undo takes back one write made by this server: every file its commit
 // changed goes back to what it was before, merged with the changes made
 // since on other lines (what git revert does), as one transaction of its
@@ -356,36 +360,36 @@ func (s *Service) unlinkedBy(t *tx, src, target string) bool {
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
 	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
-		return nil, api.Invalid("commit", "%s", s.msg.Get(vEmpty))
+		return nil, api.Invalid(undoField, "%s", s.msg.Get(vEmpty))
 	}
 	if !gitx.IsCommitID(commit) {
-		return nil, api.Invalid("commit", "%s", s.msg.Get(eCommitID))
+		return nil, api.Invalid(undoField, "%s", s.msg.Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
 		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
 	}
 	if s.git == nil {
-		return nil, &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eNoGit)}
+		return nil, &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eNoGit)}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		full, err := s.git.ResolveCommit(ctx, commit)
 		if err != nil {
-			return nil, "", &api.Error{Code: api.CodeNotFound, Field: "commit", Message: s.msg.Get(eNotACommit, commit), Err: err}
+			return nil, "", &api.Error{Code: api.CodeNotFound, Field: undoField, Message: s.msg.Get(eNotACommit, commit), Err: err}
 		}
 		ours, err := s.git.IsOurs(ctx, full)
 		if err != nil {
 			return nil, "", s.errorf("reading %s: %w", commit, err)
 		}
 		if !ours {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eNotOurs, commit)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eNotOurs, commit)}
 		}
 		t.pruneDirs = true
 		changes, err := s.git.Changes(ctx, full)
 		if err != nil {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.fs.Redact(err.Error()), Err: err}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.fs.Redact(err.Error()), Err: err}
 		}
 		conflict := func(p string) error {
-			return &api.Error{Code: api.CodeConflict, Field: "commit", Message: s.msg.Get(eUndoConflict, shortID(full), p)}
+			return &api.Error{Code: api.CodeConflict, Field: undoField, Message: s.msg.Get(eUndoConflict, shortID(full), p)}
 		}
 		for _, c := range changes {
 			if !vaultfs.IsNoteName(c.Path) {
@@ -393,7 +397,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			}
 			cur, err := t.current(c.Path)
 			if err != nil {
-				return nil, "", fieldErr("commit", err)
+				return nil, "", fieldErr(undoField, err)
 			}
 			switch {
 			case c.After == nil: // the commit removed it: bring it back
@@ -420,11 +424,11 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 				err = t.writeFile(c.Path, cur, merged, vaultfs.Move)
 			}
 			if err != nil {
-				return nil, "", fieldErr("commit", err)
+				return nil, "", fieldErr(undoField, err)
 			}
 		}
 		if len(t.changes) == 0 {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "commit", Message: s.msg.Get(eAlreadyUndone, shortID(full))}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eAlreadyUndone, shortID(full))}
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
