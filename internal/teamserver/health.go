@@ -57,6 +57,9 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		if n := s.rep.taking(); n > 0 {
 			h.Problems = append(h.Problems, fmt.Sprintf("%d vault(s) being taken over", n))
 		}
+		if p := s.rep.advertiseProblem(); p != "" {
+			h.Problems = append(h.Problems, p)
+		}
 	}
 	status := http.StatusOK
 	if len(h.Problems) > 0 {

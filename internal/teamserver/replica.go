@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
@@ -74,6 +75,10 @@ type replication struct {
 	leases teamstore.Leases
 	ttl    time.Duration
 	fwd    *forwarder
+
+	// wrongAdvertise is the replica that answered at this one's advertised
+	// URL, when another (advertise.go).
+	wrongAdvertise atomic.Pointer[string]
 
 	mu        sync.Mutex
 	advertise string
@@ -160,6 +165,11 @@ func (r *replication) start(advertise string) {
 	}
 	every(r.renew)
 	every(r.upkeep)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.checkAdvertise(r.bg, advertise)
+	}()
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()

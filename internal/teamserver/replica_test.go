@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -112,11 +113,19 @@ func (c *cluster) startAt(addr string) *replicaProc {
 // at db (the cluster's, or through a proxy).
 func (c *cluster) startWith(addr, db string) *replicaProc {
 	c.t.Helper()
+	return c.startFull(addr, db, "", nil)
+}
+
+// startFull starts a replica listening on addr, reaching the database at
+// db, advertised at advertise (its own URL when ""), logging to log (nil:
+// nowhere).
+func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *replicaProc {
+	c.t.Helper()
 	d, err := OpenDataDB(context.Background(), c.t.TempDir(), db, c.clock.Now)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL})
+	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL, Logger: log})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -129,7 +138,10 @@ func (c *cluster) startWith(addr, db string) *replicaProc {
 	}
 	hs.Start()
 	rp := &replicaProc{data: d, srv: srv, http: hs}
-	srv.rep.start(rp.http.URL)
+	if advertise == "" {
+		advertise = rp.http.URL
+	}
+	srv.rep.start(advertise)
 	c.t.Cleanup(func() {
 		if !rp.dead {
 			rp.http.Close()
