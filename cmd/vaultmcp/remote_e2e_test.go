@@ -430,3 +430,20 @@ func TestRemoteSaysLocalVaultUnused(t *testing.T) {
 		}
 	}
 }
+
+// The server words its refusals and warnings in the client's language
+// (VAULT_LANG, sent as Accept-Language), not in its own: a client in
+// Portuguese of a server in English reads one language.
+func TestRemoteRefusalsInTheClientsLanguage(t *testing.T) {
+	ts := startTeamServer(t, nil)
+	for _, c := range []struct{ lang, want string }{
+		{"pt", "NO_MATCH: old_text: não encontrado em 02-wiki/go/context.md"},
+		{"", "NO_MATCH: old_text: not found in 02-wiki/go/context.md"},
+	} {
+		s, _ := connectRemote(t, "TEAM_VAULT_URL="+ts.url, "TEAM_VAULT_API_KEY="+ts.rw, "TEAM_VAULT_PROJECT_ID=ex", "VAULT_LANG="+c.lang)
+		text, _, isErr := call(t, s, "vault_edit_note", map[string]any{"path": "02-wiki/go/context.md", "old_text": "no such text anywhere", "new_text": "x"})
+		if !isErr || !strings.HasPrefix(text, c.want) {
+			t.Errorf("VAULT_LANG=%q: %q, want it to start with %q", c.lang, text, c.want)
+		}
+	}
+}

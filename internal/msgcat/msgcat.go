@@ -42,6 +42,15 @@ func (c Catalogue[ID]) For(lang string) *Texts[ID] {
 	return &Texts[ID]{Lang: "en", texts: c["en"], en: c["en"]}
 }
 
+// All returns the texts of every language of the catalogue, by language.
+func (c Catalogue[ID]) All() map[string]*Texts[ID] {
+	all := make(map[string]*Texts[ID], len(c))
+	for lang := range c {
+		all[lang] = c.For(lang)
+	}
+	return all
+}
+
 // Get returns the text of id, formatted with args when there are any.
 func (t *Texts[ID]) Get(id ID, args ...any) string {
 	s, ok := t.texts[id]

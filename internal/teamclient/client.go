@@ -53,7 +53,10 @@ type Config struct {
 	// extension endpoints; "" keeps them in a temporary folder removed by
 	// Close.
 	CacheDir string
-	// Lang is the profile language of the mirrors' index: en or pt.
+	// Lang is the language of the client's tool output (en, the default,
+	// or pt): the profile of the mirrors' index, and the Accept-Language of
+	// every request, in which a team server words its warnings and
+	// refusals.
 	Lang   string
 	Logger *slog.Logger
 	// Clock is the time of budgets, timeouts and pauses; nil is the system

@@ -104,6 +104,9 @@ func (cl *call) attempt(r request, timeout time.Duration) outcome {
 	req.Header.Set(teamapi.HeaderAPIKey, cl.c.key)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "vaultmcp-remote")
+	// The server words its warnings and refusals in the language of this
+	// client's tool output.
+	req.Header.Set("Accept-Language", cl.c.lang)
 	if r.ctype != "" {
 		req.Header.Set("Content-Type", r.ctype)
 	}

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/msgcat"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 )
 
 type keyHandler func(w http.ResponseWriter, r *http.Request, k *teamstore.Key)
@@ -74,9 +78,15 @@ func (s *Server) withKey(h keyHandler) http.HandlerFunc {
 	}
 }
 
-// withProject also resolves {p} (id or name) within the key's scope.
+// withProject also resolves {p} (id or name) within the key's scope, and
+// has the vault word its warnings and refusals in the request's
+// Accept-Language when it can (the MCP endpoint does not: its tool output
+// is in the server's --lang, and so are they).
 func (s *Server) withProject(h projectHandler) http.HandlerFunc {
 	return s.withKey(func(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {
+		if lang := acceptedLang(r.Header.Get("Accept-Language"), vault.Languages()); lang != "" {
+			r = r.WithContext(api.WithLang(r.Context(), lang))
+		}
 		s.withProjectRef(r.PathValue("p"), w, r, k, h)
 	})
 }
@@ -120,6 +130,29 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 		return
 	}
 	h(w, r, k, pr)
+}
+
+// acceptedLang is the language of an Accept-Language header that the
+// vault's texts have, the one of the highest weight (the first of those
+// weighing the same); "" when none.
+func acceptedLang(header string, have []string) string {
+	best, bestQ := "", 0.0
+	for _, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		base := msgcat.Base(tag)
+		if q > bestQ && slices.Contains(have, base) {
+			best, bestQ = base, q
+		}
+	}
+	return best
 }
 
 // noProject answers a request for a project that does not exist: 404 for

@@ -72,21 +72,21 @@ type learning struct {
 // with other hard links), sends the insight to a free dated name, and a
 // warning says where it went.
 func (s *Service) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnResult, error) {
-	in, err := validateLearn(s.msg, req)
+	in, err := validateLearn(s.texts(ctx), req)
 	if err != nil {
 		return nil, err
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	domain, known := s.matchDomain(in.domain)
 	if !known && !in.confirm {
-		msg := s.msg.Get(eFirstDomain, domain)
+		msg := s.texts(ctx).Get(eFirstDomain, domain)
 		if ds := s.domains(); len(ds) > 0 {
-			msg = s.msg.Get(eNewDomainLearn, domain, strings.Join(ds, ", "))
+			msg = s.texts(ctx).Get(eNewDomainLearn, domain, strings.Join(ds, ", "))
 		}
 		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: msg}
 	}
@@ -237,7 +237,7 @@ func (s *Service) file(t *tx, in *learning, v verdict) (string, bool, error) {
 		}
 		t.warn(wUnreadable, primary, s.reasonOf(err), p)
 		return p, true, nil
-	case cur != nil && s.structural(primary) != "":
+	case cur != nil && s.structural(t.msg, primary) != "":
 		// The slug names the domain's map of content ("Go MOC" in go):
 		// a learning is no section of a MOC (the decision refuses one as
 		// a duplicate too), so it gets a note of its own.
@@ -349,7 +349,7 @@ func (s *Service) createFree(t *tx, in *learning, base string) (string, error) {
 	if last == nil {
 		code = api.CodeInternal
 	}
-	return "", &api.Error{Code: code, Field: "domain", Err: last, Message: s.msg.Get(eNotRecorded,
+	return "", &api.Error{Code: code, Field: "domain", Err: last, Message: t.msg.Get(eNotRecorded,
 		wikiFolder+"/"+in.domain, s.reasonOf(last))}
 }
 

@@ -1,11 +1,13 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/msgcat"
 )
 
 // TestCatalogueInStep: every text in both languages, none empty, the same
@@ -47,70 +49,83 @@ func TestMessagesFollowLang(t *testing.T) {
 			"version: must be a commit id",
 			"offset: must be 0 or more", "offset: 999 is past the end of the note", "from: 02-wiki/go is a folder; vault_move moves one note at a time", `folder: no note lies under "02-wiki/Go" (did you mean 02-wiki/go?)`},
 	} {
-		ctx := context.Background()
-		// Not a git repository: the write's warning says so.
-		_, s := openLearn(t, files, learnOpts{lang: c.lang, noGit: true})
-		res, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new.md", Content: "# New\n"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(strings.Join(res.Warnings, "\n"), c.noGit) {
-			t.Errorf("lang %q: warnings %q, want %q", c.lang, res.Warnings, c.noGit)
-		}
-		// In git: a refusal, a field's refusal and a failed edit.
-		_, s = openLearn(t, files, learnOpts{lang: c.lang})
-		for _, call := range []struct {
-			want string
-			fn   func() error
-		}{
-			{c.refused, func() error {
-				_, err := s.Delete(ctx, api.DeleteRequest{Path: "01-maps/go-moc.md"})
-				return err
-			}},
-			{c.badTag, func() error {
-				_, err := s.Learn(ctx, api.LearnRequest{Title: "T", Insight: "I", Domain: "go", Tags: []string{"a b"}})
-				return err
-			}},
-			{c.row, func() error {
-				_, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/go/retry.md", OldText: "absent", NewText: "x"})
-				return err
-			}},
-			{c.badYAML, func() error {
-				_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "---\nbroken: [\n---\n# Bad\n"})
-				return err
-			}},
-			{c.emptyKey, func() error {
-				_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "# Bad\n", Frontmatter: map[string]any{" ": "x"}})
-				return err
-			}},
-			{c.commitID, func() error {
-				_, err := s.Undo(ctx, api.UndoRequest{Version: "HEAD"})
-				return err
-			}},
-			{c.folder, func() error {
-				_, err := s.Search(ctx, api.SearchRequest{Query: "backoff", Folder: "02-wiki/Go"})
-				return err
-			}},
-			{c.samePath, func() error {
-				_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/retry.md", To: "02-wiki/go/retry.md"})
-				return err
-			}},
-			{c.offsetMin, func() error {
-				_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: -1})
-				return err
-			}},
-			{c.offsetPast, func() error {
-				_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: 999})
-				return err
-			}},
-			{c.moveFolder, func() error {
-				_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go", To: "02-wiki/golang"})
-				return err
-			}},
-		} {
-			err := call.fn()
-			if err == nil || !strings.Contains(err.Error(), call.want) {
-				t.Errorf("lang %q: %v, want %q", c.lang, err, call.want)
+		// The language comes from the vault's options, or from the call's
+		// context (api.WithLang: a team server's client) over a vault in the
+		// other language.
+		for _, viaCtx := range []bool{false, true} {
+			ctx := context.Background()
+			vaultLang := c.lang
+			if viaCtx {
+				vaultLang = "pt"
+				if msgcat.Base(c.lang) == "pt" {
+					vaultLang = "en"
+				}
+				ctx = api.WithLang(ctx, cmp.Or(c.lang, "en"))
+			}
+			// Not a git repository: the write's warning says so.
+			_, s := openLearn(t, files, learnOpts{lang: vaultLang, noGit: true})
+			res, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/new.md", Content: "# New\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(res.Warnings, "\n"), c.noGit) {
+				t.Errorf("lang %q (from the context: %v): warnings %q, want %q", c.lang, viaCtx, res.Warnings, c.noGit)
+			}
+			// In git: a refusal, a field's refusal and a failed edit.
+			_, s = openLearn(t, files, learnOpts{lang: vaultLang})
+			for _, call := range []struct {
+				want string
+				fn   func() error
+			}{
+				{c.refused, func() error {
+					_, err := s.Delete(ctx, api.DeleteRequest{Path: "01-maps/go-moc.md"})
+					return err
+				}},
+				{c.badTag, func() error {
+					_, err := s.Learn(ctx, api.LearnRequest{Title: "T", Insight: "I", Domain: "go", Tags: []string{"a b"}})
+					return err
+				}},
+				{c.row, func() error {
+					_, err := s.EditNote(ctx, api.EditRequest{Path: "02-wiki/go/retry.md", OldText: "absent", NewText: "x"})
+					return err
+				}},
+				{c.badYAML, func() error {
+					_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "---\nbroken: [\n---\n# Bad\n"})
+					return err
+				}},
+				{c.emptyKey, func() error {
+					_, err := s.WriteNote(ctx, api.WriteRequest{Path: "02-wiki/go/bad.md", Content: "# Bad\n", Frontmatter: map[string]any{" ": "x"}})
+					return err
+				}},
+				{c.commitID, func() error {
+					_, err := s.Undo(ctx, api.UndoRequest{Version: "HEAD"})
+					return err
+				}},
+				{c.folder, func() error {
+					_, err := s.Search(ctx, api.SearchRequest{Query: "backoff", Folder: "02-wiki/Go"})
+					return err
+				}},
+				{c.samePath, func() error {
+					_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go/retry.md", To: "02-wiki/go/retry.md"})
+					return err
+				}},
+				{c.offsetMin, func() error {
+					_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: -1})
+					return err
+				}},
+				{c.offsetPast, func() error {
+					_, err := s.GetNote(ctx, api.NoteRequest{Path: "02-wiki/go/retry.md", Offset: 999})
+					return err
+				}},
+				{c.moveFolder, func() error {
+					_, err := s.Move(ctx, api.MoveRequest{From: "02-wiki/go", To: "02-wiki/golang"})
+					return err
+				}},
+			} {
+				err := call.fn()
+				if err == nil || !strings.Contains(err.Error(), call.want) {
+					t.Errorf("lang %q (from the context: %v): %v, want %q", c.lang, viaCtx, err, call.want)
+				}
 			}
 		}
 	}

@@ -20,9 +20,11 @@ import (
 // it only with confirm_new_domain. The remote client on a plain team server
 // asks its mirror of the project, whose PATCH would create the domain
 // unasked.
-func (s *Service) NewDomainRefusal(from, to string) error {
+func (s *Service) NewDomainRefusal(from, to string) error { return s.newDomainRefusal(s.msg, from, to) }
+
+func (s *Service) newDomainRefusal(m *texts, from, to string) error {
 	if d := domainOf(to); d != "" && domainOf(from) != d && !s.domainExists(d) {
-		return &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: s.msg.Get(eNewDomainMove, d, strings.Join(s.domains(), ", "))}
+		return &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: m.Get(eNewDomainMove, d, strings.Join(s.domains(), ", "))}
 	}
 	return nil
 }
@@ -31,13 +33,14 @@ func (s *Service) NewDomainRefusal(from, to string) error {
 // 99-archive, unarchive) so that every link that resolved to a note before the
 // move resolves to the same note after it, and moves its MOC line.
 func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResult, error) {
-	from, viaFrom, err := s.writePath("from", req.From, vaultfs.Move)
+	m := s.texts(ctx)
+	from, viaFrom, err := s.writePath(m, "from", req.From, vaultfs.Move)
 	if err != nil {
 		// A folder is refused by the gatekeeper for its missing extension
 		// (or as not a note): say what the agent needs to know, that this
 		// tool moves notes, one at a time.
 		if c, cerr := vaultfs.Clean(req.From); cerr == nil && s.fs.IsFolder(c) {
-			return nil, Refusals{s.msg}.MoveFolder(c)
+			return nil, Refusals{m}.MoveFolder(c)
 		}
 		return nil, err
 	}
@@ -48,18 +51,18 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 	if err != nil {
 		return nil, fieldErr("to", err)
 	}
-	to, viaTo, err := s.newPath("to", to, vaultfs.Move)
+	to, viaTo, err := s.newPath(m, "to", to, vaultfs.Move)
 	if err != nil {
 		return nil, err
 	}
 	if from == to {
-		return nil, Refusals{s.msg}.SamePath()
+		return nil, Refusals{m}.SamePath()
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	if !req.ConfirmNewDomain {
-		if err := s.NewDomainRefusal(from, to); err != nil {
+		if err := s.newDomainRefusal(m, from, to); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +81,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			return nil, "", fieldErr("from", err)
 		}
 		if mode.Perm()&0o200 == 0 {
-			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: s.msg.Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
+			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: s.texts(ctx).Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
 		}
 		if _, err := s.fs.ResolveNew(to, vaultfs.Move); err != nil {
 			return nil, "", fieldErr("to", err)
@@ -87,7 +90,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			if err != nil {
 				return nil, "", fieldErr("to", err)
 			}
-			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: s.msg.Get(eMoveExists, to)}
+			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: s.texts(ctx).Get(eMoveExists, to)}
 		}
 		// Plan every link edit against the vault as it is now: the link
 		// graph is first reconciled with the disk, since a note changed
@@ -185,7 +188,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			files[i] = planned{u.path, u.before, u.after}
 		}
 		if err := t.writeFiles(files, vaultfs.Move); err != nil {
-			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: s.msg.Get(eMoveLinks, from, s.fs.Redact(err.Error())), Err: err}
+			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: s.texts(ctx).Get(eMoveLinks, from, s.fs.Redact(err.Error())), Err: err}
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}

@@ -23,7 +23,7 @@ const (
 // GetNote returns a note's metadata, links and raw text, paged by characters.
 func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
 	if req.Offset < 0 {
-		return nil, api.Invalid("offset", "%s", s.msg.Get(eOffsetMin))
+		return nil, api.Invalid("offset", "%s", s.texts(ctx).Get(eOffsetMin))
 	}
 	rel, err := s.resolveNote(ctx, "path", req.Path)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Service) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, 
 	total := utf8.RuneCountInString(text)
 	out.TotalChars = total
 	if req.Offset > total {
-		return nil, api.Invalid("offset", "%s", s.msg.Get(eOffsetPast, req.Offset, total))
+		return nil, api.Invalid("offset", "%s", s.texts(ctx).Get(eOffsetPast, req.Offset, total))
 	}
 	start := runeOffset(text, req.Offset)
 	end := runeOffset(text[start:], api.NotePageChars) + start
@@ -172,7 +172,7 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 		out.Notes = append(out.Notes, api.NoteSummary{Path: p, Title: ni.title, Type: ni.typ, Status: ni.status, Tags: ni.tags})
 	}
 	if len(out.Notes) == 0 {
-		if err := s.checkFolderLocked("folder", f); err != nil {
+		if err := s.checkFolderLocked(s.texts(ctx), "folder", f); err != nil {
 			return nil, err
 		}
 	}
@@ -194,7 +194,7 @@ func (s *Service) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.notes[rel]; !ok {
-		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: s.msg.Get(eNotIndexed, rel)}
+		return nil, &api.Error{Code: api.CodeNotFound, Field: "path", Message: s.texts(ctx).Get(eNotIndexed, rel)}
 	}
 	page := s.graph.BacklinkPage(rel, api.MaxBacklinkNotes, api.MaxBacklinkLines)
 	out := &api.BacklinksResult{Path: rel, Total: page.Notes, Links: page.Links, Backlinks: make([]api.Backlink, len(page.Sources))}
@@ -237,7 +237,7 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 		}
 	}
 	if len(nodes) == 0 {
-		if err := s.checkFolderLocked("folder", f); err != nil {
+		if err := s.checkFolderLocked(s.texts(ctx), "folder", f); err != nil {
 			return nil, err
 		}
 	}

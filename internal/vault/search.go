@@ -61,14 +61,14 @@ func (s *Service) filterOf(field string, typ, folder, status string, tags []stri
 // that hold notes and differ from it only in letter case or contain it.
 // It reads every note's path: the callers ask only when they found
 // nothing. The caller has waited for the first build.
-func (s *Service) checkFolder(field string, f index.Filter) error {
+func (s *Service) checkFolder(m *texts, field string, f index.Filter) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.checkFolderLocked(field, f)
+	return s.checkFolderLocked(m, field, f)
 }
 
 // checkFolderLocked is checkFolder for a caller holding s.mu.
-func (s *Service) checkFolderLocked(field string, f index.Filter) error {
+func (s *Service) checkFolderLocked(m *texts, field string, f index.Filter) error {
 	if f.Folder == "" {
 		return nil
 	}
@@ -88,9 +88,9 @@ func (s *Service) checkFolderLocked(field string, f index.Filter) error {
 		}
 	}
 	slices.Sort(like)
-	msg := s.msg.Get(eNoNoteUnder, f.Folder)
+	msg := m.Get(eNoNoteUnder, f.Folder)
 	if len(like) > 0 {
-		msg = s.msg.Get(eNoNoteUnderAs, f.Folder, strings.Join(like[:min(3, len(like))], ", "))
+		msg = m.Get(eNoNoteUnderAs, f.Folder, strings.Join(like[:min(3, len(like))], ", "))
 	}
 	return api.Invalid(field, "%s", msg)
 }
@@ -117,7 +117,7 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (*api.Searc
 	for attempt := 0; ; attempt++ {
 		hits = s.rank(req.Query, f, req.Limit, req.Explain)
 		if len(hits) == 0 {
-			if err := s.checkFolder("folder", f); err != nil {
+			if err := s.checkFolder(s.texts(ctx), "folder", f); err != nil {
 				return nil, err
 			}
 		}

@@ -68,6 +68,7 @@ type change struct {
 // tx is one write in progress.
 type tx struct {
 	s        *Service
+	msg      *texts // the language of its warnings and refusals (Service.texts)
 	changes  []*change
 	byPath   map[string]*change
 	warnings []string
@@ -80,7 +81,7 @@ type tx struct {
 
 // warn adds the warning id (see messages.go), formatted with args.
 func (t *tx) warn(id msgID, args ...any) {
-	t.warnings = append(t.warnings, t.s.msg.Get(id, args...))
+	t.warnings = append(t.warnings, t.msg.Get(id, args...))
 }
 
 // create reports whether c publishes a note where none was.
@@ -253,32 +254,33 @@ var errReplan = errors.New("files changed while the write was planned")
 
 // lockErr is the answer when the write lock could not be taken: nothing was
 // written, so it is not uncertain.
-func (s *Service) lockErr(err error) error {
-	return &api.Error{Code: api.CodeBusy, Message: s.msg.Get(eLockFailed, s.fs.Redact(err.Error())), Err: err}
+func (s *Service) lockErr(m *texts, err error) error {
+	return &api.Error{Code: api.CodeBusy, Message: m.Get(eLockFailed, s.fs.Redact(err.Error())), Err: err}
 }
 
 // write runs fn under the write lock as one transaction (see above).
 func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error) {
+	m := s.texts(ctx)
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	if !s.beginWrite() {
-		return nil, &api.Error{Code: api.CodeUnavailable, Message: s.msg.Get(eShuttingDown)}
+		return nil, &api.Error{Code: api.CodeUnavailable, Message: s.texts(ctx).Get(eShuttingDown)}
 	}
 	defer s.inflight.Done()
 	release, exclusive, err := s.lock.Acquire(ctx)
 	if err != nil {
-		return nil, s.lockErr(err)
+		return nil, s.lockErr(m, err)
 	}
 	defer release()
 	if exclusive {
 		s.recover(context.WithoutCancel(ctx))
 	}
 	for attempt := 1; ; attempt++ {
-		t := &tx{s: s, byPath: make(map[string]*change)}
+		t := &tx{s: s, msg: m, byPath: make(map[string]*change)}
 		if !exclusive {
 			t.warn(wStuck, s.opts.StuckAfter)
 		}
@@ -290,7 +292,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 			err = t.sync(ctx)
 		}
 		if err == nil && ctx.Err() != nil {
-			err = &api.Error{Code: api.CodeCancelled, Message: s.msg.Get(eCancelled), Err: ctx.Err()}
+			err = &api.Error{Code: api.CodeCancelled, Message: s.texts(ctx).Get(eCancelled), Err: ctx.Err()}
 		}
 		if errors.Is(err, errReplan) && attempt < maxPlans {
 			t.discard()
@@ -299,7 +301,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 		if err != nil {
 			t.discard()
 			if errors.Is(err, errReplan) {
-				return nil, &api.Error{Code: api.CodeConflict, Message: s.msg.Get(eKeptChanging, attempt, s.fs.Redact(err.Error())), Err: err}
+				return nil, &api.Error{Code: api.CodeConflict, Message: s.texts(ctx).Get(eKeptChanging, attempt, s.fs.Redact(err.Error())), Err: err}
 			}
 			return nil, err
 		}
@@ -722,7 +724,7 @@ func (s *Service) commitLocal(ctx context.Context, t *tx) {
 	}
 	list := strings.Join(shown, ", ")
 	if len(dirty) > 5 {
-		list += s.msg.Get(eAndMore, len(dirty)-5)
+		list += s.texts(ctx).Get(eAndMore, len(dirty)-5)
 	}
 	t.warn(wKeptLocal, len(dirty), list, shortID(sha))
 }
@@ -778,23 +780,23 @@ func (s *Service) push(ctx context.Context) (*bool, string) {
 	err := s.git.Push(ctx)
 	pushed := err == nil
 	if err != nil {
-		return &pushed, s.msg.Get(wPushFailed, s.describePush(err))
+		return &pushed, s.texts(ctx).Get(wPushFailed, s.describePush(s.texts(ctx), err))
 	}
 	return &pushed, ""
 }
 
-func (s *Service) describePush(err error) string {
+func (s *Service) describePush(m *texts, err error) string {
 	var pe *gitx.PushError
 	if errors.As(err, &pe) {
 		switch pe.Kind {
 		case gitx.PushNoUpstream:
-			return s.msg.Get(wPushNoUpstream)
+			return m.Get(wPushNoUpstream)
 		case gitx.PushRejected:
-			return s.msg.Get(wPushRejected)
+			return m.Get(wPushRejected)
 		case gitx.PushAuth:
-			return s.msg.Get(wPushAuth)
+			return m.Get(wPushAuth)
 		case gitx.PushNetwork:
-			return s.msg.Get(wPushNetwork)
+			return m.Get(wPushNetwork)
 		}
 		if pe.Detail != "" {
 			return pe.Detail

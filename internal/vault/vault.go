@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -117,7 +118,11 @@ type Service struct {
 	opts Options
 	// msg holds the texts of the vault's warnings and refusals, in the
 	// language of opts.Lang (see messages.go).
-	msg *msgcat.Texts[msgID]
+	msg *texts
+	// msgs holds the texts of every language of the catalogue, for a call
+	// whose context names the language its caller reads (api.WithLang: a
+	// team server's client).
+	msgs map[string]*texts
 
 	mu        sync.RWMutex // guards notes, unindexed and compound updates of ix+graph
 	notes     map[string]*noteInfo
@@ -216,6 +221,7 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		log:       opts.Logger,
 		opts:      opts,
 		msg:       catalogue.For(opts.Lang),
+		msgs:      catalogue.All(),
 		notes:     make(map[string]*noteInfo),
 		unindexed: make(map[string]string),
 		ix:        index.New(opts.Index),
@@ -427,7 +433,7 @@ func (s *Service) Ready(ctx context.Context) error {
 			}
 			return s.buildErr
 		case <-ctx.Done():
-			return &api.Error{Code: api.CodeUnavailable, Message: s.msg.Get(eStillIndexing), Err: ctx.Err()}
+			return &api.Error{Code: api.CodeUnavailable, Message: s.texts(ctx).Get(eStillIndexing), Err: ctx.Err()}
 		case <-tick.C:
 		}
 	}
@@ -596,7 +602,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}
 	if err != nil {
 		<-snapc // its goroutines are done
-		s.buildErr = &api.Error{Code: api.CodeInternal, Message: s.msg.Get(eIndexFailed, s.fs.Redact(err.Error())), Err: err}
+		s.buildErr = &api.Error{Code: api.CodeInternal, Message: s.texts(ctx).Get(eIndexFailed, s.fs.Redact(err.Error())), Err: err}
 		return
 	}
 	ph.done("walk")
@@ -1330,7 +1336,22 @@ func (s *Service) resolveNote(ctx context.Context, field, p string) (string, err
 	if near == "" {
 		return "", fieldErr(field, err)
 	}
-	return "", &api.Error{Code: string(ve.Code), Field: field, Message: s.msg.Get(eNotFoundNear, ve.Detail(), vaultfs.QuotePath(near)), Err: err}
+	return "", &api.Error{Code: string(ve.Code), Field: field, Message: s.texts(ctx).Get(eNotFoundNear, ve.Detail(), vaultfs.QuotePath(near)), Err: err}
+}
+
+// Languages lists the languages the vault's warnings and refusals are
+// worded in (see api.WithLang), sorted.
+func Languages() []string { return slices.Sorted(maps.Keys(catalogue)) }
+
+// texts are the texts of the language ctx names (api.WithLang), when the
+// catalogue has it; the vault's own (Options.Lang) otherwise.
+func (s *Service) texts(ctx context.Context) *texts {
+	if lang := api.LangFrom(ctx); lang != "" {
+		if t, ok := s.msgs[msgcat.Base(lang)]; ok {
+			return t
+		}
+	}
+	return s.msg
 }
 
 // writePath resolves the path a write names (field: the argument's name)
@@ -1339,24 +1360,24 @@ func (s *Service) resolveNote(ctx context.Context, field, p string) (string, err
 // commit, the index, the answer: git refuses a path beyond a symbolic link,
 // so the commit would miss the file). via says so, for the answer ("" when
 // p names the note itself).
-func (s *Service) writePath(field, p string, acc vaultfs.Access) (rel, via string, err error) {
-	return s.resolveWrite(field, p, acc, s.fs.Resolve)
+func (s *Service) writePath(m *texts, field, p string, acc vaultfs.Access) (rel, via string, err error) {
+	return s.resolveWrite(m, field, p, acc, s.fs.Resolve)
 }
 
 // newPath is writePath for a write that may create the note under a name
 // the client chose (vault_write_note, vault_move's to): the files and
 // folders it would create must have portable names (vaultfs.ResolveNew).
-func (s *Service) newPath(field, p string, acc vaultfs.Access) (rel, via string, err error) {
-	return s.resolveWrite(field, p, acc, s.fs.ResolveNew)
+func (s *Service) newPath(m *texts, field, p string, acc vaultfs.Access) (rel, via string, err error) {
+	return s.resolveWrite(m, field, p, acc, s.fs.ResolveNew)
 }
 
-func (s *Service) resolveWrite(field, p string, acc vaultfs.Access, resolve func(string, vaultfs.Access) (string, error)) (rel, via string, err error) {
+func (s *Service) resolveWrite(m *texts, field, p string, acc vaultfs.Access, resolve func(string, vaultfs.Access) (string, error)) (rel, via string, err error) {
 	rel, err = resolve(p, acc)
 	if err != nil {
 		return "", "", fieldErr(field, err)
 	}
 	if c, cerr := vaultfs.Clean(p); cerr == nil && c != rel {
-		via = s.msg.Get(wThroughLink, c, rel)
+		via = m.Get(wThroughLink, c, rel)
 	}
 	return rel, via, nil
 }

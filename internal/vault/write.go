@@ -51,9 +51,9 @@ func (s *Service) WriteNoteRaw(ctx context.Context, req api.WriteRequest) (*api.
 
 func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool) (*api.WriteResult, error) {
 	if strings.IndexByte(req.Content, 0) >= 0 {
-		return nil, api.Invalid("content", "%s", s.msg.Get(eNUL))
+		return nil, api.Invalid("content", "%s", s.texts(ctx).Get(eNUL))
 	}
-	rel, via, err := s.newPath("path", req.Path, vaultfs.Write)
+	rel, via, err := s.newPath(s.texts(ctx), "path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			// A hash says the caller read the note and means to replace
 			// it: a note deleted or moved since is not silently created
 			// again.
-			return nil, "", Refusals{s.msg}.Gone(rel)
+			return nil, "", Refusals{s.texts(ctx)}.Gone(rel)
 		}
 		if before == nil {
 			// A new name that differs from an existing note's only in
@@ -78,21 +78,21 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			other := s.graph.Resolver().SameName(rel)
 			s.mu.RUnlock()
 			if other != "" {
-				return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "path", Message: s.msg.Get(eSameName, rel, other)}
+				return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "path", Message: s.texts(ctx).Get(eSameName, rel, other)}
 			}
 		}
 		if before != nil {
 			current := sha256Hex(before)
 			switch {
 			case req.ExpectedSHA256 == "":
-				return nil, "", Refusals{s.msg}.Exists(rel, current)
+				return nil, "", Refusals{s.texts(ctx)}.Exists(rel, current)
 			case !strings.EqualFold(req.ExpectedSHA256, current):
-				return nil, "", Refusals{s.msg}.Changed(rel, current)
+				return nil, "", Refusals{s.texts(ctx)}.Changed(rel, current)
 			}
 		}
 		content := req.Content
 		if !raw {
-			content, err = s.composeNote(rel, req.Content, req.Frontmatter, before == nil)
+			content, err = s.composeNote(s.texts(ctx), rel, req.Content, req.Frontmatter, before == nil)
 			if err != nil {
 				return nil, "", err
 			}
@@ -123,7 +123,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 
 // composeNote merges the caller's frontmatter into the content's own, and
 // for a new note fills the missing keys: type note, tags [], created today.
-func (s *Service) composeNote(rel, content string, extra map[string]any, isNew bool) (string, error) {
+func (s *Service) composeNote(m *texts, rel, content string, extra map[string]any, isNew bool) (string, error) {
 	if len(extra) == 0 && !isNew {
 		return content, nil
 	}
@@ -134,7 +134,7 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 		if len(diags) > 0 {
 			why = ": " + diags[0] // the parser's words, as it says them
 		}
-		return "", api.Invalid("content", "%s", s.msg.Get(eFMNotYAML, why))
+		return "", api.Invalid("content", "%s", m.Get(eFMNotYAML, why))
 	}
 	fm := make(map[string]any, len(own)+len(extra)+3)
 	for k, v := range own {
@@ -142,7 +142,7 @@ func (s *Service) composeNote(rel, content string, extra map[string]any, isNew b
 	}
 	for k, v := range extra {
 		if strings.TrimSpace(k) == "" {
-			return "", api.Invalid("frontmatter", "%s", s.msg.Get(eFMEmptyKey))
+			return "", api.Invalid("frontmatter", "%s", m.Get(eFMEmptyKey))
 		}
 		setKey(fm, k, v)
 	}
@@ -222,9 +222,9 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		return nil, api.Invalid("old_text", "must not be empty")
 	}
 	if strings.IndexByte(req.NewText, 0) >= 0 {
-		return nil, api.Invalid("new_text", "%s", s.msg.Get(eNUL))
+		return nil, api.Invalid("new_text", "%s", s.texts(ctx).Get(eNUL))
 	}
-	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
+	rel, via, err := s.writePath(s.texts(ctx), "path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		text := string(before)
 		n, at, end, newText := FindEdit(before, req.OldText, req.NewText)
-		if err := (Refusals{s.msg}).EditCount(rel, n); err != nil {
+		if err := (Refusals{s.texts(ctx)}).EditCount(rel, n); err != nil {
 			return nil, "", err
 		}
 		after := []byte(text[:at] + newText + text[end:])
@@ -255,17 +255,17 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 var dailyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`) })
 
 // structural says why a note must not be deleted, or "".
-func (s *Service) structural(rel string) string {
+func (s *Service) structural(m *texts, rel string) string {
 	s.mu.RLock()
 	ni := s.notes[rel]
 	s.mu.RUnlock()
 	switch {
 	case rel == knowledgeIndex:
-		return s.msg.Get(eIsIndex)
+		return m.Get(eIsIndex)
 	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
-		return s.msg.Get(eIsMOC)
+		return m.Get(eIsMOC)
 	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName().MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
-		return s.msg.Get(eIsDaily)
+		return m.Get(eIsDaily)
 	}
 	return ""
 }
@@ -275,9 +275,11 @@ func (s *Service) structural(rel string) string {
 // daily note; nil for any other note. The remote client's delete on a plain
 // team server asks its mirror of the project, so that it refuses what this
 // service's Delete refuses.
-func (s *Service) StructuralRefusal(rel string) error {
-	if why := s.structural(rel); why != "" {
-		return &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eStructural, rel, why)}
+func (s *Service) StructuralRefusal(rel string) error { return s.structuralRefusal(s.msg, rel) }
+
+func (s *Service) structuralRefusal(m *texts, rel string) error {
+	if why := s.structural(m, rel); why != "" {
+		return &api.Error{Code: api.CodeRefused, Field: "path", Message: m.Get(eStructural, rel, why)}
 	}
 	return nil
 }
@@ -285,7 +287,7 @@ func (s *Service) StructuralRefusal(rel string) error {
 // Delete removes a note that is safe to remove: not structural, committed
 // (so it can be brought back), and without backlinks unless confirmed.
 func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.WriteResult, error) {
-	rel, via, err := s.writePath("path", req.Path, vaultfs.Write)
+	rel, via, err := s.writePath(s.texts(ctx), "path", req.Path, vaultfs.Write)
 	if err != nil {
 		return nil, err
 	}
@@ -295,18 +297,18 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 		if err != nil {
 			return nil, "", fieldErr("path", err)
 		}
-		if err := s.StructuralRefusal(rel); err != nil {
+		if err := s.structuralRefusal(t.msg, rel); err != nil {
 			return nil, "", err
 		}
 		if s.git == nil {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eDeleteNoGit, rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.texts(ctx).Get(eDeleteNoGit, rel)}
 		}
 		committed, err := s.git.Committed(ctx, rel)
 		if err != nil {
 			return nil, "", s.errorf("checking %s in git: %w", rel, err)
 		}
 		if !committed {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.msg.Get(eUncommitted, rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.texts(ctx).Get(eUncommitted, rel)}
 		}
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(rel)
@@ -323,7 +325,7 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 		}
 		if len(others) > 0 && !req.Confirm {
-			return nil, "", Refusals{s.msg}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
+			return nil, "", Refusals{s.texts(ctx)}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
 		}
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
@@ -360,28 +362,28 @@ const undoField = "version"
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
 	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
-		return nil, api.Invalid(undoField, "%s", s.msg.Get(vEmpty))
+		return nil, api.Invalid(undoField, "%s", s.texts(ctx).Get(vEmpty))
 	}
 	if !gitx.IsCommitID(commit) {
-		return nil, api.Invalid(undoField, "%s", s.msg.Get(eCommitID))
+		return nil, api.Invalid(undoField, "%s", s.texts(ctx).Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.msg.Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
 	}
 	if s.git == nil {
-		return nil, &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eNoGit)}
+		return nil, &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eNoGit)}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		full, err := s.git.ResolveCommit(ctx, commit)
 		if err != nil {
-			return nil, "", &api.Error{Code: api.CodeNotFound, Field: undoField, Message: s.msg.Get(eNotACommit, commit), Err: err}
+			return nil, "", &api.Error{Code: api.CodeNotFound, Field: undoField, Message: s.texts(ctx).Get(eNotACommit, commit), Err: err}
 		}
 		ours, err := s.git.IsOurs(ctx, full)
 		if err != nil {
 			return nil, "", s.errorf("reading %s: %w", commit, err)
 		}
 		if !ours {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eNotOurs, commit)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eNotOurs, commit)}
 		}
 		t.pruneDirs = true
 		changes, err := s.git.Changes(ctx, full)
@@ -389,7 +391,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.fs.Redact(err.Error()), Err: err}
 		}
 		conflict := func(p string) error {
-			return &api.Error{Code: api.CodeConflict, Field: undoField, Message: s.msg.Get(eUndoConflict, shortID(full), p)}
+			return &api.Error{Code: api.CodeConflict, Field: undoField, Message: s.texts(ctx).Get(eUndoConflict, shortID(full), p)}
 		}
 		for _, c := range changes {
 			if !vaultfs.IsNoteName(c.Path) {
@@ -428,7 +430,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			}
 		}
 		if len(t.changes) == 0 {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.msg.Get(eAlreadyUndone, shortID(full))}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eAlreadyUndone, shortID(full))}
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
