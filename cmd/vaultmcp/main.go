@@ -78,7 +78,8 @@ Usage:
                                                                 the team server under load (see Team mode)
   vaultmcp team-server --data DIR [--listen ADDR] [--db postgres://... [--advertise URL] [--lease-ttl 10s]]
                                                                 shared vaults over REST and MCP (see Team mode)
-  vaultmcp team-server project add|list, key add|list|revoke    its management commands (team-server -h)
+  vaultmcp team-server project add|list, key add|list|revoke, audit
+                                                                its management commands (team-server -h)
   vaultmcp version
 
 "vaultmcp COMMAND -h" lists the flags of a command.

@@ -921,3 +921,73 @@ func TestTeamServerStartsWithoutAProjectFolder(t *testing.T) {
 		t.Errorf("%d commits after the retry, want none", n-before)
 	}
 }
+
+// team-server audit reads the audit log while the server runs: newest
+// first, as a table or JSON lines, filtered by project, key and time.
+func TestTeamServerAudit(t *testing.T) {
+	data, key, _ := teamData(t)
+	mustCLI(t, "project", "add", "--data", data, "other")
+	bob := mustCLI(t, "key", "add", "--data", data, "bob")
+	srv := startTeam(t, data, nil)
+	body, ct := createBody(t, "notes/audited.md", "# Audited\n")
+	want(t, "alice creates", teamDo(t, "POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct), 201, "")
+	want(t, "bob edits text that is not there", teamDo(t, "POST", srv.url+"/api/projects/ex/edit", bob,
+		[]byte(`{"path":"notes/audited.md","old_text":"absent","new_text":"x"}`)), 422, "no_match")
+	body, ct = createBody(t, "elsewhere.md", "# Elsewhere\n")
+	want(t, "bob creates in other", teamDo(t, "POST", srv.url+"/api/projects/other/files", bob, body, "Content-Type", ct), 201, "")
+
+	table := mustCLI(t, "audit", "--data", data)
+	lines := strings.Split(table, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "TIME") ||
+		!regexp.MustCompile(`^\S+Z\s+bob\s+other\s+create\s+ok\s+[0-9a-f]{12}\s+elsewhere\.md$`).MatchString(lines[1]) ||
+		!regexp.MustCompile(`^\S+Z\s+bob\s+ex\s+edit\s+no_match\s+-\s+notes/audited\.md$`).MatchString(lines[2]) ||
+		!regexp.MustCompile(`^\S+Z\s+alice\s+ex\s+create\s+ok\s+[0-9a-f]{12}\s+notes/audited\.md$`).MatchString(lines[3]) {
+		t.Errorf("audit, newest first:\n%s", table)
+	}
+	type row struct {
+		Key, Project, Operation, Result, Version string
+		Paths                                    []string
+	}
+	rowsOf := func(args ...string) []row {
+		t.Helper()
+		var rows []row
+		for _, l := range strings.Split(mustCLI(t, append([]string{"audit", "--data", data, "--json"}, args...)...), "\n") {
+			if l == "" {
+				continue
+			}
+			var r row
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("audit --json line %q: %v", l, err)
+			}
+			rows = append(rows, r)
+		}
+		return rows
+	}
+	if rows := rowsOf("--key", "bob", "--project", "ex"); len(rows) != 1 || rows[0].Operation != "edit" || rows[0].Result != "no_match" {
+		t.Errorf("bob's rows in ex: %+v", rows)
+	}
+	if rows := rowsOf("--project", "other", "--limit", "1"); len(rows) != 1 || rows[0].Key != "bob" || rows[0].Operation != "create" || len(rows[0].Version) != 40 {
+		t.Errorf("the newest row of other: %+v", rows)
+	}
+	if rows := rowsOf("--since", "1h", "--key", "alice"); len(rows) != 2 || rows[0].Operation != "create" || rows[1].Operation != "key add" {
+		t.Errorf("alice's rows of the last hour: %+v", rows)
+	}
+	if rows := rowsOf("--since", "2999-01-01"); len(rows) != 0 {
+		t.Errorf("rows after 2999: %+v", rows)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--since", "yesterday"}, 2, `--since "yesterday"`},
+		{[]string{"--limit", "0"}, 2, "--limit 0"},
+		{[]string{"--project", "nope"}, 1, `--project "nope": no such project`},
+	} {
+		_, errs, err := teamCLI(t, append([]string{"audit", "--data", data}, c.args...)...)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != c.code || !strings.Contains(errs, c.says) {
+			t.Errorf("audit %v: %v %q, want exit %d saying %q", c.args, err, errs, c.code, c.says)
+		}
+	}
+}

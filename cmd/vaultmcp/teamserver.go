@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +20,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/teamserver"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
 
 const teamUsage = `Usage:
@@ -32,6 +35,8 @@ const teamUsage = `Usage:
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
   vaultmcp team-server key list --data DIR
   vaultmcp team-server key revoke --data DIR NAME
+  vaultmcp team-server audit --data DIR [--project P] [--key NAME] [--since WHEN] [--limit N] [--json]
+                                                       the audit log, newest first
 
 Every command also takes --db URL (default $VAULTMCP_DB): the metadata in PostgreSQL (postgres://...)
 instead of SQLite in DIR; DIR still holds the vaults (with --db, this replica's clones). Replicas sharing
@@ -48,6 +53,8 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return runTeamProject(ctx, args[1:], stdout, stderr)
 		case "key":
 			return runTeamKey(ctx, args[1:], stdout, stderr)
+		case "audit":
+			return runTeamAudit(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fs := newTeamFlagSet("team-server", stderr)
@@ -57,7 +64,7 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&l.TLSCert, "tls-cert", "", "TLS certificate (PEM)")
 	fs.StringVar(&l.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	fs.BoolVar(&l.InsecureHTTP, "insecure-http", false, "allow plain HTTP on a non-loopback address (behind a TLS proxy)")
-	lang := fs.String("lang", os.Getenv("VAULT_LANG"), "language of the MCP tools' output and of every vault's new notes: en or pt (default $VAULT_LANG; unset: output in en, each project's notes in its own vault's language)")
+	lang := fs.String("lang", os.Getenv("VAULT_LANG"), "language of the MCP tools' output, of the REST API's refusals for a request without a known Accept-Language, and of every vault's new notes: en or pt (default $VAULT_LANG; unset: output in en, each project's notes in its own vault's language)")
 	issuer := fs.String("oauth-issuer", os.Getenv("VAULTMCP_OAUTH_ISSUER"), "also accept JWT access tokens of this OAuth issuer (its JWKS from its metadata); needs --oauth-audience ($VAULTMCP_OAUTH_ISSUER)")
 	audience := fs.String("oauth-audience", os.Getenv("VAULTMCP_OAUTH_AUDIENCE"), "the audience (aud) the tokens must carry, usually this server's public URL ($VAULTMCP_OAUTH_AUDIENCE)")
 	rate := fs.Float64("rate-limit", teamserver.DefaultRateLimit, "requests per second allowed per key (0: no limit)")
@@ -337,6 +344,116 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list or revoke)", args[0])}
+}
+
+// runTeamAudit prints the audit log, newest first: a table, or one JSON
+// object a line (--json).
+func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newTeamFlagSet("team-server audit", stderr)
+	data := dataFlag(fs)
+	project := fs.String("project", "", "only the rows of this project (name or id)")
+	key := fs.String("key", "", "only the rows of the key of this name (a revoked key's too)")
+	since := fs.String("since", "", "only the rows from this time on: RFC 3339 (2026-12-01T09:00:00Z), a date (2026-12-01, UTC) or a duration before now (24h)")
+	limit := fs.Int("limit", 100, "at most this many rows, the newest")
+	asJSON := fs.Bool("json", false, "one JSON object a line instead of a table")
+	pos, err := parseInterleaved(fs, args, stdout)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	if len(pos) > 0 {
+		return &exitError{2, fmt.Errorf("team-server audit: unexpected argument %q", pos[0])}
+	}
+	if *limit < 1 {
+		return &exitError{2, fmt.Errorf("--limit %d: must be 1 or more", *limit)}
+	}
+	q := teamstore.AuditQuery{KeyName: *key, Limit: *limit}
+	if *since != "" {
+		if q.Since, err = parseSince(*since, time.Now()); err != nil {
+			return &exitError{2, err}
+		}
+	}
+	d, err := openData(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names := map[string]string{}
+	ps, err := d.Store.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		names[p.ID] = p.Name
+	}
+	if *project != "" {
+		p, err := d.Store.Project(ctx, *project)
+		if err != nil {
+			if errors.Is(err, teamstore.ErrNotFound) {
+				return &exitError{1, fmt.Errorf("--project %q: no such project", *project)}
+			}
+			return err
+		}
+		q.Project = p.ID
+	}
+	rows, err := d.Store.Audit(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if err := enc.Encode(auditJSON{At: r.At, Key: r.KeyName, KeyID: r.KeyID, Project: names[r.Project], ProjectID: r.Project,
+				Operation: r.Operation, Paths: r.Paths, Version: r.Version, IdempotencyKey: r.IdempotencyKey, Result: r.Result}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tKEY\tPROJECT\tOPERATION\tRESULT\tVERSION\tPATHS")
+	for _, r := range rows {
+		project := cmp.Or(names[r.Project], r.Project, "-")
+		version := cmp.Or(r.Version, "-")
+		if len(version) > 12 {
+			version = version[:12]
+		}
+		paths := "-"
+		if len(r.Paths) > 0 {
+			paths = strings.Join(r.Paths, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(time.RFC3339), cmp.Or(r.KeyName, "-"), project,
+			r.Operation, r.Result, version, paths)
+	}
+	return tw.Flush()
+}
+
+// auditJSON is one audit row as `audit --json` prints it.
+type auditJSON struct {
+	At             time.Time `json:"at"`
+	Key            string    `json:"key"`
+	KeyID          string    `json:"keyId"`
+	Project        string    `json:"project"`
+	ProjectID      string    `json:"projectId"`
+	Operation      string    `json:"operation"`
+	Paths          []string  `json:"paths"`
+	Version        string    `json:"version"`
+	IdempotencyKey string    `json:"idempotencyKey"`
+	Result         string    `json:"result"`
+}
+
+// parseSince reads audit --since: a time in RFC 3339, a date (midnight
+// UTC), or a duration before now.
+func parseSince(v string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: give a time (2026-12-01T09:00:00Z), a date (2026-12-01) or a duration before now (24h)", v)
 }
 
 // projectList is the --project flag of key add: names or ids, repeated or

@@ -264,8 +264,10 @@ type AuditEntry struct {
 	Result string
 }
 
-// AuditQuery selects audit rows.
+// AuditQuery selects audit rows: those matching every field set.
 type AuditQuery struct {
-	Project string // "" for all
-	Limit   int    // <= 0 for 100
+	Project string    // project id; "" for all
+	KeyName string    // the name of the key that made them; "" for all
+	Since   time.Time // at or after; zero for all
+	Limit   int       // <= 0 for 100
 }

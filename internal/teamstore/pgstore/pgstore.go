@@ -642,8 +642,13 @@ func (s *Store) Audit(ctx context.Context, q teamstore.AuditQuery) ([]teamstore.
 	if limit <= 0 {
 		limit = 100
 	}
+	var since *time.Time
+	if !q.Since.IsZero() {
+		since = &q.Since
+	}
 	rows, _ := s.pool.Query(ctx, `SELECT id, at, key_id, key_name, project_id, operation, paths, version, idem_key, result FROM audit
-		WHERE $1 = '' OR project_id = $1 ORDER BY id DESC LIMIT $2`, q.Project, limit)
+		WHERE ($1 = '' OR project_id = $1) AND ($2 = '' OR key_name = $2) AND ($3::timestamptz IS NULL OR at >= $3)
+		ORDER BY id DESC LIMIT $4`, q.Project, q.KeyName, since, limit)
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (teamstore.AuditEntry, error) {
 		var e teamstore.AuditEntry
 		var paths string

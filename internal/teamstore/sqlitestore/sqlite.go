@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -604,8 +605,13 @@ func (s *Store) Audit(ctx context.Context, q teamstore.AuditQuery) ([]teamstore.
 	if limit <= 0 {
 		limit = 100
 	}
+	since := int64(math.MinInt64)
+	if !q.Since.IsZero() {
+		since = micro(q.Since)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, at, key_id, key_name, project_id, operation, paths, version, idem_key, result FROM audit
-		WHERE ? = '' OR project_id = ? ORDER BY id DESC LIMIT ?`, q.Project, q.Project, limit)
+		WHERE (? = '' OR project_id = ?) AND (? = '' OR key_name = ?) AND at >= ? ORDER BY id DESC LIMIT ?`,
+		q.Project, q.Project, q.KeyName, q.KeyName, since, limit)
 	if err != nil {
 		return nil, err
 	}

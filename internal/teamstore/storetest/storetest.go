@@ -586,6 +586,22 @@ func testAudit(t *testing.T, s teamstore.Store) {
 	if len(p2) != 1 || p2[0].Operation != "op3" {
 		t.Errorf("Audit(p2, 1) = %+v", p2)
 	}
+	since, err := s.Audit(c, teamstore.AuditQuery{Since: t0.Add(3 * time.Second)})
+	must(t, err)
+	if len(since) != 2 || since[0].Operation != "op4" || since[1].Operation != "op3" {
+		t.Errorf("Audit(since the fourth row's time) = %+v", since)
+	}
+	must(t, s.AppendAudit(c, teamstore.AuditEntry{At: t0.Add(time.Minute), KeyID: "k2", KeyName: "bob", Project: "p2", Operation: "delete", Result: "conflict"}))
+	bob, err := s.Audit(c, teamstore.AuditQuery{KeyName: "bob"})
+	must(t, err)
+	if len(bob) != 1 || bob[0].Operation != "delete" || bob[0].Result != "conflict" {
+		t.Errorf("Audit(key bob) = %+v", bob)
+	}
+	aliceP2, err := s.Audit(c, teamstore.AuditQuery{KeyName: "alice", Project: "p2", Since: t0.Add(2 * time.Second)})
+	must(t, err)
+	if len(aliceP2) != 1 || aliceP2[0].Operation != "op3" {
+		t.Errorf("Audit(alice, p2, since the third row's time) = %+v", aliceP2)
+	}
 	must(t, s.AppendAudit(c, teamstore.AuditEntry{At: t0, Operation: "key add", Result: "ok"}))
 	top, err := s.Audit(c, teamstore.AuditQuery{Limit: 1})
 	must(t, err)
