@@ -112,7 +112,7 @@ func TestReadmeFlags(t *testing.T) {
 	text := readReadme(t)
 	for _, cmd := range [][]string{
 		{"serve"}, {"search"}, {"eval"}, {"bench"}, {"bench", "team"}, {"team-server"},
-		{"team-server", "project", "add"}, {"team-server", "key", "add"}, {"team-server", "audit"},
+		{"team-server", "project", "add"}, {"team-server", "key", "add"}, {"team-server", "audit"}, {"team-server", "backup"},
 	} {
 		help, _, code := runBinary(t, nil, append(cmd, "-h")...)
 		if code != 0 {

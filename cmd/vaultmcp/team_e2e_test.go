@@ -991,3 +991,69 @@ func TestTeamServerAudit(t *testing.T) {
 		}
 	}
 }
+
+// team-server backup copies a data directory while its server runs: a
+// server started on the copy serves the notes, ids and keys of the moment
+// of the backup, and clones again the vault of a project kept in a git
+// remote.
+func TestTeamServerBackup(t *testing.T) {
+	data, key, _ := teamData(t)
+	bare := filepath.Join(t.TempDir(), "kept.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	mustCLI(t, "project", "add", "--data", data, "--remote", bare, "kept")
+	srv := startTeam(t, data, nil)
+	body, ct := createBody(t, "notes/before.md", "# Before\n\nbacked up\n")
+	a := teamDo(t, "POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct)
+	want(t, "a note before the backup", a, 201, "")
+	var before struct{ File wireFile }
+	a.decode(t, &before)
+	body, ct = createBody(t, "kept.md", "# Kept\n")
+	want(t, "a note in the remote's project", teamDo(t, "POST", srv.url+"/api/projects/kept/files", key, body, "Content-Type", ct), 201, "")
+
+	backup := filepath.Join(t.TempDir(), "backup")
+	out := mustCLI(t, "backup", "--data", data, "--to", backup)
+	if !strings.Contains(out, "the database and 1 vault(s)") || !strings.Contains(out, "1 project(s) kept in a git remote (kept)") {
+		t.Errorf("backup says %q", out)
+	}
+	body, ct = createBody(t, "notes/after.md", "# After\n")
+	want(t, "a note after the backup", teamDo(t, "POST", srv.url+"/api/projects/ex/files", key, body, "Content-Type", ct), 201, "")
+	if !regexp.MustCompile(`(?m)^\S+Z\s+-\s+-\s+backup\s+ok\s+-\s+` + regexp.QuoteMeta(backup) + `$`).MatchString(mustCLI(t, "audit", "--data", data, "--limit", "3")) {
+		t.Errorf("no audit row of the backup:\n%s", mustCLI(t, "audit", "--data", data, "--limit", "3"))
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--to", backup}, 1, "exists and is not an empty folder"},
+		{[]string{"--to", filepath.Join(data, "inside")}, 1, "inside the data directory"},
+		{nil, 2, "--to NEW_DIR"},
+	} {
+		_, errs, err := teamCLI(t, append([]string{"backup", "--data", data}, c.args...)...)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != c.code || !strings.Contains(errs, c.says) {
+			t.Errorf("backup %v: %v %q, want exit %d saying %q", c.args, err, errs, c.code, c.says)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "inside")); err == nil {
+		t.Error("a refused backup left its folder in the data directory")
+	}
+	srv.stop(t)
+
+	restored := startTeam(t, backup, nil)
+	got := teamDo(t, "GET", restored.url+"/api/projects/ex/files/"+before.File.ID, key, nil)
+	want(t, "the note of before the backup, by its id", got, 200, "")
+	if string(got.body) != "# Before\n\nbacked up\n" {
+		t.Errorf("its content: %q", got.body)
+	}
+	if f := teamDo(t, "GET", restored.url+"/api/projects/ex/files?path=notes/after.md", key, nil); f.status != 200 || !strings.Contains(string(f.body), `"files":[]`) {
+		t.Errorf("the note written after the backup: %d %s", f.status, f.body)
+	}
+	if f := teamDo(t, "GET", restored.url+"/api/projects/kept/files?path=kept.md", key, nil); f.status != 200 || !strings.Contains(string(f.body), `"path":"kept.md"`) {
+		t.Errorf("the remote's project, cloned again: %d %s", f.status, f.body)
+	}
+	body, ct = createBody(t, "notes/restored.md", "# Restored\n")
+	want(t, "a write on the restored server", teamDo(t, "POST", restored.url+"/api/projects/ex/files", key, body, "Content-Type", ct), 201, "")
+}

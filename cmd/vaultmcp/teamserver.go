@@ -37,6 +37,7 @@ const teamUsage = `Usage:
   vaultmcp team-server key revoke --data DIR NAME
   vaultmcp team-server audit --data DIR [--project P] [--key NAME] [--since WHEN] [--limit N] [--json]
                                                        the audit log, newest first
+  vaultmcp team-server backup --data DIR --to NEW_DIR  a copy of the data directory, made while the server runs
 
 Every command also takes --db URL (default $VAULTMCP_DB): the metadata in PostgreSQL (postgres://...)
 instead of SQLite in DIR; DIR still holds the vaults (with --db, this replica's clones). Replicas sharing
@@ -55,6 +56,8 @@ func runTeamServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return runTeamKey(ctx, args[1:], stdout, stderr)
 		case "audit":
 			return runTeamAudit(ctx, args[1:], stdout, stderr)
+		case "backup":
+			return runTeamBackup(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fs := newTeamFlagSet("team-server", stderr)
@@ -425,6 +428,44 @@ func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			r.Operation, r.Result, version, paths)
 	}
 	return tw.Flush()
+}
+
+// runTeamBackup copies the data directory (team-server backup).
+func runTeamBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newTeamFlagSet("team-server backup", stderr)
+	data := dataFlag(fs)
+	to := fs.String("to", "", "the backup: a folder that does not exist yet (or is empty), outside the data directory")
+	pos, err := parseInterleaved(fs, args, stdout)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	if len(pos) > 0 {
+		return &exitError{2, fmt.Errorf("team-server backup: unexpected argument %q", pos[0])}
+	}
+	if *to == "" {
+		return &exitError{2, errors.New("team-server backup: give the backup's folder with --to NEW_DIR")}
+	}
+	d, err := openData(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	rep, err := d.Backup(ctx, *to)
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(stderr, "warning: "+w)
+	}
+	if errors.Is(err, teamserver.ErrBackupStore) {
+		return &exitError{2, fmt.Errorf("team-server backup: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backed up to %s: the database and %d vault(s)", *to, len(rep.Vaults))
+	if len(rep.Remotes) > 0 {
+		fmt.Fprintf(stdout, "; %d project(s) kept in a git remote (%s) are cloned from it again when a server starts on the backup", len(rep.Remotes), strings.Join(rep.Remotes, ", "))
+	}
+	fmt.Fprintln(stdout)
+	return nil
 }
 
 // auditJSON is one audit row as `audit --json` prints it.

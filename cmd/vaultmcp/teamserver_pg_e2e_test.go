@@ -116,6 +116,11 @@ func TestTeamServerPostgres(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ex") || !strings.Contains(out, projectID) {
 		t.Fatalf("project list with VAULTMCP_DB: %v\n%s%s", err, out, stderr)
 	}
+	// A backup is SQLite's: with PostgreSQL the command says what to use.
+	backup := filepath.Join(t.TempDir(), "backup")
+	if _, stderr, err := pgCLI(t, nil, "backup", "--data", data, "--db", db, "--to", backup); err == nil || !strings.Contains(stderr, "pg_dump") {
+		t.Errorf("backup with --db: %v %s", err, stderr)
+	}
 
 	url, stop := pgServe(t, data, db)
 	create := func() *http.Response {

@@ -382,16 +382,12 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 	var warnings []string
 	top, err := gitOut(ctx, src, "rev-parse", "--show-toplevel")
 	if err == nil && sameDir(strings.TrimSpace(top), src) {
-		if _, err := gitOut(ctx, "", "clone", "--quiet", "--no-hardlinks", "--", src, dir); err != nil {
+		n, err := cloneCommitted(ctx, src, dir)
+		if err != nil {
 			return nil, fmt.Errorf("cloning %s: %w", from, err)
 		}
-		if _, err := gitOut(ctx, dir, "remote", "remove", "origin"); err != nil {
-			return nil, fmt.Errorf("cloning %s: %w", from, err)
-		}
-		if st, err := gitOut(ctx, src, "status", "--porcelain"); err == nil {
-			if n := len(strings.Split(strings.TrimSpace(st), "\n")); strings.TrimSpace(st) != "" {
-				warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in %s were not imported (only commits are cloned)", n, from))
-			}
+		if n > 0 {
+			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in %s were not imported (only commits are cloned)", n, from))
 		}
 		// A clone of an empty repository has no commit yet.
 		if _, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD"); err != nil {
@@ -433,6 +429,22 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 		return nil, err
 	}
 	return warnings, nil
+}
+
+// cloneCommitted clones the git repository src into dst, without a remote,
+// and says how many changes in src's work tree were not committed (so not
+// cloned).
+func cloneCommitted(ctx context.Context, src, dst string) (uncommitted int, err error) {
+	if _, err := gitOut(ctx, "", "clone", "--quiet", "--no-hardlinks", "--", src, dst); err != nil {
+		return 0, err
+	}
+	if _, err := gitOut(ctx, dst, "remote", "remove", "origin"); err != nil {
+		return 0, err
+	}
+	if st, err := gitOut(ctx, src, "status", "--porcelain"); err == nil && strings.TrimSpace(st) != "" {
+		uncommitted = len(strings.Split(strings.TrimSpace(st), "\n"))
+	}
+	return uncommitted, nil
 }
 
 // within reports whether the folder p is dir or inside it, symbolic links
