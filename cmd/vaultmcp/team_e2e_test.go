@@ -330,6 +330,25 @@ func TestTeamServerManagement(t *testing.T) {
 	if !regexp.MustCompile(`alice\s+all projects\s+read-write\s+\S+\s+\d{4}-\d\d-\d\dT`).MatchString(mustCLI(t, "key", "list", "--data", data)) {
 		t.Error("key list does not show alice's last use")
 	}
+	// A rotation too: the old secret is refused, the new one keeps the
+	// key's scope and access.
+	rotated := mustCLI(t, "key", "rotate", "--data", data, "bob")
+	if !regexp.MustCompile(`^tv_[0-9a-f]{64}$`).MatchString(rotated) || rotated == ro {
+		t.Errorf("key rotate printed %q, want a new key", rotated)
+	}
+	want(t, "bob's old secret", teamDo(t, "GET", srv.url+"/api/projects/ex/files?path=02-wiki/go/context.md", ro, nil), 401, "unauthorized")
+	want(t, "bob's new secret reads ex", teamDo(t, "GET", srv.url+"/api/projects/ex/files?path=02-wiki/go/context.md", rotated, nil), 200, "")
+	want(t, "bob's new secret on empty", teamDo(t, "GET", srv.url+"/api/projects/empty/files", rotated, nil), 403, "forbidden")
+	ro = rotated
+	if keys := mustCLI(t, "key", "list", "--data", data); strings.Count(keys, "bob ") != 1 || !regexp.MustCompile(`bob\s+ex\s+read-only\s+\S+\s+\S+\s+active`).MatchString(keys) {
+		t.Errorf("key list after the rotation:\n%s", keys)
+	}
+	if _, errs, err := teamCLI(t, "key", "rotate", "--data", data, "nobody"); err == nil || !strings.Contains(errs, `no active key named "nobody"`) {
+		t.Errorf("rotating an unknown key: %v %s", err, errs)
+	}
+	if !regexp.MustCompile(`(?m)^\S+Z\s+bob\s+-\s+key rotate\s+ok`).MatchString(mustCLI(t, "audit", "--data", data, "--limit", "1")) {
+		t.Errorf("no audit row of the rotation:\n%s", mustCLI(t, "audit", "--data", data, "--limit", "1"))
+	}
 	// Revocation takes effect on the running server at once.
 	mustCLI(t, "key", "revoke", "--data", data, "alice")
 	want(t, "alice after the revoke", teamDo(t, "GET", srv.url+"/api/auth/me", key, nil), 401, "unauthorized")

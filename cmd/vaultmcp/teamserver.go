@@ -34,6 +34,7 @@ const teamUsage = `Usage:
   vaultmcp team-server project list --data DIR
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
   vaultmcp team-server key list --data DIR
+  vaultmcp team-server key rotate --data DIR NAME       a new secret for the key (printed once; the old one refused)
   vaultmcp team-server key revoke --data DIR NAME
   vaultmcp team-server audit --data DIR [--project P] [--key NAME] [--since WHEN] [--limit N] [--json]
                                                        the audit log, newest first
@@ -281,7 +282,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, teamUsage)
-		return &exitError{2, errors.New("team-server key: add, list or revoke")}
+		return &exitError{2, errors.New("team-server key: add, list, rotate or revoke")}
 	}
 	if cmdline.IsHelp(args[0]) || args[0] == "help" {
 		fmt.Fprint(stdout, teamUsage)
@@ -327,6 +328,26 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		defer d.Close()
 		return listKeys(ctx, d, stdout)
+	case "rotate":
+		pos, err := parseInterleaved(fs, args[1:], stdout)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) != 1 {
+			return &exitError{2, errors.New("team-server key rotate: give exactly one key NAME")}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		secret, _, err := d.RotateKey(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, secret)
+		fmt.Fprintln(stderr, "This key is shown once; only its hash is stored. The old secret is refused from now on.")
+		return nil
 	case "revoke":
 		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
@@ -346,7 +367,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "revoked %s\n", pos[0])
 		return nil
 	}
-	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list or revoke)", args[0])}
+	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list, rotate or revoke)", args[0])}
 }
 
 // runTeamAudit prints the audit log, newest first: a table, or one JSON

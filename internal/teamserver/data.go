@@ -185,6 +185,28 @@ func (d *Data) RevokeKey(ctx context.Context, name string) error {
 	return nil
 }
 
+// RotateKey gives the active key of that name a new secret, returned (shown
+// once): the old secret is refused from the next request on, by a running
+// server too; the key keeps its id, scope and access, so its audit rows
+// and idempotency records stay its own.
+func (d *Data) RotateKey(ctx context.Context, name string) (string, teamstore.Key, error) {
+	secret := NewKeySecret()
+	if err := d.Store.RotateKey(ctx, name, HashKey(secret)); err != nil {
+		if errors.Is(err, teamstore.ErrNotFound) {
+			return "", teamstore.Key{}, fmt.Errorf("no active key named %q", name)
+		}
+		return "", teamstore.Key{}, err
+	}
+	k, err := d.Store.KeyByHash(ctx, HashKey(secret))
+	if err != nil {
+		return "", k, fmt.Errorf("the key was rotated, but reading it back failed (its new secret is lost: rotate it again): %w", err)
+	}
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), KeyID: k.ID, KeyName: name, Operation: "key rotate", Result: "ok"}); err != nil {
+		slog.Warn("the key was rotated, but its line in the audit log could not be written", "key", name, "err", err)
+	}
+	return secret, k, nil
+}
+
 // AddProject creates a project and its vault: empty, or imported from the
 // folder from. A folder at the top of a git work tree is cloned, so its
 // history comes along; any other folder is copied and committed once. It

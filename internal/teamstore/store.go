@@ -63,6 +63,10 @@ type Store interface {
 	Keys(ctx context.Context) ([]Key, error)
 	// RevokeKey revokes the active key of that name; ErrNotFound if none.
 	RevokeKey(ctx context.Context, name string, at time.Time) error
+	// RotateKey gives the active key of that name a new hash (a new
+	// secret): the old one is refused from then on, the key keeps its id,
+	// scope and access; ErrNotFound if none.
+	RotateKey(ctx context.Context, name string, hash []byte) error
 	// TouchKey records that the key was used at a time.
 	TouchKey(ctx context.Context, id string, at time.Time) error
 

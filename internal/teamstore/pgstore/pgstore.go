@@ -270,6 +270,17 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) error 
 	return nil
 }
 
+func (s *Store) RotateKey(ctx context.Context, name string, hash []byte) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET hash = $1 WHERE name = $2 AND revoked_at IS NULL`, hash, name)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("active key %q", name)
+	}
+	return nil
+}
+
 func (s *Store) TouchKey(ctx context.Context, id string, at time.Time) error {
 	_, err := s.pool.Exec(ctx, `UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)`, at, id)
 	return err

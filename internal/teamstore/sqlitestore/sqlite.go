@@ -314,6 +314,19 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) error 
 	})
 }
 
+func (s *Store) RotateKey(ctx context.Context, name string, hash []byte) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET hash = ? WHERE name = ? AND revoked_at IS NULL`, hash, name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("active key %q", name)
+		}
+		return nil
+	})
+}
+
 func (s *Store) TouchKey(ctx context.Context, id string, at time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, micro(at), id, micro(at))

@@ -154,8 +154,22 @@ func testKeys(t *testing.T, s teamstore.Store) {
 		t.Errorf("LastUsedAt = %v, want %v", got.LastUsedAt, used)
 	}
 
+	// A rotation: the new secret finds the same key, the old one nothing.
+	must(t, s.RotateKey(c, "alice", hashOf("tv_alice2")))
+	_, err = s.KeyByHash(c, hashOf("tv_alice"))
+	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(the secret before the rotation)")
+	rotated, err := s.KeyByHash(c, hashOf("tv_alice2"))
+	must(t, err)
+	if rotated.ID != k.ID || rotated.Name != "alice" || len(rotated.Projects) != 2 || rotated.ReadOnly != got.ReadOnly || !rotated.LastUsedAt.Equal(used) {
+		t.Errorf("the rotated key = %+v, want alice's id, scope, access and last use (%+v)", rotated, got)
+	}
+	wantErr(t, s.RotateKey(c, "carol", hashOf("tv_c")), teamstore.ErrNotFound, "rotating an unknown key")
+
 	revoked := t0.Add(2 * time.Hour)
 	must(t, s.RevokeKey(c, "alice", revoked))
+	_, err = s.KeyByHash(c, hashOf("tv_alice2"))
+	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(revoked after its rotation)")
+	wantErr(t, s.RotateKey(c, "alice", hashOf("tv_alice3")), teamstore.ErrNotFound, "rotating a revoked key")
 	_, err = s.KeyByHash(c, hashOf("tv_alice"))
 	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(revoked)")
 	wantErr(t, s.RevokeKey(c, "alice", revoked), teamstore.ErrNotFound, "revoking alice twice")
