@@ -78,7 +78,7 @@ Usage:
                                                                 the team server under load (see Team mode)
   vaultmcp team-server --data DIR [--listen ADDR] [--db postgres://... [--advertise URL] [--lease-ttl 10s]]
                                                                 shared vaults over REST and MCP (see Team mode)
-  vaultmcp team-server project add|list, key add|list|rotate|revoke, audit, backup
+  vaultmcp team-server project add|list|remove, key add|list|rotate|revoke, audit, backup
                                                                 its management commands (team-server -h)
   vaultmcp version
 

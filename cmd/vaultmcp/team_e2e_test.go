@@ -1076,3 +1076,54 @@ func TestTeamServerBackup(t *testing.T) {
 	body, ct = createBody(t, "notes/restored.md", "# Restored\n")
 	want(t, "a write on the restored server", teamDo(t, "POST", restored.url+"/api/projects/ex/files", key, body, "Content-Type", ct), 201, "")
 }
+
+// team-server project remove: refused while a server holds the data
+// directory and while a key may use only that project; then the project
+// is gone from the metadata (its name free again), its vault kept aside,
+// its audit rows and the other projects untouched.
+func TestTeamServerProjectRemove(t *testing.T) {
+	data, key, _ := teamData(t)
+	id := mustCLI(t, "project", "add", "--data", data, "gone")
+	mustCLI(t, "key", "add", "--data", data, "--project", "gone", "scoped")
+	both := mustCLI(t, "key", "add", "--data", data, "--project", "gone,ex", "both")
+	srv := startTeam(t, data, nil)
+	body, ct := createBody(t, "kept.md", "# Kept aside\n")
+	want(t, "a note in the project to remove", teamDo(t, "POST", srv.url+"/api/projects/gone/files", key, body, "Content-Type", ct, "Idempotency-Key", "k1"), 201, "")
+	if _, errs, err := teamCLI(t, "project", "remove", "--data", data, "gone"); err == nil || !strings.Contains(errs, "stop the server first") {
+		t.Errorf("remove while the server runs: %v %s", err, errs)
+	}
+	srv.stop(t)
+	if _, errs, err := teamCLI(t, "project", "remove", "--data", data, "gone"); err == nil || !strings.Contains(errs, "the active key(s) scoped may use only this project") {
+		t.Errorf("remove with a key limited to it: %v %s", err, errs)
+	}
+	if _, err := os.Stat(filepath.Join(data, "vaults", id)); err != nil {
+		t.Fatalf("a refused removal moved the vault: %v", err)
+	}
+	mustCLI(t, "key", "revoke", "--data", data, "scoped")
+	out := mustCLI(t, "project", "remove", "--data", data, "gone")
+	aside := filepath.Join(data, "removed", "gone-"+id)
+	if !strings.Contains(out, "removed project gone; its vault is kept in "+aside) {
+		t.Errorf("remove says %q", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(aside, "kept.md")); err != nil || string(b) != "# Kept aside\n" {
+		t.Errorf("the vault kept aside: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "vaults", id)); !os.IsNotExist(err) {
+		t.Errorf("the vault is still in vaults/: %v", err)
+	}
+	if list := mustCLI(t, "project", "list", "--data", data); strings.Contains(list, "gone") {
+		t.Errorf("project list after the removal:\n%s", list)
+	}
+	audit := mustCLI(t, "audit", "--data", data, "--project", id)
+	if !regexp.MustCompile(`(?m)^\S+Z\s+-\s+\S+\s+project remove\s+ok`).MatchString(audit) || !regexp.MustCompile(`(?m)^\S+Z\s+alice\s+\S+\s+create\s+ok`).MatchString(audit) {
+		t.Errorf("the removed project's audit rows:\n%s", audit)
+	}
+	if _, errs, err := teamCLI(t, "project", "remove", "--data", data, "gone"); err == nil || !strings.Contains(errs, `no project "gone"`) {
+		t.Errorf("removing it twice: %v %s", err, errs)
+	}
+	srv = startTeam(t, data, nil)
+	want(t, "the removed project", teamDo(t, "GET", srv.url+"/api/projects/gone/files", key, nil), 404, "not_found")
+	want(t, "a key to both, on the one left", teamDo(t, "GET", srv.url+"/api/projects/ex/files?path=02-wiki/go/context.md", both, nil), 200, "")
+	want(t, "a key to both, on the removed one", teamDo(t, "GET", srv.url+"/api/projects/gone/files", both, nil), 403, "forbidden")
+	mustCLI(t, "project", "add", "--data", data, "gone") // the name is free again
+}

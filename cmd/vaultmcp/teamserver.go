@@ -32,6 +32,7 @@ const teamUsage = `Usage:
   vaultmcp team-server project add --data DIR [--from VAULT_DIR] [--remote GIT_URL [--branch B]] NAME
                                                        create a project (prints its id)
   vaultmcp team-server project list --data DIR
+  vaultmcp team-server project remove --data DIR NAME  with every replica stopped; its vault kept in DIR/removed/
   vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
   vaultmcp team-server key list --data DIR
   vaultmcp team-server key rotate --data DIR NAME       a new secret for the key (printed once; the old one refused)
@@ -202,7 +203,7 @@ func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {
 func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, teamUsage)
-		return &exitError{2, errors.New("team-server project: add or list")}
+		return &exitError{2, errors.New("team-server project: add, list or remove")}
 	}
 	if cmdline.IsHelp(args[0]) || args[0] == "help" {
 		fmt.Fprint(stdout, teamUsage)
@@ -248,6 +249,39 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		fmt.Fprintln(stdout, p.ID)
 		return nil
+	case "remove":
+		pos, err := parseInterleaved(fs, args[1:], stdout)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		if len(pos) != 1 {
+			return &exitError{2, errors.New("team-server project remove: give exactly one project NAME")}
+		}
+		d, err := openData(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		p, err := d.Store.Project(ctx, pos[0])
+		if errors.Is(err, teamstore.ErrNotFound) {
+			return fmt.Errorf("no project %q", pos[0])
+		}
+		if err != nil {
+			return err
+		}
+		moved, err := d.RemoveProject(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case moved != "":
+			fmt.Fprintf(stdout, "removed project %s; its vault is kept in %s (delete that folder when it is no longer needed)\n", p.Name, moved)
+		case p.Remote != "":
+			fmt.Fprintf(stdout, "removed project %s; its vault stays in its git remote %s\n", p.Name, gitx.RedactURL(p.Remote))
+		default:
+			fmt.Fprintf(stdout, "removed project %s (it had no vault folder here)\n", p.Name)
+		}
+		return nil
 	case "list":
 		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
@@ -276,7 +310,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return tw.Flush()
 	}
-	return &exitError{2, fmt.Errorf("team-server project: unknown command %q (add or list)", args[0])}
+	return &exitError{2, fmt.Errorf("team-server project: unknown command %q (add, list or remove)", args[0])}
 }
 
 func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -375,7 +409,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newTeamFlagSet("team-server audit", stderr)
 	data := dataFlag(fs)
-	project := fs.String("project", "", "only the rows of this project (name or id)")
+	project := fs.String("project", "", "only the rows of this project (name or id; a removed project's by its id)")
 	key := fs.String("key", "", "only the rows of the key of this name (a revoked key's too)")
 	since := fs.String("since", "", "only the rows from this time on: RFC 3339 (2026-12-01T09:00:00Z), a date (2026-12-01, UTC) or a duration before now (24h)")
 	limit := fs.Int("limit", 100, "at most this many rows, the newest")
@@ -411,13 +445,16 @@ func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *project != "" {
 		p, err := d.Store.Project(ctx, *project)
-		if err != nil {
-			if errors.Is(err, teamstore.ErrNotFound) {
-				return &exitError{1, fmt.Errorf("--project %q: no such project", *project)}
-			}
+		switch {
+		case err == nil:
+			q.Project = p.ID
+		case errors.Is(err, teamstore.ErrNotFound) && teamserver.IsID(*project):
+			q.Project = *project // a removed project's rows, by its id
+		case errors.Is(err, teamstore.ErrNotFound):
+			return &exitError{1, fmt.Errorf("--project %q: no such project (a removed project's rows are found by its id)", *project)}
+		default:
 			return err
 		}
-		q.Project = p.ID
 	}
 	rows, err := d.Store.Audit(ctx, q)
 	if err != nil {

@@ -101,6 +101,9 @@ var (
 	})
 )
 
+// IsID reports whether s has the shape of a project or key id (a UUID).
+func IsID(s string) bool { return uuidShape().MatchString(s) }
+
 // ValidProjectName checks a project name: 1-64 letters, digits, '.', '_',
 // '-', starting with a letter or digit, and not shaped like an id.
 func ValidProjectName(name string) error {
@@ -205,6 +208,60 @@ func (d *Data) RotateKey(ctx context.Context, name string) (string, teamstore.Ke
 		slog.Warn("the key was rotated, but its line in the audit log could not be written", "key", name, "err", err)
 	}
 	return secret, k, nil
+}
+
+// removedDir holds the vaults of removed projects (RemoveProject).
+const removedDir = "removed"
+
+// RemoveProject removes a project (name or id) from the metadata — its file
+// ids, versions, idempotency records and key scope rows; its audit rows
+// stay — and moves its vault folder to removed/<name>-<id> in the data
+// directory, returned ("" when it had none here): notes are never deleted
+// by vaultmcp. No server may hold the project open meanwhile: it refuses
+// while a team-server holds this data directory, and, on PostgreSQL, while
+// any replica is alive. An active key limited to the project alone is a
+// *teamstore.ScopedKeysError: revoke it first.
+func (d *Data) RemoveProject(ctx context.Context, ref string) (string, error) {
+	l, err := d.lock()
+	if err != nil {
+		return "", fmt.Errorf("%w: stop the server first (it holds the project open)", err)
+	}
+	defer l.Unlock()
+	if leases, ok := d.Store.(teamstore.Leases); ok {
+		reps, err := leases.Replicas(ctx, d.Now())
+		if err != nil {
+			return "", err
+		}
+		if len(reps) > 0 {
+			return "", fmt.Errorf("%d replica(s) of this database are running: stop them first (they hold the project open)", len(reps))
+		}
+	}
+	p, err := d.Store.Project(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	if err := d.Store.RemoveProject(ctx, p.ID); err != nil {
+		return "", err
+	}
+	moved := ""
+	dir := d.VaultDir(p.ID)
+	if _, err := os.Stat(dir); err == nil {
+		moved = filepath.Join(d.Dir, removedDir, p.Name+"-"+p.ID)
+		if err := os.MkdirAll(filepath.Dir(moved), 0o700); err != nil {
+			return "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
+		}
+		if err := os.Rename(dir, moved); err != nil {
+			return "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
+		}
+	}
+	paths := []string{}
+	if moved != "" {
+		paths = append(paths, moved)
+	}
+	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project remove", Result: "ok", Paths: paths}); err != nil {
+		slog.Warn("the project was removed, but its line in the audit log could not be written", "project", p.Name, "err", err)
+	}
+	return moved, nil
 }
 
 // AddProject creates a project and its vault: empty, or imported from the

@@ -1145,3 +1145,31 @@ func TestCloneLeftoversRemovedAtStart(t *testing.T) {
 	}
 	wantStatus(t, "create", e.create(e.rw, "ex", "after.md", "# After\n"), 201, "")
 }
+
+// A project is not removed while a replica of its database is alive (it
+// may hold the vault open); once the last one's heartbeat has expired it
+// is, its lease row with it.
+func TestRemoveProjectWaitsForReplicas(t *testing.T) {
+	c := newCluster(t, 1)
+	ctx := context.Background()
+	wantStatus(t, "a search, so that the replica takes the vault's lease", c.do(c.reps[0], "POST", "/api/projects/team/search", []byte(`{"query":"retry"}`)), 200, "")
+	c.reps[0].kill()
+	admin, err := OpenDataDB(ctx, t.TempDir(), c.db, c.clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.RemoveProject(ctx, "team"); err == nil || !strings.Contains(err.Error(), "1 replica(s) of this database are running") {
+		t.Fatalf("removal while a replica's heartbeat is live: %v", err)
+	}
+	c.clock.Advance(3 * testTTL)
+	if _, err := admin.RemoveProject(ctx, "team"); err != nil {
+		t.Fatalf("removal once no replica is alive: %v", err)
+	}
+	if _, err := admin.Store.Project(ctx, "team"); !errors.Is(err, teamstore.ErrNotFound) {
+		t.Errorf("the removed project: %v", err)
+	}
+	if leases, err := admin.Store.(teamstore.Leases).Leases(ctx); err != nil || len(leases) != 0 {
+		t.Errorf("leases after the removal: %+v %v", leases, err)
+	}
+}

@@ -30,6 +30,8 @@ package teamstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -45,6 +47,14 @@ var (
 	ErrNotRunning = errors.New("idempotency record not running")
 )
 
+// ScopedKeysError: the active keys limited to the one project a removal
+// was asked for (RemoveProject).
+type ScopedKeysError struct{ Keys []string }
+
+func (e *ScopedKeysError) Error() string {
+	return fmt.Sprintf("the active key(s) %s may use only this project: revoke them first (without it they would reach every project)", strings.Join(e.Keys, ", "))
+}
+
 // Store is the metadata of the team server.
 type Store interface {
 	// AddProject creates a project; ErrExists when the name is taken.
@@ -53,6 +63,12 @@ type Store interface {
 	Project(ctx context.Context, ref string) (Project, error)
 	// Projects lists every project by name.
 	Projects(ctx context.Context) ([]Project, error)
+	// RemoveProject removes a project (by id) with its file ids, versions,
+	// idempotency records and the scope rows of keys (its audit rows stay);
+	// ErrNotFound when there is none, *ScopedKeysError (nothing removed)
+	// when an active key may use only this project: with its scope gone it
+	// would reach every project.
+	RemoveProject(ctx context.Context, id string) error
 
 	// AddKey stores a new API key (only its hash); ErrExists when an active
 	// key has that name.

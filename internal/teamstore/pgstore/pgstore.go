@@ -178,6 +178,44 @@ func notFound(what string, args ...any) error {
 
 // --- projects
 
+func (s *Store) RemoveProject(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if err := lockProjectFiles(ctx, tx, id); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM projects WHERE id = $1`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("project %q", id)
+		}
+		rows, _ := tx.Query(ctx, `SELECT k.name FROM api_keys k JOIN api_key_projects kp ON kp.key_id = k.id
+			WHERE kp.project_id = $1 AND k.revoked_at IS NULL AND (SELECT COUNT(*) FROM api_key_projects o WHERE o.key_id = k.id) = 1
+			ORDER BY k.name`, id)
+		only, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if len(only) > 0 {
+			return &teamstore.ScopedKeysError{Keys: only}
+		}
+		for _, q := range []string{
+			`DELETE FROM idempotency WHERE project_id = $1`,
+			`DELETE FROM versions WHERE project_id = $1`,
+			`DELETE FROM files WHERE project_id = $1`,
+			`DELETE FROM api_key_projects WHERE project_id = $1`,
+			`DELETE FROM vault_leases WHERE project_id = $1`,
+			`DELETE FROM projects WHERE id = $1`,
+		} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO projects (id, name, remote, branch, created_at) VALUES ($1, $2, $3, $4, $5)`, p.ID, p.Name, p.Remote, p.Branch, p.CreatedAt)
 	if pgCode(err) == codeUnique {

@@ -154,6 +154,52 @@ func notFound(what string, args ...any) error {
 
 // --- projects
 
+func (s *Store) RemoveProject(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE id = ?`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("project %q", id)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT k.name FROM api_keys k JOIN api_key_projects kp ON kp.key_id = k.id
+			WHERE kp.project_id = ? AND k.revoked_at IS NULL AND (SELECT COUNT(*) FROM api_key_projects o WHERE o.key_id = k.id) = 1
+			ORDER BY k.name`, id)
+		if err != nil {
+			return err
+		}
+		var only []string
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return err
+			}
+			only = append(only, name)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(only) > 0 {
+			return &teamstore.ScopedKeysError{Keys: only}
+		}
+		for _, q := range []string{
+			`DELETE FROM idempotency WHERE project_id = ?`,
+			`DELETE FROM versions WHERE project_id = ?`,
+			`DELETE FROM files WHERE project_id = ?`,
+			`DELETE FROM api_key_projects WHERE project_id = ?`,
+			`DELETE FROM projects WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func (s *Store) AddProject(ctx context.Context, p teamstore.Project) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, name, remote, branch, created_at) VALUES (?, ?, ?, ?, ?)`, p.ID, p.Name, p.Remote, p.Branch, micro(p.CreatedAt))

@@ -48,6 +48,9 @@ func (x *alternating) Keys(ctx context.Context) ([]teamstore.Key, error) { retur
 func (x *alternating) RevokeKey(ctx context.Context, name string, at time.Time) error {
 	return x.next().RevokeKey(ctx, name, at)
 }
+func (x *alternating) RemoveProject(ctx context.Context, id string) error {
+	return x.next().RemoveProject(ctx, id)
+}
 func (x *alternating) RotateKey(ctx context.Context, name string, hash []byte) error {
 	return x.next().RotateKey(ctx, name, hash)
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
 		{"AddKeyIsAtomic", testAddKeyAtomic},
 		{"DeleteTwiceKeepsTheTombstone", testDeleteTwice},
 		{"ConcurrentRecordNumbersVersions", testConcurrentRecord},
+		{"RemoveProject", testRemoveProject},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -874,4 +875,78 @@ func testConcurrentRecord(t *testing.T, s teamstore.Store) {
 	if len(audit) != n {
 		t.Errorf("%d audit rows, want %d", len(audit), n)
 	}
+}
+
+// RemoveProject takes the project's file ids, versions, idempotency records
+// and key scope rows with it, and keeps its audit rows and the other
+// projects' rows; it refuses, removing nothing, while an active key may use
+// only that project.
+func testRemoveProject(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	p := addProject(t, s, "p")
+	q := addProject(t, s, "q")
+	f, err := teamstore.EnsureFile(c, s, p.ID, "a.md", t0)
+	must(t, err)
+	g, err := teamstore.EnsureFile(c, s, q.ID, "a.md", t0)
+	must(t, err)
+	for _, pr := range []teamstore.Project{p, q} {
+		file := f
+		if pr.ID == q.ID {
+			file = g
+		}
+		must(t, s.Record(c, teamstore.Record{Project: pr.ID, At: t0,
+			Versions: []teamstore.Version{{FileID: file.ID, Path: "a.md", Hash: "h", VersionID: "c1", Message: "create"}},
+			Audit:    &teamstore.AuditEntry{At: t0, KeyID: "k", KeyName: "alice", Project: pr.ID, Operation: "create", Result: "ok"}}))
+		rec := newIdem("key-"+pr.Name, "idem", "fp", t0)
+		rec.Project = pr.ID
+		_, _, err := s.BeginIdem(c, rec)
+		must(t, err)
+	}
+	only := teamstore.Key{ID: teamstore.NewID(), Name: "only-p", Hash: hashOf("tv_only"), Projects: []string{p.ID}, CreatedAt: t0}
+	both := teamstore.Key{ID: teamstore.NewID(), Name: "both", Hash: hashOf("tv_both"), Projects: []string{p.ID, q.ID}, CreatedAt: t0}
+	old := teamstore.Key{ID: teamstore.NewID(), Name: "old-p", Hash: hashOf("tv_old"), Projects: []string{p.ID}, CreatedAt: t0}
+	for _, k := range []teamstore.Key{only, both, old} {
+		must(t, s.AddKey(c, k))
+	}
+	must(t, s.RevokeKey(c, "old-p", t0))
+
+	var scoped *teamstore.ScopedKeysError
+	if err := s.RemoveProject(c, p.ID); !errors.As(err, &scoped) || !reflect.DeepEqual(scoped.Keys, []string{"only-p"}) {
+		t.Fatalf("RemoveProject with a key limited to it = %v, want only-p named", err)
+	}
+	if _, err := s.Project(c, p.ID); err != nil {
+		t.Fatalf("the refused removal removed the project: %v", err)
+	}
+	must(t, s.RevokeKey(c, "only-p", t0))
+	must(t, s.RemoveProject(c, p.ID))
+	_, err = s.Project(c, p.ID)
+	wantErr(t, err, teamstore.ErrNotFound, "the removed project")
+	_, err = s.File(c, p.ID, f.ID)
+	wantErr(t, err, teamstore.ErrNotFound, "a file id of the removed project")
+	if vs, err := s.Versions(c, p.ID, f.ID); err != nil || len(vs) != 0 {
+		t.Errorf("versions of the removed project: %+v %v", vs, err)
+	}
+	running, err := s.RunningIdem(c)
+	must(t, err)
+	if len(running) != 1 || running[0].Project != q.ID {
+		t.Errorf("running records after the removal: %+v, want q's only", running)
+	}
+	k, err := s.KeyByHash(c, hashOf("tv_both"))
+	must(t, err)
+	if !reflect.DeepEqual(k.Projects, []string{q.ID}) {
+		t.Errorf("the scope of a key to both projects: %v, want q only", k.Projects)
+	}
+	if _, err := s.File(c, q.ID, g.ID); err != nil {
+		t.Errorf("the other project's file: %v", err)
+	}
+	if vs, err := s.Versions(c, q.ID, g.ID); err != nil || len(vs) != 1 {
+		t.Errorf("the other project's versions: %+v %v", vs, err)
+	}
+	audit, err := s.Audit(c, teamstore.AuditQuery{Project: p.ID})
+	must(t, err)
+	if len(audit) != 1 {
+		t.Errorf("the removed project's audit rows: %+v, want its one row kept", audit)
+	}
+	wantErr(t, s.RemoveProject(c, p.ID), teamstore.ErrNotFound, "removing it twice")
+	addProject(t, s, "p") // its name is free again
 }
