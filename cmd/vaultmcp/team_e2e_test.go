@@ -1127,3 +1127,34 @@ func TestTeamServerProjectRemove(t *testing.T) {
 	want(t, "a key to both, on the removed one", teamDo(t, "GET", srv.url+"/api/projects/gone/files", both, nil), 403, "forbidden")
 	mustCLI(t, "project", "add", "--data", data, "gone") // the name is free again
 }
+
+// key add --expires and key rotate --expires: the expiry is listed; a past
+// or unreadable one is refused.
+func TestTeamKeyExpiresFlags(t *testing.T) {
+	data := t.TempDir()
+	mustCLI(t, "project", "add", "--data", data, "ex")
+	mustCLI(t, "key", "add", "--data", data, "--expires", "90d", "ci")
+	mustCLI(t, "key", "add", "--data", data, "--expires", "2099-01-02", "far")
+	list := mustCLI(t, "key", "list", "--data", data)
+	if !regexp.MustCompile(`(?m)^NAME.*STATE\s+EXPIRES$`).MatchString(list) ||
+		!regexp.MustCompile(`(?m)^ci\s+all projects\s+read-write\s+\S+\s+never\s+active\s+\d{4}-\d\d-\d\dT\S+Z$`).MatchString(list) ||
+		!regexp.MustCompile(`(?m)^far\s+.*\s+active\s+2099-01-02T00:00:00Z$`).MatchString(list) {
+		t.Errorf("key list:\n%s", list)
+	}
+	mustCLI(t, "key", "rotate", "--data", data, "--expires", "never", "ci")
+	if list := mustCLI(t, "key", "list", "--data", data); !regexp.MustCompile(`(?m)^ci\s+.*\s+active\s+never$`).MatchString(list) {
+		t.Errorf("key list after a rotation to no expiry:\n%s", list)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"key", "add", "--data", data, "--expires", "2020-01-01", "old"}, "already past"},
+		{[]string{"key", "add", "--data", data, "--expires", "soon", "x"}, `--expires "soon"`},
+		{[]string{"key", "rotate", "--data", data, "--expires", "-3d", "ci"}, `--expires "-3d"`},
+	} {
+		if _, errs, err := teamCLI(t, c.args...); err == nil || !strings.Contains(errs, c.says) {
+			t.Errorf("%v: %v %q, want it refused saying %q", c.args, err, errs, c.says)
+		}
+	}
+}

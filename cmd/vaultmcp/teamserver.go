@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,9 +34,11 @@ const teamUsage = `Usage:
                                                        create a project (prints its id)
   vaultmcp team-server project list --data DIR
   vaultmcp team-server project remove --data DIR NAME  with every replica stopped; its vault kept in DIR/removed/
-  vaultmcp team-server key add --data DIR [--project P]... [--read-only] NAME  create an API key (printed once)
+  vaultmcp team-server key add --data DIR [--project P]... [--read-only] [--expires WHEN] NAME
+                                                       create an API key (printed once)
   vaultmcp team-server key list --data DIR
-  vaultmcp team-server key rotate --data DIR NAME       a new secret for the key (printed once; the old one refused)
+  vaultmcp team-server key rotate --data DIR [--expires WHEN] NAME
+                                                       a new secret for the key (printed once; the old one refused)
   vaultmcp team-server key revoke --data DIR NAME
   vaultmcp team-server audit --data DIR [--project P] [--key NAME] [--since WHEN] [--limit N] [--json]
                                                        the audit log, newest first
@@ -329,6 +332,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		var projects projectList
 		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
 		readOnly := fs.Bool("read-only", false, "the key may only read")
+		expires := fs.String("expires", "", "the key is refused from then on: a duration from now (90d, 12h), a date (2027-03-01, UTC) or RFC 3339; default never")
 		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
@@ -341,7 +345,13 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		defer d.Close()
-		secret, _, err := d.AddKey(ctx, pos[0], projects, *readOnly)
+		var until time.Time
+		if *expires != "" {
+			if until, err = parseExpiry(*expires, d.Now()); err != nil {
+				return &exitError{2, err}
+			}
+		}
+		secret, _, err := d.AddKeyUntil(ctx, pos[0], projects, *readOnly, until)
 		if err != nil {
 			return err
 		}
@@ -363,6 +373,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		defer d.Close()
 		return listKeys(ctx, d, stdout)
 	case "rotate":
+		expires := fs.String("expires", "", "its new expiry: never, a duration from now (90d, 12h), a date (2027-03-01, UTC) or RFC 3339; default: the one it has")
 		pos, err := parseInterleaved(fs, args[1:], stdout)
 		if err != nil {
 			return &exitError{2, err}
@@ -375,7 +386,15 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		defer d.Close()
-		secret, _, err := d.RotateKey(ctx, pos[0])
+		var until *time.Time
+		if *expires != "" {
+			t, err := parseExpiry(*expires, d.Now())
+			if err != nil {
+				return &exitError{2, err}
+			}
+			until = &t
+		}
+		secret, _, err := d.RotateKey(ctx, pos[0], until)
 		if err != nil {
 			return err
 		}
@@ -540,6 +559,29 @@ type auditJSON struct {
 	Result         string    `json:"result"`
 }
 
+// parseExpiry reads --expires of key add and key rotate: "never" (the zero
+// time), a duration from now (with d for days: 90d), a date (midnight UTC)
+// or a time in RFC 3339.
+func parseExpiry(v string, now time.Time) (time.Time, error) {
+	if v == "never" {
+		return time.Time{}, nil
+	}
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days > 0 {
+			return now.Add(time.Duration(days) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return now.Add(d), nil
+	}
+	for _, layout := range []string{time.RFC3339, time.DateOnly} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--expires %q: give never, a duration from now (90d, 12h), a date (2027-03-01) or a time (2027-03-01T09:00:00Z)", v)
+}
+
 // parseSince reads audit --since: a time in RFC 3339, a date (midnight
 // UTC), or a duration before now.
 func parseSince(v string, now time.Time) (time.Time, error) {
@@ -575,6 +617,7 @@ func (l *projectList) Set(v string) error {
 }
 
 func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
+	now := d.Now()
 	keys, err := d.Store.Keys(ctx)
 	if err != nil {
 		return err
@@ -586,7 +629,7 @@ func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
 		}
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSCOPE\tACCESS\tCREATED\tLAST USED\tSTATE")
+	fmt.Fprintln(tw, "NAME\tSCOPE\tACCESS\tCREATED\tLAST USED\tSTATE\tEXPIRES")
 	for _, k := range keys {
 		scope := "all projects"
 		if len(k.Projects) > 0 {
@@ -609,10 +652,17 @@ func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
 			used = k.LastUsedAt.Format(time.RFC3339)
 		}
 		state := "active"
-		if !k.RevokedAt.IsZero() {
+		switch {
+		case !k.RevokedAt.IsZero():
 			state = "revoked " + k.RevokedAt.Format(time.RFC3339)
+		case k.Expired(now):
+			state = "expired"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, scope, access, k.CreatedAt.Format(time.RFC3339), used, state)
+		expires := "never"
+		if !k.ExpiresAt.IsZero() {
+			expires = k.ExpiresAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, scope, access, k.CreatedAt.Format(time.RFC3339), used, state, expires)
 	}
 	return tw.Flush()
 }

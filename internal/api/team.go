@@ -1,6 +1,9 @@
 package api
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Team is the side of a backend that is a client of a team server hosting
 // several projects (vaults) for API keys: it can say who the key is and
@@ -18,6 +21,8 @@ type Identity struct {
 	Name     string `json:"name"`
 	KeyID    string `json:"key_id,omitempty"`
 	ReadOnly bool   `json:"read_only"`
+	// ExpiresAt is when the key stops being accepted (zero: never).
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Scope lists the projects the key is limited to; empty means every
 	// project.
 	Scope []string `json:"scope,omitempty"`

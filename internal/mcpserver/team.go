@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -132,6 +133,9 @@ func renderIdentity(m *messages, id *api.Identity) string {
 	if id.ReadOnly {
 		mode = m.get(msgTeamReadOnly)
 	}
+	if !id.ExpiresAt.IsZero() {
+		mode = m.get(msgTeamExpires, mode, id.ExpiresAt.UTC().Format(time.RFC3339))
+	}
 	b.WriteString(m.get(msgTeamKey, escape(id.Name), mode))
 	b.WriteByte('\n')
 	if len(id.Scope) == 0 {
@@ -179,6 +183,7 @@ const (
 	msgTeamKey          msgID = "team.key"
 	msgTeamReadWrite    msgID = "team.read_write"
 	msgTeamReadOnly     msgID = "team.read_only"
+	msgTeamExpires      msgID = "team.expires"
 	msgTeamScopeAll     msgID = "team.scope_all"
 	msgTeamScope        msgID = "team.scope"
 	msgTeamDefault      msgID = "team.default"
@@ -201,6 +206,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamKey:        "API key: %s (%s)",
 		msgTeamReadWrite:  "read and write",
 		msgTeamReadOnly:   "read-only",
+		msgTeamExpires:    "%s; expires %s",
 		msgTeamScopeAll:   "Projects allowed: all",
 		msgTeamScope:      "Projects allowed: %s",
 		msgTeamDefault:    "Default project: %s",
@@ -220,6 +226,7 @@ var teamTexts = map[string]map[msgID]string{
 		msgTeamKey:        "Chave de API: %s (%s)",
 		msgTeamReadWrite:  "leitura e escrita",
 		msgTeamReadOnly:   "somente leitura",
+		msgTeamExpires:    "%s; expira em %s",
 		msgTeamScopeAll:   "Projetos permitidos: todos",
 		msgTeamScope:      "Projetos permitidos: %s",
 		msgTeamDefault:    "Projeto padrão: %s",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -145,6 +146,15 @@ func TestTeamTools(t *testing.T) {
 	ps := text(t, call(t, cs, "vault_projects", map[string]any{}))
 	if ps != "2 project(s):\n- ex (id-1) — default\n- ops (id-2)\n" {
 		t.Errorf("projects:\n%s", ps)
+	}
+	// An expiring key says when it expires.
+	until := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	rendered := renderIdentity(newMessages("en"), &api.Identity{Name: "ci", ReadOnly: true, ExpiresAt: until, Server: "https://vault.example.com"})
+	if !strings.Contains(rendered, "API key: ci (read-only; expires 2027-03-01T09:00:00Z)\n") {
+		t.Errorf("whoami of an expiring key:\n%s", rendered)
+	}
+	if got := renderIdentity(newMessages("pt"), &api.Identity{Name: "ci", ExpiresAt: until}); !strings.Contains(got, "(leitura e escrita; expira em 2027-03-01T09:00:00Z)") {
+		t.Errorf("pt whoami of an expiring key:\n%s", got)
 	}
 	pt := connect(t, New(b, Options{Lang: "pt"}), nil)
 	if got := text(t, call(t, pt, "vault_projects", nil)); !strings.HasPrefix(got, "2 projeto(s):") || !strings.Contains(got, "— padrão") {

@@ -117,6 +117,8 @@ type KeyInfo struct {
 	// Projects are the ids the key is limited to; empty means every project.
 	Projects  []string  `json:"projects"`
 	CreatedAt time.Time `json:"createdAt"`
+	// ExpiresAt is when the key stops being accepted; absent when never.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
 // ErrorBody is the envelope of every error answer.

@@ -253,7 +253,7 @@ func (cl *call) whoAmI() (*api.Identity, error) {
 	if err := a.decode(&me); err != nil {
 		return nil, err
 	}
-	id := &api.Identity{Name: me.Key.Name, KeyID: me.Key.ID, ReadOnly: me.Key.ReadOnly, Scope: me.Key.Projects, Server: cl.c.base, DefaultProject: cl.c.DefaultProject()}
+	id := &api.Identity{Name: me.Key.Name, KeyID: me.Key.ID, ReadOnly: me.Key.ReadOnly, ExpiresAt: me.Key.ExpiresAt, Scope: me.Key.Projects, Server: cl.c.base, DefaultProject: cl.c.DefaultProject()}
 	if id.DefaultProject != "" {
 		cl.c.mu.Lock()
 		id.Extensions, id.ExtensionsKnown = cl.c.ext[id.DefaultProject]

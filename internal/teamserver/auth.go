@@ -123,6 +123,9 @@ func (s *Server) authenticate(r *http.Request) (*teamstore.Key, *response) {
 	if subtle.ConstantTimeCompare(k.Hash, want) != 1 {
 		return nil, s.unauthorized(r, "the API key is not valid (unknown or revoked)")
 	}
+	if k.Expired(s.now()) {
+		return nil, s.unauthorized(r, "the API key expired at "+k.ExpiresAt.Format(time.RFC3339)+"; ask for a new one")
+	}
 	s.touch(r, &k)
 	return &k, nil
 }

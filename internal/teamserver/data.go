@@ -140,6 +140,15 @@ func NewKeySecret() string {
 // AddKey creates an API key and returns its secret (shown once, never
 // stored). projects are names or ids; none means every project.
 func (d *Data) AddKey(ctx context.Context, name string, projects []string, readOnly bool) (string, teamstore.Key, error) {
+	return d.AddKeyUntil(ctx, name, projects, readOnly, time.Time{})
+}
+
+// AddKeyUntil is AddKey for a key refused from expiresAt on (zero: never),
+// which must be in the future.
+func (d *Data) AddKeyUntil(ctx context.Context, name string, projects []string, readOnly bool, expiresAt time.Time) (string, teamstore.Key, error) {
+	if !expiresAt.IsZero() && !expiresAt.After(d.Now()) {
+		return "", teamstore.Key{}, fmt.Errorf("--expires %s: already past", expiresAt.Format(time.RFC3339))
+	}
 	if err := ValidKeyName(name); err != nil {
 		return "", teamstore.Key{}, err
 	}
@@ -152,7 +161,7 @@ func (d *Data) AddKey(ctx context.Context, name string, projects []string, readO
 		ids = append(ids, p.ID)
 	}
 	secret := NewKeySecret()
-	k := teamstore.Key{ID: teamstore.NewID(), Name: name, Hash: HashKey(secret), ReadOnly: readOnly, Projects: ids, CreatedAt: d.Now()}
+	k := teamstore.Key{ID: teamstore.NewID(), Name: name, Hash: HashKey(secret), ReadOnly: readOnly, Projects: ids, CreatedAt: d.Now(), ExpiresAt: expiresAt}
 	if err := d.Store.AddKey(ctx, k); err != nil {
 		if errors.Is(err, teamstore.ErrExists) {
 			return "", k, fmt.Errorf("an active key named %q exists; revoke it first or choose another name", name)
@@ -191,10 +200,31 @@ func (d *Data) RevokeKey(ctx context.Context, name string) error {
 // RotateKey gives the active key of that name a new secret, returned (shown
 // once): the old secret is refused from the next request on, by a running
 // server too; the key keeps its id, scope and access, so its audit rows
-// and idempotency records stay its own.
-func (d *Data) RotateKey(ctx context.Context, name string) (string, teamstore.Key, error) {
+// and idempotency records stay its own. expiresAt is its new expiry (zero:
+// never), nil to keep the one it has (refused when that is past).
+func (d *Data) RotateKey(ctx context.Context, name string, expiresAt *time.Time) (string, teamstore.Key, error) {
+	var until time.Time
+	if expiresAt != nil {
+		until = *expiresAt
+		if !until.IsZero() && !until.After(d.Now()) {
+			return "", teamstore.Key{}, fmt.Errorf("--expires %s: already past", until.Format(time.RFC3339))
+		}
+	} else {
+		keys, err := d.Store.Keys(ctx)
+		if err != nil {
+			return "", teamstore.Key{}, err
+		}
+		for _, k := range keys {
+			if k.Name == name && k.RevokedAt.IsZero() {
+				until = k.ExpiresAt
+			}
+		}
+		if !until.IsZero() && !until.After(d.Now()) {
+			return "", teamstore.Key{}, fmt.Errorf("the key %q expired at %s: give its new expiry with --expires (never, a duration such as 90d, or a date)", name, until.Format(time.RFC3339))
+		}
+	}
 	secret := NewKeySecret()
-	if err := d.Store.RotateKey(ctx, name, HashKey(secret)); err != nil {
+	if err := d.Store.RotateKey(ctx, name, HashKey(secret), until); err != nil {
 		if errors.Is(err, teamstore.ErrNotFound) {
 			return "", teamstore.Key{}, fmt.Errorf("no active key named %q", name)
 		}

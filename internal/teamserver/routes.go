@@ -176,7 +176,7 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	if projects == nil {
 		projects = []string{}
 	}
-	jsonResponse(http.StatusOK, teamapi.Me{Key: teamapi.KeyInfo{ID: k.ID, Name: k.Name, ReadOnly: k.ReadOnly, Projects: projects, CreatedAt: k.CreatedAt}}).write(w)
+	jsonResponse(http.StatusOK, teamapi.Me{Key: teamapi.KeyInfo{ID: k.ID, Name: k.Name, ReadOnly: k.ReadOnly, Projects: projects, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt}}).write(w)
 }
 
 func (s *Server) handleProjects(w http.ResponseWriter, r *http.Request, k *teamstore.Key) {

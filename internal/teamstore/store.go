@@ -80,9 +80,9 @@ type Store interface {
 	// RevokeKey revokes the active key of that name; ErrNotFound if none.
 	RevokeKey(ctx context.Context, name string, at time.Time) error
 	// RotateKey gives the active key of that name a new hash (a new
-	// secret): the old one is refused from then on, the key keeps its id,
-	// scope and access; ErrNotFound if none.
-	RotateKey(ctx context.Context, name string, hash []byte) error
+	// secret) and expiry (zero: never): the old secret is refused from then
+	// on, the key keeps its id, scope and access; ErrNotFound if none.
+	RotateKey(ctx context.Context, name string, hash []byte, expiresAt time.Time) error
 	// TouchKey records that the key was used at a time.
 	TouchKey(ctx context.Context, id string, at time.Time) error
 
@@ -160,7 +160,14 @@ type Key struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero when never used
 	RevokedAt  time.Time // zero when active
+	// ExpiresAt is when the key stops being accepted (the server tells;
+	// the store keeps finding it, so that it can be listed, rotated and
+	// revoked); zero when it never expires.
+	ExpiresAt time.Time
 }
+
+// Expired reports whether the key has expired at a time.
+func (k Key) Expired(at time.Time) bool { return !k.ExpiresAt.IsZero() && !at.Before(k.ExpiresAt) }
 
 // Allows says whether the key may use the project.
 func (k Key) Allows(projectID string) bool {

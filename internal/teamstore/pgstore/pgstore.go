@@ -151,6 +151,11 @@ func lockProjectFiles(ctx context.Context, tx pgx.Tx, project string) error {
 	return err
 }
 
+// nullTime is t for a nullable column: NULL when zero.
+func nullTime(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()}
+}
+
 func fromNull(t pgtype.Timestamptz) time.Time {
 	if !t.Valid {
 		return time.Time{}
@@ -248,8 +253,8 @@ func (s *Store) Projects(ctx context.Context) ([]teamstore.Project, error) {
 
 func (s *Store) AddKey(ctx context.Context, k teamstore.Key) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO api_keys (id, name, hash, read_only, created_at) VALUES ($1, $2, $3, $4, $5)`,
-			k.ID, k.Name, k.Hash, k.ReadOnly, k.CreatedAt)
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys (id, name, hash, read_only, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			k.ID, k.Name, k.Hash, k.ReadOnly, k.CreatedAt, nullTime(k.ExpiresAt))
 		if pgCode(err) == codeUnique {
 			return fmt.Errorf("key %q: %w", k.Name, teamstore.ErrExists)
 		}
@@ -267,17 +272,17 @@ func (s *Store) AddKey(ctx context.Context, k teamstore.Key) error {
 
 // keySelect reads a key with its scope (project ids in order) in one
 // statement.
-const keySelect = `SELECT k.id, k.name, k.hash, k.read_only, k.created_at, k.last_used_at, k.revoked_at,
+const keySelect = `SELECT k.id, k.name, k.hash, k.read_only, k.created_at, k.last_used_at, k.revoked_at, k.expires_at,
 	COALESCE((SELECT array_agg(p.project_id ORDER BY p.project_id) FROM api_key_projects p WHERE p.key_id = k.id), '{}')
 	FROM api_keys k`
 
 func scanKey(r pgx.Row) (teamstore.Key, error) {
 	var k teamstore.Key
-	var used, revoked pgtype.Timestamptz
-	if err := r.Scan(&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &k.CreatedAt, &used, &revoked, &k.Projects); err != nil {
+	var used, revoked, expires pgtype.Timestamptz
+	if err := r.Scan(&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &k.CreatedAt, &used, &revoked, &expires, &k.Projects); err != nil {
 		return k, err
 	}
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = k.CreatedAt.UTC(), fromNull(used), fromNull(revoked)
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt, k.ExpiresAt = k.CreatedAt.UTC(), fromNull(used), fromNull(revoked), fromNull(expires)
 	if len(k.Projects) == 0 {
 		k.Projects = nil
 	}
@@ -308,8 +313,8 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) error 
 	return nil
 }
 
-func (s *Store) RotateKey(ctx context.Context, name string, hash []byte) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET hash = $1 WHERE name = $2 AND revoked_at IS NULL`, hash, name)
+func (s *Store) RotateKey(ctx context.Context, name string, hash []byte, expiresAt time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET hash = $1, expires_at = $2 WHERE name = $3 AND revoked_at IS NULL`, hash, nullTime(expiresAt), name)
 	if err != nil {
 		return err
 	}

@@ -244,8 +244,8 @@ func (s *Store) Projects(ctx context.Context) ([]teamstore.Project, error) {
 
 func (s *Store) AddKey(ctx context.Context, k teamstore.Key) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, name, hash, read_only, created_at) VALUES (?, ?, ?, ?, ?)`,
-			k.ID, k.Name, k.Hash, k.ReadOnly, micro(k.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, name, hash, read_only, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			k.ID, k.Name, k.Hash, k.ReadOnly, micro(k.CreatedAt), nullMicro(k.ExpiresAt))
 		if isUnique(err) {
 			return fmt.Errorf("key %q: %w", k.Name, teamstore.ErrExists)
 		}
@@ -261,16 +261,16 @@ func (s *Store) AddKey(ctx context.Context, k teamstore.Key) error {
 	})
 }
 
-const keyColumns = `id, name, hash, read_only, created_at, last_used_at, revoked_at`
+const keyColumns = `id, name, hash, read_only, created_at, last_used_at, revoked_at, expires_at`
 
 func scanKey(sc interface{ Scan(...any) error }, extra ...any) (teamstore.Key, error) {
 	var k teamstore.Key
 	var created int64
-	var used, revoked sql.NullInt64
-	if err := sc.Scan(append([]any{&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &created, &used, &revoked}, extra...)...); err != nil {
+	var used, revoked, expires sql.NullInt64
+	if err := sc.Scan(append([]any{&k.ID, &k.Name, &k.Hash, &k.ReadOnly, &created, &used, &revoked, &expires}, extra...)...); err != nil {
 		return k, err
 	}
-	k.CreatedAt, k.LastUsedAt, k.RevokedAt = fromMicro(created), fromNull(used), fromNull(revoked)
+	k.CreatedAt, k.LastUsedAt, k.RevokedAt, k.ExpiresAt = fromMicro(created), fromNull(used), fromNull(revoked), fromNull(expires)
 	return k, nil
 }
 
@@ -360,9 +360,9 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) error 
 	})
 }
 
-func (s *Store) RotateKey(ctx context.Context, name string, hash []byte) error {
+func (s *Store) RotateKey(ctx context.Context, name string, hash []byte, expiresAt time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET hash = ? WHERE name = ? AND revoked_at IS NULL`, hash, name)
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET hash = ?, expires_at = ? WHERE name = ? AND revoked_at IS NULL`, hash, nullMicro(expiresAt), name)
 		if err != nil {
 			return err
 		}

@@ -51,8 +51,8 @@ func (x *alternating) RevokeKey(ctx context.Context, name string, at time.Time) 
 func (x *alternating) RemoveProject(ctx context.Context, id string) error {
 	return x.next().RemoveProject(ctx, id)
 }
-func (x *alternating) RotateKey(ctx context.Context, name string, hash []byte) error {
-	return x.next().RotateKey(ctx, name, hash)
+func (x *alternating) RotateKey(ctx context.Context, name string, hash []byte, expiresAt time.Time) error {
+	return x.next().RotateKey(ctx, name, hash, expiresAt)
 }
 func (x *alternating) TouchKey(ctx context.Context, id string, at time.Time) error {
 	return x.next().TouchKey(ctx, id, at)

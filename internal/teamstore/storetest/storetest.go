@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) teamstore.Store) {
 		{"DeleteTwiceKeepsTheTombstone", testDeleteTwice},
 		{"ConcurrentRecordNumbersVersions", testConcurrentRecord},
 		{"RemoveProject", testRemoveProject},
+		{"KeyExpiry", testKeyExpiry},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,21 +157,26 @@ func testKeys(t *testing.T, s teamstore.Store) {
 	}
 
 	// A rotation: the new secret finds the same key, the old one nothing.
-	must(t, s.RotateKey(c, "alice", hashOf("tv_alice2")))
+	must(t, s.RotateKey(c, "alice", hashOf("tv_alice2"), t0.Add(48*time.Hour)))
 	_, err = s.KeyByHash(c, hashOf("tv_alice"))
 	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(the secret before the rotation)")
 	rotated, err := s.KeyByHash(c, hashOf("tv_alice2"))
 	must(t, err)
-	if rotated.ID != k.ID || rotated.Name != "alice" || len(rotated.Projects) != 2 || rotated.ReadOnly != got.ReadOnly || !rotated.LastUsedAt.Equal(used) {
+	if rotated.ID != k.ID || rotated.Name != "alice" || len(rotated.Projects) != 2 || rotated.ReadOnly != got.ReadOnly || !rotated.LastUsedAt.Equal(used) ||
+		!rotated.ExpiresAt.Equal(t0.Add(48*time.Hour)) {
 		t.Errorf("the rotated key = %+v, want alice's id, scope, access and last use (%+v)", rotated, got)
 	}
-	wantErr(t, s.RotateKey(c, "carol", hashOf("tv_c")), teamstore.ErrNotFound, "rotating an unknown key")
+	wantErr(t, s.RotateKey(c, "carol", hashOf("tv_c"), time.Time{}), teamstore.ErrNotFound, "rotating an unknown key")
+	must(t, s.RotateKey(c, "alice", hashOf("tv_alice2"), time.Time{}))
+	if k, err := s.KeyByHash(c, hashOf("tv_alice2")); err != nil || !k.ExpiresAt.IsZero() {
+		t.Errorf("a rotation to no expiry: %+v %v", k, err)
+	}
 
 	revoked := t0.Add(2 * time.Hour)
 	must(t, s.RevokeKey(c, "alice", revoked))
 	_, err = s.KeyByHash(c, hashOf("tv_alice2"))
 	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(revoked after its rotation)")
-	wantErr(t, s.RotateKey(c, "alice", hashOf("tv_alice3")), teamstore.ErrNotFound, "rotating a revoked key")
+	wantErr(t, s.RotateKey(c, "alice", hashOf("tv_alice3"), time.Time{}), teamstore.ErrNotFound, "rotating a revoked key")
 	_, err = s.KeyByHash(c, hashOf("tv_alice"))
 	wantErr(t, err, teamstore.ErrNotFound, "KeyByHash(revoked)")
 	wantErr(t, s.RevokeKey(c, "alice", revoked), teamstore.ErrNotFound, "revoking alice twice")
@@ -949,4 +955,28 @@ func testRemoveProject(t *testing.T, s teamstore.Store) {
 	}
 	wantErr(t, s.RemoveProject(c, p.ID), teamstore.ErrNotFound, "removing it twice")
 	addProject(t, s, "p") // its name is free again
+}
+
+// A key's expiry is kept to the microsecond; the store finds an expired key
+// all the same (the server refuses it, by its own clock).
+func testKeyExpiry(t *testing.T, s teamstore.Store) {
+	c := ctx(t)
+	until := t0.Add(90 * 24 * time.Hour)
+	must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "temp", Hash: hashOf("tv_temp"), CreatedAt: t0, ExpiresAt: until}))
+	must(t, s.AddKey(c, teamstore.Key{ID: teamstore.NewID(), Name: "forever", Hash: hashOf("tv_forever"), CreatedAt: t0}))
+	k, err := s.KeyByHash(c, hashOf("tv_temp"))
+	must(t, err)
+	if !k.ExpiresAt.Equal(until) || !k.Expired(until) || k.Expired(until.Add(-time.Microsecond)) {
+		t.Errorf("the expiring key = %+v", k)
+	}
+	f, err := s.KeyByHash(c, hashOf("tv_forever"))
+	must(t, err)
+	if !f.ExpiresAt.IsZero() || f.Expired(until.Add(1000*time.Hour)) {
+		t.Errorf("the key without expiry = %+v", f)
+	}
+	keys, err := s.Keys(c)
+	must(t, err)
+	if len(keys) != 2 || !keys[1].ExpiresAt.Equal(until) || !keys[0].ExpiresAt.IsZero() {
+		t.Errorf("Keys = %+v", keys)
+	}
 }

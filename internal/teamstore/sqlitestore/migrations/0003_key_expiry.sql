@@ -1,0 +1,4 @@
+-- When a key stops being accepted (microseconds since the epoch); NULL for
+-- a key that never expires.
+
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
