@@ -302,8 +302,15 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 	}
 	s.mu.Lock()
 	f, failed := s.unopened[p.ID]
+	if failed && s.now().Sub(f.at) >= openRetry {
+		// This request tries again; the others meanwhile are answered as
+		// before, instead of each attempting the open (a clone) at once.
+		f.at = s.now()
+		s.unopened[p.ID] = f
+		failed = false
+	}
 	s.mu.Unlock()
-	if failed && s.now().Sub(f.at) < openRetry {
+	if failed {
 		return nil, &UnopenedError{Project: p.Name, Err: f.err}
 	}
 	return s.openOrMark(ctx, p)
@@ -361,7 +368,9 @@ func (s *Server) openOrMark(ctx context.Context, p teamstore.Project) (*project,
 	s.mu.Unlock()
 	if was {
 		s.log.Info("a project that could not be opened is open now", "project", p.Name)
-		s.recoverProject(ctx, pr)
+		// Finished even when the request that opened it goes away: the
+		// project is no longer marked, so nothing would try again.
+		s.recoverProject(context.WithoutCancel(ctx), pr)
 	}
 	return pr, nil
 }
