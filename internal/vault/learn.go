@@ -72,21 +72,22 @@ type learning struct {
 // with other hard links), sends the insight to a free dated name, and a
 // warning says where it went.
 func (s *Service) Learn(ctx context.Context, req api.LearnRequest) (*api.LearnResult, error) {
-	in, err := validateLearn(s.texts(ctx), req)
+	m := s.texts(ctx)
+	in, err := validateLearn(m, req)
 	if err != nil {
 		return nil, err
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: m.Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	domain, known := s.matchDomain(in.domain)
 	if !known && !in.confirm {
-		msg := s.texts(ctx).Get(eFirstDomain, domain)
+		msg := m.Get(eFirstDomain, domain)
 		if ds := s.domains(); len(ds) > 0 {
-			msg = s.texts(ctx).Get(eNewDomainLearn, domain, strings.Join(ds, ", "))
+			msg = m.Get(eNewDomainLearn, domain, strings.Join(ds, ", "))
 		}
 		return nil, &api.Error{Code: api.CodeNeedsConfirm, Field: "confirm_new_domain", Message: msg}
 	}

@@ -81,7 +81,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			return nil, "", fieldErr("from", err)
 		}
 		if mode.Perm()&0o200 == 0 {
-			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: s.texts(ctx).Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
+			return nil, "", &api.Error{Code: string(vaultfs.CodePermissionDenied), Field: "from", Message: t.msg.Get(eMoveReadOnly, vaultfs.QuotePath(from), mode.Perm())}
 		}
 		if _, err := s.fs.ResolveNew(to, vaultfs.Move); err != nil {
 			return nil, "", fieldErr("to", err)
@@ -90,7 +90,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			if err != nil {
 				return nil, "", fieldErr("to", err)
 			}
-			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: s.texts(ctx).Get(eMoveExists, to)}
+			return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "to", Message: t.msg.Get(eMoveExists, to)}
 		}
 		// Plan every link edit against the vault as it is now: the link
 		// graph is first reconciled with the disk, since a note changed
@@ -188,7 +188,7 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 			files[i] = planned{u.path, u.before, u.after}
 		}
 		if err := t.writeFiles(files, vaultfs.Move); err != nil {
-			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: s.texts(ctx).Get(eMoveLinks, from, s.fs.Redact(err.Error())), Err: err}
+			return nil, "", &api.Error{Code: api.CodeOf(err), Field: "from", Message: t.msg.Get(eMoveLinks, from, s.fs.Redact(err.Error())), Err: err}
 		}
 		s.moveMOCLine(t, from, to, moved)
 		res := &api.WriteResult{Action: api.ActionMoved, Path: to, From: from, SHA256: sha256Hex(moved), LinksRewritten: linksRewritten, NotesRewritten: notes}

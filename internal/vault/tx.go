@@ -262,13 +262,13 @@ func (s *Service) lockErr(m *texts, err error) error {
 func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error) {
 	m := s.texts(ctx)
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: m.Get(eReadOnly)}
 	}
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
 	if !s.beginWrite() {
-		return nil, &api.Error{Code: api.CodeUnavailable, Message: s.texts(ctx).Get(eShuttingDown)}
+		return nil, &api.Error{Code: api.CodeUnavailable, Message: m.Get(eShuttingDown)}
 	}
 	defer s.inflight.Done()
 	release, exclusive, err := s.lock.Acquire(ctx)
@@ -292,7 +292,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 			err = t.sync(ctx)
 		}
 		if err == nil && ctx.Err() != nil {
-			err = &api.Error{Code: api.CodeCancelled, Message: s.texts(ctx).Get(eCancelled), Err: ctx.Err()}
+			err = &api.Error{Code: api.CodeCancelled, Message: m.Get(eCancelled), Err: ctx.Err()}
 		}
 		if errors.Is(err, errReplan) && attempt < maxPlans {
 			t.discard()
@@ -301,7 +301,7 @@ func (s *Service) write(ctx context.Context, fn txFunc) (*api.WriteResult, error
 		if err != nil {
 			t.discard()
 			if errors.Is(err, errReplan) {
-				return nil, &api.Error{Code: api.CodeConflict, Message: s.texts(ctx).Get(eKeptChanging, attempt, s.fs.Redact(err.Error())), Err: err}
+				return nil, &api.Error{Code: api.CodeConflict, Message: m.Get(eKeptChanging, attempt, s.fs.Redact(err.Error())), Err: err}
 			}
 			return nil, err
 		}
@@ -724,7 +724,7 @@ func (s *Service) commitLocal(ctx context.Context, t *tx) {
 	}
 	list := strings.Join(shown, ", ")
 	if len(dirty) > 5 {
-		list += s.texts(ctx).Get(eAndMore, len(dirty)-5)
+		list += t.msg.Get(eAndMore, len(dirty)-5)
 	}
 	t.warn(wKeptLocal, len(dirty), list, shortID(sha))
 }
@@ -780,7 +780,8 @@ func (s *Service) push(ctx context.Context) (*bool, string) {
 	err := s.git.Push(ctx)
 	pushed := err == nil
 	if err != nil {
-		return &pushed, s.texts(ctx).Get(wPushFailed, s.describePush(s.texts(ctx), err))
+		m := s.texts(ctx)
+		return &pushed, m.Get(wPushFailed, s.describePush(m, err))
 	}
 	return &pushed, ""
 }

@@ -119,10 +119,6 @@ type Service struct {
 	// msg holds the texts of the vault's warnings and refusals, in the
 	// language of opts.Lang (see messages.go).
 	msg *texts
-	// msgs holds the texts of every language of the catalogue, for a call
-	// whose context names the language its caller reads (api.WithLang: a
-	// team server's client).
-	msgs map[string]*texts
 
 	mu        sync.RWMutex // guards notes, unindexed and compound updates of ix+graph
 	notes     map[string]*noteInfo
@@ -221,7 +217,6 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 		log:       opts.Logger,
 		opts:      opts,
 		msg:       catalogue.For(opts.Lang),
-		msgs:      catalogue.All(),
 		notes:     make(map[string]*noteInfo),
 		unindexed: make(map[string]string),
 		ix:        index.New(opts.Index),
@@ -1339,15 +1334,21 @@ func (s *Service) resolveNote(ctx context.Context, field, p string) (string, err
 	return "", &api.Error{Code: string(ve.Code), Field: field, Message: s.texts(ctx).Get(eNotFoundNear, ve.Detail(), vaultfs.QuotePath(near)), Err: err}
 }
 
+// textsByLang holds the texts of every language of the catalogue, for a
+// call whose context names the language its caller reads (api.WithLang: a
+// team server's client).
+var textsByLang = sync.OnceValue(catalogue.All)
+
 // Languages lists the languages the vault's warnings and refusals are
-// worded in (see api.WithLang), sorted.
-func Languages() []string { return slices.Sorted(maps.Keys(catalogue)) }
+// worded in (see api.WithLang), sorted; one slice for every caller (a team
+// server asks at each request), not to be modified.
+var Languages = sync.OnceValue(func() []string { return slices.Sorted(maps.Keys(catalogue)) })
 
 // texts are the texts of the language ctx names (api.WithLang), when the
 // catalogue has it; the vault's own (Options.Lang) otherwise.
 func (s *Service) texts(ctx context.Context) *texts {
 	if lang := api.LangFrom(ctx); lang != "" {
-		if t, ok := s.msgs[msgcat.Base(lang)]; ok {
+		if t, ok := textsByLang()[msgcat.Base(lang)]; ok {
 			return t
 		}
 	}

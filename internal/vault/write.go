@@ -67,7 +67,7 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			// A hash says the caller read the note and means to replace
 			// it: a note deleted or moved since is not silently created
 			// again.
-			return nil, "", Refusals{s.texts(ctx)}.Gone(rel)
+			return nil, "", Refusals{t.msg}.Gone(rel)
 		}
 		if before == nil {
 			// A new name that differs from an existing note's only in
@@ -78,21 +78,21 @@ func (s *Service) writeNote(ctx context.Context, req api.WriteRequest, raw bool)
 			other := s.graph.Resolver().SameName(rel)
 			s.mu.RUnlock()
 			if other != "" {
-				return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "path", Message: s.texts(ctx).Get(eSameName, rel, other)}
+				return nil, "", &api.Error{Code: api.CodeAlreadyExists, Field: "path", Message: t.msg.Get(eSameName, rel, other)}
 			}
 		}
 		if before != nil {
 			current := sha256Hex(before)
 			switch {
 			case req.ExpectedSHA256 == "":
-				return nil, "", Refusals{s.texts(ctx)}.Exists(rel, current)
+				return nil, "", Refusals{t.msg}.Exists(rel, current)
 			case !strings.EqualFold(req.ExpectedSHA256, current):
-				return nil, "", Refusals{s.texts(ctx)}.Changed(rel, current)
+				return nil, "", Refusals{t.msg}.Changed(rel, current)
 			}
 		}
 		content := req.Content
 		if !raw {
-			content, err = s.composeNote(s.texts(ctx), rel, req.Content, req.Frontmatter, before == nil)
+			content, err = s.composeNote(t.msg, rel, req.Content, req.Frontmatter, before == nil)
 			if err != nil {
 				return nil, "", err
 			}
@@ -236,7 +236,7 @@ func (s *Service) EditNote(ctx context.Context, req api.EditRequest) (*api.Write
 		}
 		text := string(before)
 		n, at, end, newText := FindEdit(before, req.OldText, req.NewText)
-		if err := (Refusals{s.texts(ctx)}).EditCount(rel, n); err != nil {
+		if err := (Refusals{t.msg}).EditCount(rel, n); err != nil {
 			return nil, "", err
 		}
 		after := []byte(text[:at] + newText + text[end:])
@@ -301,14 +301,14 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			return nil, "", err
 		}
 		if s.git == nil {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.texts(ctx).Get(eDeleteNoGit, rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: t.msg.Get(eDeleteNoGit, rel)}
 		}
 		committed, err := s.git.Committed(ctx, rel)
 		if err != nil {
 			return nil, "", s.errorf("checking %s in git: %w", rel, err)
 		}
 		if !committed {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: s.texts(ctx).Get(eUncommitted, rel)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: "path", Message: t.msg.Get(eUncommitted, rel)}
 		}
 		s.mu.RLock()
 		sources := s.graph.BacklinkSources(rel)
@@ -325,7 +325,7 @@ func (s *Service) Delete(ctx context.Context, req api.DeleteRequest) (*api.Write
 			}
 		}
 		if len(others) > 0 && !req.Confirm {
-			return nil, "", Refusals{s.texts(ctx)}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
+			return nil, "", Refusals{t.msg}.LinkedTo(rel, len(others), others[:min(len(others), 5)])
 		}
 		if err := t.remove(rel, before); err != nil {
 			return nil, "", fieldErr("path", err)
@@ -360,30 +360,31 @@ const undoField = "version"
 // since on other lines (what git revert does), as one transaction of its
 // own, committed as a revert (which can itself be undone).
 func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResult, error) {
+	m := s.texts(ctx)
 	commit := strings.ToLower(strings.TrimSpace(req.Version))
 	if commit == "" {
-		return nil, api.Invalid(undoField, "%s", s.texts(ctx).Get(vEmpty))
+		return nil, api.Invalid(undoField, "%s", m.Get(vEmpty))
 	}
 	if !gitx.IsCommitID(commit) {
-		return nil, api.Invalid(undoField, "%s", s.texts(ctx).Get(eCommitID))
+		return nil, api.Invalid(undoField, "%s", m.Get(eCommitID))
 	}
 	if s.opts.ReadOnly {
-		return nil, &api.Error{Code: api.CodeReadOnly, Message: s.texts(ctx).Get(eReadOnly)}
+		return nil, &api.Error{Code: api.CodeReadOnly, Message: m.Get(eReadOnly)}
 	}
 	if s.git == nil {
-		return nil, &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eNoGit)}
+		return nil, &api.Error{Code: api.CodeRefused, Field: undoField, Message: m.Get(eNoGit)}
 	}
 	return s.write(ctx, func(ctx context.Context, t *tx) (*api.WriteResult, string, error) {
 		full, err := s.git.ResolveCommit(ctx, commit)
 		if err != nil {
-			return nil, "", &api.Error{Code: api.CodeNotFound, Field: undoField, Message: s.texts(ctx).Get(eNotACommit, commit), Err: err}
+			return nil, "", &api.Error{Code: api.CodeNotFound, Field: undoField, Message: t.msg.Get(eNotACommit, commit), Err: err}
 		}
 		ours, err := s.git.IsOurs(ctx, full)
 		if err != nil {
 			return nil, "", s.errorf("reading %s: %w", commit, err)
 		}
 		if !ours {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eNotOurs, commit)}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: t.msg.Get(eNotOurs, commit)}
 		}
 		t.pruneDirs = true
 		changes, err := s.git.Changes(ctx, full)
@@ -391,7 +392,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.fs.Redact(err.Error()), Err: err}
 		}
 		conflict := func(p string) error {
-			return &api.Error{Code: api.CodeConflict, Field: undoField, Message: s.texts(ctx).Get(eUndoConflict, shortID(full), p)}
+			return &api.Error{Code: api.CodeConflict, Field: undoField, Message: t.msg.Get(eUndoConflict, shortID(full), p)}
 		}
 		for _, c := range changes {
 			if !vaultfs.IsNoteName(c.Path) {
@@ -430,7 +431,7 @@ func (s *Service) Undo(ctx context.Context, req api.UndoRequest) (*api.WriteResu
 			}
 		}
 		if len(t.changes) == 0 {
-			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: s.texts(ctx).Get(eAlreadyUndone, shortID(full))}
+			return nil, "", &api.Error{Code: api.CodeRefused, Field: undoField, Message: t.msg.Get(eAlreadyUndone, shortID(full))}
 		}
 		subject, _ := s.git.Subject(ctx, full)
 		res := &api.WriteResult{Action: api.ActionReverted, Path: full}
