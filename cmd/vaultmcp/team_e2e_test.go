@@ -991,6 +991,9 @@ func TestTeamServerAudit(t *testing.T) {
 	if rows := rowsOf("--since", "1h", "--key", "alice"); len(rows) != 2 || rows[0].Operation != "create" || rows[1].Operation != "key add" {
 		t.Errorf("alice's rows of the last hour: %+v", rows)
 	}
+	if rows := rowsOf("--since", "1d", "--key", "bob"); len(rows) != 3 {
+		t.Errorf("bob's rows of the last day: %+v", rows)
+	}
 	if rows := rowsOf("--since", "2999-01-01"); len(rows) != 0 {
 		t.Errorf("rows after 2999: %+v", rows)
 	}

@@ -265,14 +265,10 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		defer d.Close()
-		p, err := d.Store.Project(ctx, pos[0])
+		p, moved, err := d.RemoveProject(ctx, pos[0])
 		if errors.Is(err, teamstore.ErrNotFound) {
 			return fmt.Errorf("no project %q", pos[0])
 		}
-		if err != nil {
-			return err
-		}
-		moved, err := d.RemoveProject(ctx, p.ID)
 		if err != nil {
 			return err
 		}
@@ -430,7 +426,7 @@ func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	data := dataFlag(fs)
 	project := fs.String("project", "", "only the rows of this project (name or id; a removed project's by its id)")
 	key := fs.String("key", "", "only the rows of the key of this name (a revoked key's too)")
-	since := fs.String("since", "", "only the rows from this time on: RFC 3339 (2026-12-01T09:00:00Z), a date (2026-12-01, UTC) or a duration before now (24h)")
+	since := fs.String("since", "", "only the rows from this time on: RFC 3339 (2026-12-01T09:00:00Z), a date (2026-12-01, UTC) or a duration before now (24h, 7d)")
 	limit := fs.Int("limit", 100, "at most this many rows, the newest")
 	asJSON := fs.Bool("json", false, "one JSON object a line instead of a table")
 	pos, err := parseInterleaved(fs, args, stdout)
@@ -454,13 +450,9 @@ func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer d.Close()
-	names := map[string]string{}
-	ps, err := d.Store.Projects(ctx)
+	names, err := projectNames(ctx, d)
 	if err != nil {
 		return err
-	}
-	for _, p := range ps {
-		names[p.ID] = p.Name
 	}
 	if *project != "" {
 		p, err := d.Store.Project(ctx, *project)
@@ -560,41 +552,43 @@ type auditJSON struct {
 }
 
 // parseExpiry reads --expires of key add and key rotate: "never" (the zero
-// time), a duration from now (with d for days: 90d), a date (midnight UTC)
-// or a time in RFC 3339.
+// time) or a time ahead (see parseWhen).
 func parseExpiry(v string, now time.Time) (time.Time, error) {
 	if v == "never" {
 		return time.Time{}, nil
 	}
-	if n, ok := strings.CutSuffix(v, "d"); ok {
-		if days, err := strconv.Atoi(n); err == nil && days > 0 {
-			return now.Add(time.Duration(days) * 24 * time.Hour), nil
-		}
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return now.Add(d), nil
-	}
-	for _, layout := range []string{time.RFC3339, time.DateOnly} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, nil
-		}
+	if t, ok := parseWhen(v, now, 1); ok {
+		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("--expires %q: give never, a duration from now (90d, 12h), a date (2027-03-01) or a time (2027-03-01T09:00:00Z)", v)
 }
 
-// parseSince reads audit --since: a time in RFC 3339, a date (midnight
-// UTC), or a duration before now.
+// parseSince reads audit --since: a time back (see parseWhen).
 func parseSince(v string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
+	if t, ok := parseWhen(v, now, -1); ok {
 		return t, nil
 	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
+	return time.Time{}, fmt.Errorf("--since %q: give a time (2026-12-01T09:00:00Z), a date (2026-12-01) or a duration before now (24h, 7d)", v)
+}
+
+// parseWhen reads a time given on the command line: RFC 3339, a date
+// (midnight UTC), or a positive duration (Go's, or whole days: 90d) from
+// now, ahead (dir 1) or back (dir -1).
+func parseWhen(v string, now time.Time, dir time.Duration) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339, time.DateOnly} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
 	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return now.Add(-d), nil
+	d, err := time.ParseDuration(v)
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, derr := strconv.Atoi(n)
+		d, err = time.Duration(days)*24*time.Hour, derr
 	}
-	return time.Time{}, fmt.Errorf("--since %q: give a time (2026-12-01T09:00:00Z), a date (2026-12-01) or a duration before now (24h)", v)
+	if err != nil || d <= 0 {
+		return time.Time{}, false
+	}
+	return now.Add(dir * d), true
 }
 
 // projectList is the --project flag of key add: names or ids, repeated or
@@ -616,18 +610,23 @@ func (l *projectList) Set(v string) error {
 	return nil
 }
 
+// projectNames maps the projects' ids to their names.
+func projectNames(ctx context.Context, d *teamserver.Data) (map[string]string, error) {
+	names := map[string]string{}
+	ps, err := d.Store.Projects(ctx)
+	for _, p := range ps {
+		names[p.ID] = p.Name
+	}
+	return names, err
+}
+
 func listKeys(ctx context.Context, d *teamserver.Data, stdout io.Writer) error {
 	now := d.Now()
 	keys, err := d.Store.Keys(ctx)
 	if err != nil {
 		return err
 	}
-	names := map[string]string{}
-	if ps, err := d.Store.Projects(ctx); err == nil {
-		for _, p := range ps {
-			names[p.ID] = p.Name
-		}
-	}
+	names, _ := projectNames(ctx, d) // ids stand in for names it could not read
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSCOPE\tACCESS\tCREATED\tLAST USED\tSTATE\tEXPIRES")
 	for _, k := range keys {

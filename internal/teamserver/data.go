@@ -251,47 +251,47 @@ const removedDir = "removed"
 // while a team-server holds this data directory, and, on PostgreSQL, while
 // any replica is alive. An active key limited to the project alone is a
 // *teamstore.ScopedKeysError: revoke it first.
-func (d *Data) RemoveProject(ctx context.Context, ref string) (string, error) {
+func (d *Data) RemoveProject(ctx context.Context, ref string) (teamstore.Project, string, error) {
 	l, err := d.lock()
 	if err != nil {
-		return "", fmt.Errorf("%w: stop the server first (it holds the project open)", err)
+		return teamstore.Project{}, "", fmt.Errorf("%w: stop the server first (it holds the project open)", err)
 	}
 	defer l.Unlock()
 	if leases, ok := d.Store.(teamstore.Leases); ok {
 		reps, err := leases.Replicas(ctx, d.Now())
 		if err != nil {
-			return "", err
+			return teamstore.Project{}, "", err
 		}
 		if len(reps) > 0 {
-			return "", fmt.Errorf("%d replica(s) of this database are running: stop them first (they hold the project open)", len(reps))
+			return teamstore.Project{}, "", fmt.Errorf("%d replica(s) of this database are running: stop them first (they hold the project open)", len(reps))
 		}
 	}
 	p, err := d.Store.Project(ctx, ref)
 	if err != nil {
-		return "", err
+		return p, "", err
 	}
 	if err := d.Store.RemoveProject(ctx, p.ID); err != nil {
-		return "", err
+		return p, "", err
 	}
 	moved := ""
 	dir := d.VaultDir(p.ID)
 	if _, err := os.Stat(dir); err == nil {
 		moved = filepath.Join(d.Dir, removedDir, p.Name+"-"+p.ID)
 		if err := os.MkdirAll(filepath.Dir(moved), 0o700); err != nil {
-			return "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
+			return p, "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
 		}
 		if err := os.Rename(dir, moved); err != nil {
-			return "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
+			return p, "", fmt.Errorf("project %s is removed, but its vault stays at %s: %w", p.Name, dir, err)
 		}
 	}
-	paths := []string{}
+	var paths []string
 	if moved != "" {
-		paths = append(paths, moved)
+		paths = []string{moved}
 	}
 	if err := d.Store.AppendAudit(ctx, teamstore.AuditEntry{At: d.Now(), Project: p.ID, Operation: "project remove", Result: "ok", Paths: paths}); err != nil {
 		slog.Warn("the project was removed, but its line in the audit log could not be written", "project", p.Name, "err", err)
 	}
-	return moved, nil
+	return p, moved, nil
 }
 
 // AddProject creates a project and its vault: empty, or imported from the

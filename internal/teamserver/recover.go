@@ -40,8 +40,8 @@ func (s *Server) recover(ctx context.Context) error {
 			continue
 		}
 		if uerr := (*UnopenedError)(nil); errors.As(err, &uerr) {
-			// Settled when the project opens (openOrMark); until then a
-			// retry is told the write is in progress.
+			// Settled when the project opens (openOrMark); until then its
+			// requests, a retry of this write included, get 503.
 			s.log.Warn("a write interrupted by a crash waits for its project to open to be settled", "project", uerr.Project, "op", rec.Operation, "idempotency_key", rec.Key)
 			continue
 		}

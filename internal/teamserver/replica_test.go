@@ -1159,11 +1159,11 @@ func TestRemoveProjectWaitsForReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if _, err := admin.RemoveProject(ctx, "team"); err == nil || !strings.Contains(err.Error(), "1 replica(s) of this database are running") {
+	if _, _, err := admin.RemoveProject(ctx, "team"); err == nil || !strings.Contains(err.Error(), "1 replica(s) of this database are running") {
 		t.Fatalf("removal while a replica's heartbeat is live: %v", err)
 	}
 	c.clock.Advance(3 * testTTL)
-	if _, err := admin.RemoveProject(ctx, "team"); err != nil {
+	if _, _, err := admin.RemoveProject(ctx, "team"); err != nil {
 		t.Fatalf("removal once no replica is alive: %v", err)
 	}
 	if _, err := admin.Store.Project(ctx, "team"); !errors.Is(err, teamstore.ErrNotFound) {
