@@ -529,7 +529,7 @@ func runTeamBackup(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "backed up to %s: the database and %d vault(s)", *to, len(rep.Vaults))
+	fmt.Fprintf(stdout, "backed up to %s: the database and %d vault(s) (writes waited %s while the database was copied)", *to, len(rep.Vaults), rep.WritesHeld.Round(time.Millisecond))
 	if len(rep.Remotes) > 0 {
 		fmt.Fprintf(stdout, "; %d project(s) kept in a git remote (%s) are cloned from it again when a server starts on the backup", len(rep.Remotes), strings.Join(rep.Remotes, ", "))
 	}

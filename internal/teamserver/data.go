@@ -39,6 +39,11 @@ type Data struct {
 	Dir   string
 	Store teamstore.Store
 	Now   func() time.Time
+
+	// backupStep, when set (tests), is called by Backup at its steps:
+	// "held" once the database is copied, the vaults still held; "let go"
+	// once their locks are let go, before the vaults are cloned.
+	backupStep func(step string)
 }
 
 // OpenData opens (creating if needed, mode 0700) the data directory and its
@@ -491,8 +496,8 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 	var warnings []string
 	top, err := gitOut(ctx, src, "rev-parse", "--show-toplevel")
 	if err == nil && sameDir(strings.TrimSpace(top), src) {
-		n, err := cloneCommitted(ctx, src, dir)
-		if err != nil {
+		n := uncommitted(ctx, src)
+		if err := cloneCommitted(ctx, src, dir, ""); err != nil {
 			return nil, fmt.Errorf("cloning %s: %w", from, err)
 		}
 		if n > 0 {
@@ -541,19 +546,31 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 }
 
 // cloneCommitted clones the git repository src into dst, without a remote,
-// and says how many changes in src's work tree were not committed (so not
-// cloned).
-func cloneCommitted(ctx context.Context, src, dst string) (uncommitted int, err error) {
-	if _, err := gitOut(ctx, "", "clone", "--quiet", "--no-hardlinks", "--", src, dst); err != nil {
-		return 0, err
+// its branch at the commit at ("" for the branch's last).
+func cloneCommitted(ctx context.Context, src, dst, at string) error {
+	args := []string{"clone", "--quiet", "--no-hardlinks"}
+	if at != "" {
+		args = append(args, "--no-checkout") // checked out at at, once
 	}
-	if _, err := gitOut(ctx, dst, "remote", "remove", "origin"); err != nil {
-		return 0, err
+	if _, err := gitOut(ctx, "", append(args, "--", src, dst)...); err != nil {
+		return err
 	}
-	if st, err := gitOut(ctx, src, "status", "--porcelain"); err == nil && strings.TrimSpace(st) != "" {
-		uncommitted = len(strings.Split(strings.TrimSpace(st), "\n"))
+	if at != "" {
+		if _, err := gitOut(ctx, dst, "reset", "--quiet", "--hard", at); err != nil {
+			return err
+		}
 	}
-	return uncommitted, nil
+	_, err := gitOut(ctx, dst, "remote", "remove", "origin")
+	return err
+}
+
+// uncommitted counts the changes in the work tree of the repository dir
+// that are not committed (so not cloned by cloneCommitted).
+func uncommitted(ctx context.Context, dir string) int {
+	if st, err := gitOut(ctx, dir, "status", "--porcelain"); err == nil && strings.TrimSpace(st) != "" {
+		return len(strings.Split(strings.TrimSpace(st), "\n"))
+	}
+	return 0
 }
 
 // within reports whether the folder p is dir or inside it, symbolic links

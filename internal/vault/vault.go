@@ -314,6 +314,19 @@ func Open(ctx context.Context, opts Options) (*Service, error) {
 	return s, nil
 }
 
+// repoStateBase names the write lock and the journal in a repository's git
+// directory (vaultmcp.lock, vaultmcp-journal).
+const repoStateBase = "vaultmcp"
+
+// WriteLockFile is the write lock's file of a vault in a repository whose
+// git directory is gitDir: a process holding it (internal/writelock) keeps
+// every server's writes to that vault waiting, as a team server's backup
+// does while it copies the metadata (the writes' idempotency records) and
+// reads the vaults' commits at one moment.
+func WriteLockFile(gitDir string) string {
+	return filepath.Join(gitDir, repoStateBase+".lock")
+}
+
 // openWriteState decides where the write lock and the journal live: in the
 // git directory when the vault is in a repository (DESIGN:
 // .git/vaultmcp.lock), else keyed by the vault's path outside it, so that
@@ -333,14 +346,14 @@ func (s *Service) openWriteState(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("locating the git directory for the write lock: %w", err)
 		}
-		dir, base = gd, "vaultmcp"
+		dir, base = gd, repoStateBase
 	} else if gd, ok, err := gitx.FindGitDir(s.fs.Dir()); err != nil {
 		return fmt.Errorf("locating the git directory for the write lock: %w", err)
 	} else if ok {
 		// In a repository, but git cannot run (not installed, not on
 		// PATH): the lock and the journal are still the repository's, the
 		// ones a server that can run git uses on this vault.
-		dir, base = gd, "vaultmcp"
+		dir, base = gd, repoStateBase
 	} else {
 		sum := sha256.Sum256([]byte(s.fs.Dir()))
 		dir, base = os.TempDir(), "vaultmcp-"+hex.EncodeToString(sum[:8])
@@ -348,7 +361,7 @@ func (s *Service) openWriteState(ctx context.Context) error {
 			jdir, old = filepath.Join(s.opts.StateDir, base+"-journal"), filepath.Join(dir, base+"-journal")
 		}
 	}
-	s.lockPath = filepath.Join(dir, base+".lock")
+	s.lockPath = filepath.Join(dir, base+".lock") // WriteLockFile in a repository
 	s.lock = writelock.New(s.lockPath, s.opts.StuckAfter)
 	if s.opts.ReadOnly {
 		return nil
