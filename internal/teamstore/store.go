@@ -13,7 +13,8 @@
 //     revives the same id. At most one row (live or tombstone) holds a path.
 //   - An idempotency record belongs to the API key that made it; BeginIdem
 //     creates at most one live record per (key, idempotency key), and an
-//     expired record counts as absent.
+//     expired answered record counts as absent (a running one never
+//     expires).
 //   - The audit log is append-only: nothing updates or deletes a row.
 //   - Times are stored with microsecond precision and returned in UTC; every
 //     time comes from the caller, so tests drive the clock.
@@ -107,7 +108,12 @@ type Store interface {
 
 	// BeginIdem creates rec (state running) unless a live record exists for
 	// (rec.KeyID, rec.Key): it returns the record now held and whether it
-	// is rec. An expired record (ExpiresAt <= rec.CreatedAt) is replaced.
+	// is rec. An expired answered record (ExpiresAt <= rec.CreatedAt) is
+	// replaced. A running record never expires: its write may be in its
+	// vault, and only settling it (ReleaseIdem, or Record with its answer)
+	// says whether; replaced or purged unsettled, a retry could apply the
+	// write twice (a crash's record in a project that stayed unopenable
+	// for a day).
 	BeginIdem(ctx context.Context, rec Idem) (Idem, bool, error)
 	// ReleaseIdem deletes the running record (keyID, key) whose Token is
 	// token, so that the request may run again; an answered record, or one
@@ -115,7 +121,8 @@ type Store interface {
 	ReleaseIdem(ctx context.Context, keyID, key, token string) error
 	// RunningIdem lists the records still running, oldest first.
 	RunningIdem(ctx context.Context) ([]Idem, error)
-	// PurgeIdem deletes the records expired at a time and says how many.
+	// PurgeIdem deletes the answered records expired at a time and says how
+	// many (running ones are settled, never purged: see BeginIdem).
 	PurgeIdem(ctx context.Context, at time.Time) (int64, error)
 
 	// Audit lists audit rows, newest first.

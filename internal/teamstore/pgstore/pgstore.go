@@ -621,13 +621,13 @@ func scanIdem(r pgx.Row) (teamstore.Idem, error) {
 
 func (s *Store) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Idem, bool, error) {
 	for attempt := 0; ; attempt++ {
-		// Inserted, or an expired record replaced: rec is held.
+		// Inserted, or an expired answered record replaced: rec is held.
 		held, err := scanIdem(s.pool.QueryRow(ctx, `INSERT INTO idempotency AS i (key_id, idem_key, fingerprint, project_id, operation, target, token, state, owner, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, $10)
 			ON CONFLICT (key_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, project_id = EXCLUDED.project_id, operation = EXCLUDED.operation,
 				target = EXCLUDED.target, token = EXCLUDED.token, state = 'running', owner = EXCLUDED.owner, created_at = EXCLUDED.created_at,
 				expires_at = EXCLUDED.expires_at, status = NULL, header = NULL, body = NULL
-			WHERE i.expires_at <= EXCLUDED.created_at
+			WHERE i.expires_at <= EXCLUDED.created_at AND i.state = 'done'
 			RETURNING `+idemColumns,
 			rec.KeyID, rec.Key, rec.Fingerprint, rec.Project, rec.Operation, rec.Target, rec.Token, rec.Owner, rec.CreatedAt, rec.ExpiresAt))
 		if err == nil {
@@ -656,7 +656,7 @@ func (s *Store) RunningIdem(ctx context.Context) ([]teamstore.Idem, error) {
 }
 
 func (s *Store) PurgeIdem(ctx context.Context, at time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE expires_at <= $1`, at)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE expires_at <= $1 AND state = 'done'`, at)
 	if err != nil {
 		return 0, err
 	}

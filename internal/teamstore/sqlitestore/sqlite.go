@@ -578,8 +578,8 @@ func (s *Store) BeginIdem(ctx context.Context, rec teamstore.Idem) (teamstore.Id
 		var err error
 		held, err = scanIdem(tx.QueryRowContext(ctx, `SELECT `+idemColumns+` FROM idempotency WHERE key_id = ? AND idem_key = ?`, rec.KeyID, rec.Key))
 		switch {
-		case err == nil && held.ExpiresAt.After(rec.CreatedAt):
-			return nil
+		case err == nil && (held.State == teamstore.IdemRunning || held.ExpiresAt.After(rec.CreatedAt)):
+			return nil // live, or running (see Store.BeginIdem)
 		case err == nil:
 			if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE key_id = ? AND idem_key = ?`, rec.KeyID, rec.Key); err != nil {
 				return err
@@ -629,7 +629,7 @@ func (s *Store) RunningIdem(ctx context.Context) ([]teamstore.Idem, error) {
 func (s *Store) PurgeIdem(ctx context.Context, at time.Time) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at <= ?`, micro(at))
+		res, err := tx.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at <= ? AND state = 'done'`, micro(at))
 		if err != nil {
 			return err
 		}

@@ -532,8 +532,9 @@ func testIdempotencyScoped(t *testing.T, s teamstore.Store) {
 	}
 }
 
-// A record expires at ExpiresAt: a Begin then replaces it, and PurgeIdem
-// deletes expired records only.
+// An answered record expires at ExpiresAt: a Begin then replaces it, and
+// PurgeIdem deletes it. A running record never expires (its write may be
+// in the vault until it is settled): neither replaced nor purged.
 func testIdempotencyExpiry(t *testing.T, s teamstore.Store) {
 	c := ctx(t)
 	rec := newIdem("k", "old", "fp", t0)
@@ -552,22 +553,31 @@ func testIdempotencyExpiry(t *testing.T, s teamstore.Store) {
 	if !created || held.Fingerprint != "fp2" || held.State != teamstore.IdemRunning {
 		t.Fatalf("at expiry: created=%v %+v, want a new record", created, held)
 	}
-	_, _, err = s.BeginIdem(c, newIdem("k", "young", "fp", t0.Add(12*time.Hour)))
+	young := newIdem("k", "young", "fp", t0.Add(12*time.Hour))
+	_, _, err = s.BeginIdem(c, young)
 	must(t, err)
+	must(t, s.Record(c, teamstore.Record{Project: "p", At: young.CreatedAt, Answer: &teamstore.IdemAnswer{KeyID: "k", Key: "young", Token: young.Token, Response: teamstore.Response{Status: 201, Body: []byte("y")}}}))
 	n, err := s.PurgeIdem(c, t0.Add(24*time.Hour+time.Hour))
 	must(t, err)
 	if n != 0 {
 		t.Errorf("PurgeIdem removed %d record(s) not yet expired", n)
 	}
-	n, err = s.PurgeIdem(c, t0.Add(36*time.Hour))
+	// Two days on, "young" (answered) has expired and goes; "old", running
+	// since it was begun again a day ago, stays, and holds its key.
+	n, err = s.PurgeIdem(c, t0.Add(72*time.Hour))
 	must(t, err)
 	if n != 1 {
-		t.Errorf("PurgeIdem at +36h removed %d, want 1 (young)", n)
+		t.Errorf("PurgeIdem at +72h removed %d, want 1 (young, answered)", n)
 	}
 	running, err := s.RunningIdem(c)
 	must(t, err)
-	if len(running) != 1 || running[0].Key != "old" {
-		t.Errorf("left: %+v, want the renewed old", running)
+	if len(running) != 1 || running[0].Key != "old" || running[0].Token != later.Token {
+		t.Errorf("left: %+v, want the renewed old, running", running)
+	}
+	held, created, err = s.BeginIdem(c, newIdem("k", "old", "fp3", t0.Add(72*time.Hour)))
+	must(t, err)
+	if created || held.Token != later.Token || held.State != teamstore.IdemRunning {
+		t.Errorf("a Begin over a running record a day past its expiry: created=%v %+v, want it kept", created, held)
 	}
 }
 
