@@ -28,9 +28,10 @@ import (
 // advertiseAttempts and advertisePause bound the check: a replica that has
 // just started answers at once, but its listener may lag behind a proxy or
 // a port mapping in front of it.
-const advertiseAttempts = 5
-
-var advertisePause = time.Second // a variable for the tests
+const (
+	advertiseAttempts = 5
+	advertisePause    = time.Second
+)
 
 // errNotVaultmcp: the advertised URL answered, not as a vaultmcp server.
 var errNotVaultmcp = errors.New("the answer to /healthz is not a vaultmcp server's")
@@ -41,12 +42,8 @@ func (r *replication) checkAdvertise(ctx context.Context, advertise string) {
 	var other string
 	var err error
 	for i := range advertiseAttempts {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(advertisePause):
-			}
+		if i > 0 && !r.wait(ctx, advertisePause) {
+			return
 		}
 		if other, err = r.whoAnswers(ctx, advertise); err == nil {
 			break
@@ -61,6 +58,22 @@ func (r *replication) checkAdvertise(ctx context.Context, advertise string) {
 		s.log.Error("the --advertise URL reaches another replica, not this one: requests forwarded to this replica would land there; /readyz says not ready until this replica is started with its own address", "advertise", advertise, "answered_by", other, "replica", s.instance)
 	default:
 		s.log.Debug("the --advertise URL reaches this replica", "advertise", advertise)
+	}
+}
+
+// wait pauses for d, false when ctx ends first; through r.pause when set
+// (the tests' clock).
+func (r *replication) wait(ctx context.Context, d time.Duration) bool {
+	if r.pause != nil {
+		return r.pause(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

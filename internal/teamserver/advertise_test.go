@@ -1,8 +1,10 @@
 package teamserver
 
 import (
+	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +15,18 @@ import (
 // one makes it not ready, saying why; nothing at all is logged as an error,
 // its readiness left alone; itself is fine.
 func TestAdvertiseChecked(t *testing.T) {
-	defer func(p time.Duration) { advertisePause = p }(advertisePause)
-	advertisePause = 20 * time.Millisecond
 	c := newCluster(t, 1)
 	a := c.reps[0]
+	// The pauses between attempts, taken at once and counted: only the
+	// replica advertised where nothing listens tries more than once.
+	var pmu sync.Mutex
+	var pauses []time.Duration
+	c.pause = func(ctx context.Context, d time.Duration) bool {
+		pmu.Lock()
+		pauses = append(pauses, d)
+		pmu.Unlock()
+		return ctx.Err() == nil
+	}
 	var logB, logC lockedLog
 	// B was given A's address (a unit file copied from A's machine).
 	b := c.startFull("", c.db, a.http.URL, slog.New(slog.NewTextHandler(&logB, nil)))
@@ -44,6 +54,11 @@ func TestAdvertiseChecked(t *testing.T) {
 	if !strings.Contains(logC.String(), `level=ERROR msg="the --advertise URL does not reach this replica`) {
 		t.Errorf("the log of the replica advertised where nothing listens:\n%s", logC.String())
 	}
+	pmu.Lock()
+	if want := []time.Duration{time.Second, time.Second, time.Second, time.Second}; !slices.Equal(pauses, want) {
+		t.Errorf("pauses between the attempts: %v, want %v (5 attempts a second apart, by the one advertised where nothing listens)", pauses, want)
+	}
+	pmu.Unlock()
 	for name, rp := range map[string]*replicaProc{"the replica at its own URL": a, "the one advertised where nothing listens": cc} {
 		if got := ready(rp); got.status != 200 {
 			t.Errorf("readiness of %s: %d %s", name, got.status, got.body)

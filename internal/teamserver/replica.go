@@ -79,6 +79,9 @@ type replication struct {
 	// wrongAdvertise is the replica that answered at this one's advertised
 	// URL, when another (advertise.go).
 	wrongAdvertise atomic.Pointer[string]
+	// pause, when set (tests), stands for the timer of the advertised
+	// URL's check between its attempts (wait).
+	pause func(ctx context.Context, d time.Duration) bool
 
 	mu        sync.Mutex
 	advertise string

@@ -37,6 +37,9 @@ type cluster struct {
 	key   string
 	p     teamstore.Project
 	bare  string // the project's git remote
+	// pause, when set, is given to the replicas started next (see
+	// replication.pause).
+	pause func(ctx context.Context, d time.Duration) bool
 }
 
 type replicaProc struct {
@@ -141,6 +144,7 @@ func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *repli
 	if advertise == "" {
 		advertise = rp.http.URL
 	}
+	srv.rep.pause = c.pause
 	srv.rep.start(advertise)
 	c.t.Cleanup(func() {
 		if !rp.dead {

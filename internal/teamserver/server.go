@@ -302,18 +302,29 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 	}
 	s.mu.Lock()
 	f, failed := s.unopened[p.ID]
-	if failed && s.now().Sub(f.at) >= openRetry {
-		// This request tries again; the others meanwhile are answered as
-		// before, instead of each attempting the open (a clone) at once.
-		f.at = s.now()
-		s.unopened[p.ID] = f
-		failed = false
+	if failed && s.claimRetryLocked(p.ID, s.now()) {
+		failed = false // this request tries again
 	}
 	s.mu.Unlock()
 	if failed {
 		return nil, &UnopenedError{Project: p.Name, Err: f.err}
 	}
 	return s.openOrMark(ctx, p)
+}
+
+// claimRetryLocked says whether the unopened project id is due to be tried
+// again at now, and if so claims that attempt: the next is due openRetry
+// after it, so while it runs the other requests (and the upkeep) are
+// answered as before instead of each attempting the open (a clone) at
+// once. With s.mu held.
+func (s *Server) claimRetryLocked(id string, now time.Time) bool {
+	f, failed := s.unopened[id]
+	if !failed || now.Sub(f.at) < openRetry {
+		return false
+	}
+	f.at = now
+	s.unopened[id] = f
+	return true
 }
 
 // openRetry is how long the requests of a project that could not be
@@ -381,8 +392,8 @@ func (s *Server) retryUnopened(ctx context.Context) {
 	now := s.now()
 	var due []teamstore.Project
 	s.mu.Lock()
-	for _, f := range s.unopened {
-		if now.Sub(f.at) >= openRetry {
+	for id, f := range s.unopened {
+		if s.claimRetryLocked(id, now) {
 			due = append(due, f.meta)
 		}
 	}

@@ -2,9 +2,16 @@ package teamserver
 
 import (
 	"context"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 )
@@ -78,4 +85,135 @@ func wantMetric(t *testing.T, e *env, line string) {
 		}
 	}
 	t.Errorf("no line %q in /metrics", line)
+}
+
+// stallingRemote is a git remote served over smart HTTP by git's own
+// http-backend, whose answers can be refused (503) or held until let go.
+type stallingRemote struct {
+	url     string
+	mu      sync.Mutex
+	mode    string // "serve", "refuse" or "hold"
+	held    int    // requests that reached the hold
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newStallingRemote(t *testing.T) *stallingRemote {
+	t.Helper()
+	root := t.TempDir()
+	bare := filepath.Join(root, "vault.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", bare, "config", "http.receivepack", "true").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	r := &stallingRemote{mode: "serve", entered: make(chan struct{}, 16), release: make(chan struct{})}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		mode := r.mode
+		if mode == "hold" {
+			r.held++
+		}
+		r.mu.Unlock()
+		switch mode {
+		case "refuse":
+			http.Error(w, "not now", http.StatusServiceUnavailable)
+			return
+		case "hold":
+			r.entered <- struct{}{}
+			<-r.release
+		}
+		backend.ServeHTTP(w, req)
+	}))
+	t.Cleanup(func() {
+		r.letGo()
+		hs.Close()
+	})
+	r.url = hs.URL + "/vault.git"
+	return r
+}
+
+func (r *stallingRemote) set(mode string) {
+	r.mu.Lock()
+	r.mode = mode
+	r.mu.Unlock()
+}
+
+func (r *stallingRemote) holds() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
+}
+
+// letGo serves the held requests and those to come.
+func (r *stallingRemote) letGo() {
+	r.set("serve")
+	select {
+	case <-r.release:
+	default:
+		close(r.release)
+	}
+}
+
+// A retry of a project that could not be opened is made by one request at
+// a time (here a clone from its git remote, held by the remote): the
+// requests meanwhile, and the upkeep, are answered 503 at once instead of
+// each cloning; once the clone is let go, the project is served.
+func TestUnopenedProjectRetriedOnce(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	remote := newStallingRemote(t)
+	p, _, err := e.data.CreateProject(ctx, ProjectSpec{Name: "remote", From: filepath.Join("..", "..", "examples", "vault"), Remote: remote.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stop()
+	if err := os.RemoveAll(e.vaultDir(p)); err != nil {
+		t.Fatal(err)
+	}
+	remote.set("refuse")
+	e.start(envOpts{})
+	wantStatus(t, "a project whose clone failed", e.do("GET", "/api/projects/remote/files", e.rw, nil), 503, teamapi.CodeUnavailable)
+
+	e.clock.Advance(openRetry)
+	remote.set("hold")
+	first := make(chan answer, 1)
+	go func() { first <- e.do("GET", "/api/projects/remote/files", e.rw, nil) }()
+	select {
+	case <-remote.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the due retry never reached the remote")
+	}
+	// While that clone is held: another request, and the upkeep, do not
+	// clone again (each would be held too, and this test would time out).
+	other := make(chan answer, 1)
+	go func() { other <- e.do("GET", "/api/projects/remote/files", e.rw, nil) }()
+	select {
+	case a := <-other:
+		wantStatus(t, "a request while the retry runs", a, 503, teamapi.CodeUnavailable)
+	case <-time.After(10 * time.Second):
+		t.Error("a request while the retry runs attempted the open too")
+	}
+	upkept := make(chan struct{})
+	go func() {
+		e.srv.upkeep(ctx)
+		close(upkept)
+	}()
+	select {
+	case <-upkept:
+	case <-time.After(10 * time.Second):
+		t.Error("the upkeep attempted the open while the retry ran")
+	}
+	if n := remote.holds(); n != 1 {
+		t.Errorf("%d requests reached the remote while the clone was held, want 1", n)
+	}
+	remote.letGo()
+	wantStatus(t, "the request that retried", <-first, 200, "")
+	wantStatus(t, "a request once it opened", e.do("GET", "/api/projects/remote/files", e.rw, nil), 200, "")
 }
