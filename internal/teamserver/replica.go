@@ -82,6 +82,8 @@ type replication struct {
 	// pause, when set (tests), stands for the timer of the advertised
 	// URL's check between its attempts (wait).
 	pause func(ctx context.Context, d time.Duration) bool
+	// roundWait, when set (tests), is roundBound.
+	roundWait time.Duration
 
 	mu        sync.Mutex
 	advertise string
@@ -126,6 +128,21 @@ func newReplication(s *Server, leases teamstore.Leases) *replication {
 // margin is how close to its expiry a lease is confirmed again before a
 // write relies on it.
 func (r *replication) margin() time.Duration { return r.ttl / 4 }
+
+// roundBound bounds a round of renewals (the heartbeat and every held
+// lease): a database that hangs (a stuck server, a network dropping
+// packets without closing the connection) fails the round once a third of
+// the lease's life is spent, so that the leases running out are let go
+// and the next round finds a connection that answers; unbounded, a call
+// waited for the kernel to give up on its connection (about 15 minutes),
+// and this replica renewed nothing meanwhile. roundWait overrides it
+// (tests).
+func (r *replication) roundBound() time.Duration {
+	if r.roundWait > 0 {
+		return r.roundWait
+	}
+	return r.ttl / 3
+}
 
 func (r *replication) advertised() string {
 	r.mu.Lock()
@@ -227,11 +244,13 @@ func (r *replication) tick(ctx context.Context) {
 
 // renew is the heartbeat: the replica is alive, and its leases are renewed
 // (or given up).
-func (r *replication) renew(ctx context.Context) {
+func (r *replication) renew(bg context.Context) {
 	s := r.s
+	ctx, cancel := context.WithTimeout(bg, r.roundBound())
+	defer cancel()
 	now := s.now()
 	adv := r.advertised()
-	if err := r.leases.Heartbeat(ctx, s.instance, adv, now, r.ttl); err != nil && ctx.Err() == nil {
+	if err := r.leases.Heartbeat(ctx, s.instance, adv, now, r.ttl); err != nil && bg.Err() == nil {
 		s.log.Warn("replica heartbeat", "err", err)
 	}
 	r.mu.Lock()
@@ -247,10 +266,13 @@ func (r *replication) renew(ctx context.Context) {
 			h.set(l)
 		case errors.Is(err, teamstore.ErrLeaseLost):
 			r.release(id, h, "the lease could not be renewed: "+err.Error())
-		case ctx.Err() != nil:
+		case bg.Err() != nil:
 			return
 		default:
-			if !now.Before(h.get().ExpiresAt.Add(-r.margin())) {
+			// The database failed or did not answer within the round
+			// (then every lease left is told at once): by the clock as it
+			// is now, not as the round began.
+			if !s.now().Before(h.get().ExpiresAt.Add(-r.margin())) {
 				r.release(id, h, "the database cannot be reached to renew the lease: "+err.Error())
 			} else {
 				s.log.Warn("renewing a lease failed; retrying at the next tick", "project", id, "err", err)

@@ -37,9 +37,10 @@ type cluster struct {
 	key   string
 	p     teamstore.Project
 	bare  string // the project's git remote
-	// pause, when set, is given to the replicas started next (see
-	// replication.pause).
-	pause func(ctx context.Context, d time.Duration) bool
+	// pause and roundWait, when set, are given to the replicas started
+	// next (see replication.pause and roundWait).
+	pause     func(ctx context.Context, d time.Duration) bool
+	roundWait time.Duration
 }
 
 type replicaProc struct {
@@ -144,7 +145,7 @@ func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *repli
 	if advertise == "" {
 		advertise = rp.http.URL
 	}
-	srv.rep.pause = c.pause
+	srv.rep.pause, srv.rep.roundWait = c.pause, c.roundWait
 	srv.rep.start(advertise)
 	c.t.Cleanup(func() {
 		if !rp.dead {

@@ -36,6 +36,12 @@ func (s *Server) settleLoop(ctx context.Context) {
 	}
 }
 
+// storeWait bounds a database call of the background work (listing the
+// records to settle, purging): a database that hangs fails the call, and
+// the work is tried again at its next round, instead of holding up every
+// round after it.
+const storeWait = 10 * time.Second
+
 // purgeEvery is how often a running server drops the idempotency records
 // whose 24 hours are over (at its start too).
 const purgeEvery = time.Hour
@@ -69,6 +75,8 @@ func (s *Server) purgeExpired(ctx context.Context) {
 	}
 	s.purgeMu.Unlock()
 	if due {
+		ctx, cancel := context.WithTimeout(ctx, storeWait)
+		defer cancel()
 		if n, err := s.store.PurgeIdem(ctx, now); err != nil {
 			s.log.Warn("removing expired idempotency records", "err", err)
 		} else if n > 0 {
@@ -105,7 +113,9 @@ func (s *Server) isRunning(token string) bool {
 // released (so a retry applies them), a fencing commit is pushed on top of
 // the remote's branch, so that a push of theirs still on its way is refused.
 func (s *Server) settleStale(ctx context.Context, pr *project) {
-	recs, err := s.store.RunningIdem(ctx)
+	lctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	recs, err := s.store.RunningIdem(lctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("listing the running idempotency records", "err", err)
@@ -125,7 +135,7 @@ func (s *Server) settleStale(ctx context.Context, pr *project) {
 	// at start (recover.go); only this one's own are left.
 	alive := map[string]bool{}
 	if s.rep != nil {
-		reps, err := s.rep.leases.Replicas(ctx, s.now())
+		reps, err := s.rep.leases.Replicas(lctx, s.now())
 		if err != nil {
 			return
 		}

@@ -1,0 +1,61 @@
+package teamserver
+
+import (
+	"testing"
+	"time"
+
+	"github.com/vaultmcp/vaultmcp/internal/pgtest"
+)
+
+// A database that stops answering (its connections kept open) does not
+// stop a replica's renewals: a round gives up within its bound, a lease
+// that still has life is kept, one that runs out meanwhile is let go
+// (the vault is another replica's to serve), and once the database answers
+// again the replica renews and serves as before.
+func TestRenewalsOutliveAHangingDatabase(t *testing.T) {
+	c := newCluster(t, 1)
+	stall := pgtest.WithStall(t, c.db)
+	c.roundWait = 300 * time.Millisecond
+	b := c.startWith("", stall.URL)
+	held := func() bool {
+		b.srv.rep.mu.Lock()
+		defer b.srv.rep.mu.Unlock()
+		_, ok := b.srv.rep.held[c.p.ID]
+		return ok
+	}
+	round := func(what string) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() {
+			b.srv.rep.renew(b.srv.rep.bg)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: a round of renewals waits for the hanging database", what)
+		}
+	}
+	wantStatus(t, "a request that takes the vault's lease", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	if !held() {
+		t.Fatal("the replica that served the request holds no lease")
+	}
+
+	stall.Set(true)
+	round("with the lease's life ahead")
+	if !held() {
+		t.Error("a lease with most of its life ahead was let go at the first failed round")
+	}
+	c.clock.Advance(testTTL)
+	round("with the lease run out")
+	if held() {
+		t.Error("a lease that ran out while the database hung is still held")
+	}
+
+	stall.Set(false)
+	round("once the database answers")
+	wantStatus(t, "a request once the database answers", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	if !held() {
+		t.Error("the replica did not take the lease again")
+	}
+}
