@@ -77,10 +77,11 @@ func credential(r *http.Request) string {
 	return ""
 }
 
-// keyLookupTimeout bounds looking a key up (and recording its use): a
-// database that does not answer at all (a primary frozen or cut off during
-// a failover) makes the request 503 unavailable, which clients retry,
-// instead of holding it until the client gives up.
+// keyLookupTimeout bounds looking a key up (and recording its use), and
+// beginning a write's idempotency record (write.go): a database that does
+// not answer at all (a primary frozen or cut off during a failover) makes
+// the request 503 unavailable, which clients retry, instead of holding it
+// until the client gives up.
 const keyLookupTimeout = 5 * time.Second
 
 // authenticate finds the key of a request, or the answer refusing it.

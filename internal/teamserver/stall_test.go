@@ -3,8 +3,6 @@ package teamserver
 import (
 	"testing"
 	"time"
-
-	"github.com/vaultmcp/vaultmcp/internal/pgtest"
 )
 
 // A database that stops answering (its connections kept open) does not
@@ -14,9 +12,9 @@ import (
 // again the replica renews and serves as before.
 func TestRenewalsOutliveAHangingDatabase(t *testing.T) {
 	c := newCluster(t, 1)
-	stall := pgtest.WithStall(t, c.db)
+	px, db := newCutProxy(t, c.db)
 	c.roundWait = 300 * time.Millisecond
-	b := c.startWith("", stall.URL)
+	b := c.startWith("", db)
 	held := func() bool {
 		b.srv.rep.mu.Lock()
 		defer b.srv.rep.mu.Unlock()
@@ -41,7 +39,13 @@ func TestRenewalsOutliveAHangingDatabase(t *testing.T) {
 		t.Fatal("the replica that served the request holds no lease")
 	}
 
-	stall.Set(true)
+	px.stall()
+	stalled := true
+	defer func() {
+		if stalled { // a failure below: let the cleanup's calls through
+			px.resume()
+		}
+	}()
 	round("with the lease's life ahead")
 	if !held() {
 		t.Error("a lease with most of its life ahead was let go at the first failed round")
@@ -52,7 +56,8 @@ func TestRenewalsOutliveAHangingDatabase(t *testing.T) {
 		t.Error("a lease that ran out while the database hung is still held")
 	}
 
-	stall.Set(false)
+	px.resume()
+	stalled = false
 	round("once the database answers")
 	wantStatus(t, "a request once the database answers", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
 	if !held() {

@@ -182,7 +182,13 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 		Token: teamstore.NewID(), Owner: s.instance, CreatedAt: now, ExpiresAt: now.Add(IdemTTL)}
 	s.running(rec.Token, true)
 	defer s.running(rec.Token, false)
-	held, created, err := s.store.BeginIdem(ctx, rec)
+	// Bounded as the key's lookup is: nothing is applied yet, so a
+	// database that hangs answers 503 and the retry works once it is
+	// back. (A record the database stored all the same, its answer lost,
+	// is this replica's, not in flight: the settler releases it.)
+	bctx, cancel := context.WithTimeout(ctx, keyLookupTimeout)
+	held, created, err := s.store.BeginIdem(bctx, rec)
+	cancel()
 	if err != nil {
 		// The metadata store does not answer (a database restarting or
 		// failing over): nothing was done, and the retry works once it is
