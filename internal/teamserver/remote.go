@@ -84,6 +84,60 @@ func (s *Server) removeCloneLeftovers() {
 	}
 }
 
+// moveRemovedVaults moves aside the vault folders of projects removed
+// while this server was stopped by a project remove run elsewhere (on
+// PostgreSQL, another replica's data directory holds their clones): a
+// folder named by a project id the database no longer has, whose removal
+// the audit log records, goes to removed/<id> as project remove does
+// (never deleted). A folder the audit log does not account for is left
+// and named in the log.
+func (s *Server) moveRemovedVaults(ctx context.Context) {
+	dir := filepath.Join(s.cfg.Data.Dir, vaultsDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return // no vault yet
+	}
+	var known map[string]bool
+	for _, e := range ents {
+		if !e.IsDir() || !IsID(e.Name()) {
+			continue
+		}
+		if known == nil {
+			ps, err := s.store.Projects(ctx)
+			if err != nil {
+				s.log.Warn("listing the projects to find the vaults of removed ones", "err", err)
+				return
+			}
+			known = make(map[string]bool, len(ps))
+			for _, p := range ps {
+				known[p.ID] = true
+			}
+		}
+		id := e.Name()
+		if known[id] {
+			continue
+		}
+		rows, err := s.store.Audit(ctx, teamstore.AuditQuery{Project: id, Limit: 1}) // newest first: a removal is the last row
+		if err != nil {
+			s.log.Warn("reading the audit log to find the vaults of removed projects", "err", err)
+			return
+		}
+		if len(rows) == 0 || rows[0].Operation != "project remove" {
+			s.log.Warn("a vault folder belongs to no project, and the audit log does not say it was removed: left where it is", "folder", filepath.Join(dir, id))
+			continue
+		}
+		to := filepath.Join(s.cfg.Data.Dir, removedDir, id)
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err == nil {
+			err = os.Rename(filepath.Join(dir, id), to)
+		}
+		if err != nil {
+			s.log.Warn("the vault of a removed project could not be moved aside", "folder", filepath.Join(dir, id), "err", err)
+			continue
+		}
+		s.log.Info("the vault of a project removed meanwhile moved aside", "project_id", id, "to", to)
+	}
+}
+
 // syncClone brings a clone no service has open yet to the remote's branch.
 func syncClone(ctx context.Context, dir, branch string) error {
 	r, err := gitx.Open(ctx, dir)

@@ -1177,4 +1177,32 @@ func TestRemoveProjectWaitsForReplicas(t *testing.T) {
 	if leases, err := admin.Store.(teamstore.Leases).Leases(ctx); err != nil || len(leases) != 0 {
 		t.Errorf("leases after the removal: %+v %v", leases, err)
 	}
+
+	// The replica's clone of the removed vault is in its own data
+	// directory: moved aside when it starts again; a folder the audit log
+	// does not account for stays.
+	rp := c.reps[0]
+	rp.srv.Close()
+	clone := rp.data.VaultDir(c.p.ID)
+	if _, err := os.Stat(filepath.Join(clone, ".git")); err != nil {
+		t.Fatalf("the replica had no clone of the vault: %v", err)
+	}
+	stray := rp.data.VaultDir(teamstore.NewID())
+	if err := os.MkdirAll(stray, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(ctx, Config{Data: rp.data, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := os.Stat(clone); !os.IsNotExist(err) {
+		t.Errorf("the removed vault's clone is still in vaults/: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(rp.data.Dir, "removed", c.p.ID, ".git")); err != nil {
+		t.Errorf("the removed vault's clone was not moved aside: %v", err)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Errorf("a folder of no project, not removed by the audit log's account, was moved: %v", err)
+	}
 }

@@ -193,6 +193,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.met = newServerMetrics(s)
 	s.removeCloneLeftovers()
+	s.moveRemovedVaults(ctx)
 	if leases, ok := s.store.(teamstore.Leases); ok {
 		// Replicas: vaults are opened as their leases are taken (replica.go),
 		// and each settles the writes its previous owner left running.
