@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -188,5 +189,33 @@ func runKilledChild(t *testing.T, child, dir string) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the child was not killed (err %v):\n%s", err, out)
+	}
+}
+
+// TestClearCrashedLocksOfThisProcessID: a ledger named with this process's
+// id that this process never wrote is a dead process's whose id came round
+// again (a server that is a container's first process has the same id at
+// every start): its locks are cleared as any dead process's.
+func TestClearCrashedLocksOfThisProcessID(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	writeFile(t, dir, "a.md", "ours\n")
+	runKilledChild(t, "TestIndexWriteKilledChild", dir)
+	ledgers, _ := filepath.Glob(filepath.Join(dir, ".git", LockLedgerPrefix+"*"))
+	if len(ledgers) != 1 {
+		t.Fatalf("ledgers after the kill: %v", ledgers)
+	}
+	mine := filepath.Join(dir, ".git", LockLedgerPrefix+strconv.Itoa(os.Getpid()))
+	if err := os.Rename(ledgers[0], mine); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, ".git", "index.lock")
+	if removed, err := open(t, dir).ClearCrashedLocks(); err != nil || len(removed) != 1 || removed[0] != lock {
+		t.Fatalf("ClearCrashedLocks = %v, %v; want %s", removed, err, lock)
+	}
+	if _, err := os.Lstat(mine); !os.IsNotExist(err) {
+		t.Errorf("the dead process's ledger is still there: %v", err)
 	}
 }

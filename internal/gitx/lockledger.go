@@ -120,6 +120,7 @@ func (l *lockLedger) record(op byte, ino uint64, p string) {
 		os.Remove(l.path)
 		return
 	}
+	writtenLedgers.Store(filepath.Clean(l.path), true)
 	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return
@@ -127,6 +128,9 @@ func (l *lockLedger) record(op byte, ino uint64, p string) {
 	f.WriteString(string(op) + " " + strconv.FormatUint(ino, 10) + " " + p + "\n") // one write: whole or none
 	f.Close()
 }
+
+// writtenLedgers holds the ledgers this process wrote (cleaned paths).
+var writtenLedgers sync.Map
 
 // ClearCrashedLocks removes the git lock files that vaultmcp processes
 // killed while committing left in the git directory gitDir (see the ledger
@@ -142,8 +146,12 @@ func ClearCrashedLocks(gitDir string) ([]string, error) {
 	var removed []string
 	var firstErr error
 	for _, path := range ledgers {
-		if filepath.Base(path) == own {
-			continue // this process's: it is between commits, or in one
+		if _, mine := writtenLedgers.Load(filepath.Clean(path)); mine && filepath.Base(path) == own {
+			// This process's: it is between commits, or in one. A ledger
+			// with this process's id that it never wrote is a dead one's
+			// whose id came round again (a server run as a container's
+			// first process has the same id at every start).
+			continue
 		}
 		data, err := os.ReadFile(path)
 		var written time.Time

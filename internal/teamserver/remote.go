@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -139,10 +140,18 @@ func (s *Server) moveRemovedVaults(ctx context.Context) {
 }
 
 // syncClone brings a clone no service has open yet to the remote's branch.
-func syncClone(ctx context.Context, dir, branch string) error {
+func syncClone(ctx context.Context, log *slog.Logger, dir, branch string) error {
 	r, err := gitx.Open(ctx, dir)
 	if err != nil {
 		return err
+	}
+	// git's lock files that a server killed while committing left (gitx's
+	// lock ledger): git refuses the reset below while they are there, and
+	// the vault's own recovery, which clears them too, runs only once the
+	// clone is synced. No other server uses this data directory (its lock),
+	// so no other ledger is a live process's.
+	if removed, err := r.ClearCrashedLocks(); len(removed) > 0 || err != nil {
+		log.Warn("clearing the git lock files an interrupted commit left in the clone", "removed", len(removed), "err", err)
 	}
 	tip, err := r.Fetch(ctx, branch)
 	if err != nil {

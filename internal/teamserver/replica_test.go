@@ -129,6 +129,13 @@ func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *repli
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	c.t.Cleanup(func() { d.Close() })
+	return c.serve(d, addr, advertise, log)
+}
+
+// serve starts a replica on the data directory d (see startFull).
+func (c *cluster) serve(d *Data, addr, advertise string, log *slog.Logger) *replicaProc {
+	c.t.Helper()
 	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL, Logger: log})
 	if err != nil {
 		c.t.Fatal(err)
@@ -152,7 +159,6 @@ func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *repli
 			rp.http.Close()
 		}
 		srv.Close()
-		d.Close()
 	})
 	return rp
 }

@@ -250,7 +250,7 @@ func (s *Server) open(ctx context.Context, p teamstore.Project) (*project, error
 		if err := s.ensureClone(ctx, p); err != nil {
 			return nil, fmt.Errorf("project %s: %w", p.Name, err)
 		}
-		if err := syncClone(ctx, dir, p.Branch); err != nil {
+		if err := syncClone(ctx, s.log.With("project", p.Name), dir, p.Branch); err != nil {
 			if s.rep != nil {
 				return nil, fmt.Errorf("project %s: %w", p.Name, err)
 			}
