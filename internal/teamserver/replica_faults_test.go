@@ -1,15 +1,18 @@
 package teamserver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
+	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
 
 // A database that stops answering (its connections kept open) does not
@@ -121,4 +124,27 @@ func TestReplicaRestartsAfterAKilledCommit(t *testing.T) {
 	}
 	body, ct := multipartBody(t, "after-restart.md", "# After the restart\n")
 	wantStatus(t, "a write once restarted", c.do(b, "POST", "/api/projects/team/files", body, "Content-Type", ct), 201, "")
+}
+
+// A store call that fails because the database is gone (its connections
+// cut, new ones refused) is answered 503 unavailable, which clients retry,
+// not 500: a key checked just before the database went away let an update
+// reach its file lookup, answered "internal error" (found by restarting
+// PostgreSQL under writes).
+func TestStoreGoneIsUnavailable(t *testing.T) {
+	c := newCluster(t, 1)
+	px, db := newCutProxy(t, c.db)
+	b := c.startWith("", db)
+	wantStatus(t, "a request while the database answers", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+	px.close()
+	defer px.restore()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := b.srv.store.File(ctx, c.p.ID, teamstore.NewID())
+	if err == nil || !teamstore.Unavailable(err) {
+		t.Fatalf("a file lookup with the database gone: %v, want an unavailable store", err)
+	}
+	if resp := vaultError(err); resp.status != 503 || !strings.Contains(string(resp.body), `"code":"unavailable"`) {
+		t.Errorf("its answer: %d %s", resp.status, resp.body)
+	}
 }

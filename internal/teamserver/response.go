@@ -141,6 +141,12 @@ func vaultError(err error) *response {
 	} else if errors.Is(err, teamstore.ErrNotFound) {
 		d.Code = teamapi.CodeNotFound
 		code = string(vaultfs.CodeNotFound)
+	} else if teamstore.Unavailable(err) {
+		// The database failed under the request (restarting, failing
+		// over): a client retries a 503, not a 500.
+		resp := errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the server's database or storage does not answer right now; retry")
+		resp.header.Set("Retry-After", "1")
+		return resp
 	}
 	status, ok := statusOf[code]
 	if !ok {
