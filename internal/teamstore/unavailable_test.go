@@ -22,7 +22,7 @@ func TestUnavailable(t *testing.T) {
 		{fmt.Errorf("file: %w", ErrNotFound), false},
 		{errors.New("some refusal"), false},
 		{context.Canceled, false},
-		{&pgconn.PgError{Code: "23505"}, false}, // a unique violation: the request's own fault
+		{&pgconn.PgError{Code: "23505"}, false},                     // a unique violation: the request's own fault
 		{fmt.Errorf("x: %w", &pgconn.PgError{Code: "57P03"}), true}, // starting up
 		{&pgconn.PgError{Code: "57P01"}, true},                      // shut down by the administrator
 		{&pgconn.PgError{Code: "08006"}, true},                      // connection failure
