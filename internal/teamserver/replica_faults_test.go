@@ -2,7 +2,9 @@ package teamserver
 
 import (
 	"context"
+	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,5 +91,58 @@ func TestStoreGoneIsUnavailable(t *testing.T) {
 	}
 	if resp := vaultError(err); resp.status != 503 || !strings.Contains(string(resp.body), `"code":"unavailable"`) {
 		t.Errorf("its answer: %d %s", resp.status, resp.body)
+	}
+}
+
+// A database that stops answering once a write is applied, before its
+// answer is recorded: the bookkeeping gives up within its bound and the
+// client gets the write's answer (it was applied, and pushed), instead of
+// a request held until the kernel gives up on the connection; the record
+// stays running, the settler books the write from its commit once the
+// database answers, and a retry gets the stored answer, applied once.
+func TestBookkeepingOutlivesAHangingDatabase(t *testing.T) {
+	c := newCluster(t, 1)
+	px, db := newCutProxy(t, c.db)
+	var stallNext, stalled atomic.Bool
+	c.storeWait = 300 * time.Millisecond
+	c.afterApply = func() {
+		if stallNext.CompareAndSwap(true, false) {
+			px.stall()
+			stalled.Store(true)
+		}
+	}
+	b := c.startWith("", db)
+	defer func() {
+		if stalled.Load() { // a failure below: let the cleanup's calls through
+			px.resume()
+		}
+	}()
+	wantStatus(t, "a request that takes the vault's lease", c.do(b, "GET", "/api/projects/team/files", nil), 200, "")
+
+	stallNext.Store(true)
+	body, ct := multipartBody(t, "hung.md", "# Written as the database hung\n")
+	answered := make(chan answer, 1)
+	go func() {
+		answered <- c.do(b, "POST", "/api/projects/team/files", body, "Content-Type", ct, "Idempotency-Key", "hung-1")
+	}()
+	var first answer
+	select {
+	case first = <-answered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the write's answer waits for the hanging database")
+	}
+	wantStatus(t, "the write applied as the database hung", first, 201, "")
+	px.resume()
+	stalled.Store(false)
+
+	b.srv.rep.upkeep(b.srv.rep.bg) // the settler's round
+	retry := c.do(b, "POST", "/api/projects/team/files", body, "Content-Type", ct, "Idempotency-Key", "hung-1")
+	wantStatus(t, "the retry once the database answers", retry, 201, "")
+	if retry.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the retry was not answered from the record: %s", retry.body)
+	}
+	out, err := exec.Command("git", "-C", c.bare, "log", "--format=%H", "main", "--", "hung.md").Output()
+	if err != nil || len(strings.Fields(string(out))) != 1 {
+		t.Errorf("commits of hung.md in the remote: %q %v, want one", out, err)
 	}
 }

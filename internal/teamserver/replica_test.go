@@ -41,6 +41,10 @@ type cluster struct {
 	// next (see replication.pause and roundWait).
 	pause     func(ctx context.Context, d time.Duration) bool
 	roundWait time.Duration
+	// storeWait and afterApply, when set, are given to the servers
+	// started next (see Server.storeWaitTest and afterApply).
+	storeWait  time.Duration
+	afterApply func()
 }
 
 type replicaProc struct {
@@ -140,6 +144,7 @@ func (c *cluster) serve(d *Data, addr, advertise string, log *slog.Logger) *repl
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	srv.storeWaitTest, srv.afterApply = c.storeWait, c.afterApply
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	if addr != "" {
 		hs.Listener.Close()

@@ -77,6 +77,11 @@ type Config struct {
 // Server is the team server: the REST API over the projects of a data
 // directory.
 type Server struct {
+	// storeWaitTest and afterApply are the tests': a shorter storeWait, and
+	// a call once a write is applied, before its answer is recorded.
+	storeWaitTest time.Duration
+	afterApply    func()
+
 	cfg      Config
 	store    teamstore.Store
 	log      *slog.Logger

@@ -37,10 +37,20 @@ func (s *Server) settleLoop(ctx context.Context) {
 }
 
 // storeWait bounds a database call of the background work (listing the
-// records to settle, purging): a database that hangs fails the call, and
-// the work is tried again at its next round, instead of holding up every
-// round after it.
+// records to settle, purging) and a write's bookkeeping: a database that
+// hangs fails the call, and the work is tried again at its next round (a
+// write's bookkeeping by the settler, from its commit), instead of holding
+// up every round after it, or the request until the kernel gives up on the
+// connection (about 15 minutes).
 const storeWait = 10 * time.Second
+
+// storeBound is storeWait, or the tests' shorter bound.
+func (s *Server) storeBound() time.Duration {
+	if s.storeWaitTest > 0 {
+		return s.storeWaitTest
+	}
+	return storeWait
+}
 
 // purgeEvery is how often a running server drops the idempotency records
 // whose 24 hours are over (at its start too).
@@ -75,7 +85,7 @@ func (s *Server) purgeExpired(ctx context.Context) {
 	}
 	s.purgeMu.Unlock()
 	if due {
-		ctx, cancel := context.WithTimeout(ctx, storeWait)
+		ctx, cancel := context.WithTimeout(ctx, s.storeBound())
 		defer cancel()
 		if n, err := s.store.PurgeIdem(ctx, now); err != nil {
 			s.log.Warn("removing expired idempotency records", "err", err)
@@ -113,7 +123,7 @@ func (s *Server) isRunning(token string) bool {
 // released (so a retry applies them), a fencing commit is pushed on top of
 // the remote's branch, so that a push of theirs still on its way is refused.
 func (s *Server) settleStale(ctx context.Context, pr *project) {
-	lctx, cancel := context.WithTimeout(ctx, storeWait)
+	lctx, cancel := context.WithTimeout(ctx, s.storeBound())
 	defer cancel()
 	recs, err := s.store.RunningIdem(lctx)
 	if err != nil {

@@ -221,6 +221,9 @@ func (s *Server) applyIdem(ctx context.Context, k *teamstore.Key, op writeOp, re
 	defer op.pr.book.RUnlock()
 	out := s.applyOp(ctx, k, op, rec.Token)
 	s.crash(CrashAfterApply)
+	if s.afterApply != nil {
+		s.afterApply()
+	}
 	if out.unbooked != nil {
 		// Applied, but its bookkeeping could not be read: storing this
 		// answer would replay an error to every retry and leave the write
@@ -311,6 +314,10 @@ func (s *Server) finish(ctx context.Context, k *teamstore.Key, op writeOp, out *
 	rec.Answer = answer
 	s.met.writes.Inc(op.op, out.result)
 	s.log.Info("write", "project", op.pr.meta.Name, "key", k.Name, "op", op.op, "paths", strings.Join(paths, ","), "version", out.version, "result", out.result, "status", out.resp.status)
+	// Bounded (storeWait): a write unbooked stays running and is booked
+	// from its commit by the settler.
+	ctx, cancel := context.WithTimeout(ctx, s.storeBound())
+	defer cancel()
 	return s.store.Record(ctx, rec)
 }
 
@@ -406,7 +413,9 @@ func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult,
 func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
 	// One time for the bookkeeping and the answer, at the store's precision.
 	at := s.now().UTC().Truncate(time.Microsecond)
-	rec, files, err := s.reconcile(ctx, pr, res, message, at)
+	rctx, cancel := context.WithTimeout(ctx, s.storeBound()) // see finish
+	rec, files, err := s.reconcile(rctx, pr, res, message, at)
+	cancel()
 	if err != nil {
 		s.log.Error("recording the files of a write", "err", err)
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
