@@ -219,3 +219,36 @@ func TestClearCrashedLocksOfThisProcessID(t *testing.T) {
 		t.Errorf("the dead process's ledger is still there: %v", err)
 	}
 }
+
+// TestClearCrashedLocksKeepsThisProcessLocks: the ledger this process is
+// writing (a commit of its own under way) is never taken for a dead one's,
+// however the git directory's path is spelled.
+func TestClearCrashedLocksKeepsThisProcessLocks(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	r := open(t, dir)
+	l := r.ledger("")
+	lock := filepath.Join(dir, ".git", "index.lock")
+	l.intend(lock)
+	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.took(lock, f)
+	f.Close()
+	defer func() {
+		os.Remove(lock)
+		l.released(lock)
+	}()
+	link := filepath.Join(t.TempDir(), "gitdir")
+	if err := os.Symlink(filepath.Join(dir, ".git"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, gitDir := range []string{filepath.Join(dir, ".git"), link, filepath.Join(dir, ".git", "..", ".git")} {
+		if removed, err := ClearCrashedLocks(gitDir); err != nil || len(removed) != 0 {
+			t.Fatalf("ClearCrashedLocks(%s) = %v, %v; want this process's lock kept", gitDir, removed, err)
+		}
+		if _, err := os.Lstat(lock); err != nil {
+			t.Fatalf("this process's lock was removed: %v", err)
+		}
+	}
+}

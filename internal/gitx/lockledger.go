@@ -132,6 +132,26 @@ func (l *lockLedger) record(op byte, ino uint64, p string) {
 // writtenLedgers holds the ledgers this process wrote (cleaned paths).
 var writtenLedgers sync.Map
 
+// wroteLedger says whether this process wrote the ledger at path, however
+// the path is spelled (the same file as one it wrote).
+func wroteLedger(path string) bool {
+	if _, ok := writtenLedgers.Load(filepath.Clean(path)); ok {
+		return true
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	mine := false
+	writtenLedgers.Range(func(k, _ any) bool {
+		if o, err := os.Stat(k.(string)); err == nil && os.SameFile(o, fi) {
+			mine = true
+		}
+		return !mine
+	})
+	return mine
+}
+
 // ClearCrashedLocks removes the git lock files that vaultmcp processes
 // killed while committing left in the git directory gitDir (see the ledger
 // above), each only if it is still the file that process took, and then
@@ -146,7 +166,7 @@ func ClearCrashedLocks(gitDir string) ([]string, error) {
 	var removed []string
 	var firstErr error
 	for _, path := range ledgers {
-		if _, mine := writtenLedgers.Load(filepath.Clean(path)); mine && filepath.Base(path) == own {
+		if filepath.Base(path) == own && wroteLedger(path) {
 			// This process's: it is between commits, or in one. A ledger
 			// with this process's id that it never wrote is a dead one's
 			// whose id came round again (a server run as a container's
