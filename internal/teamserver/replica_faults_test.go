@@ -2,12 +2,16 @@ package teamserver
 
 import (
 	"context"
+	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
 
@@ -144,5 +148,31 @@ func TestBookkeepingOutlivesAHangingDatabase(t *testing.T) {
 	out, err := exec.Command("git", "-C", c.bare, "log", "--format=%H", "main", "--", "hung.md").Output()
 	if err != nil || len(strings.Fields(string(out))) != 1 {
 		t.Errorf("commits of hung.md in the remote: %q %v, want one", out, err)
+	}
+}
+
+// beginRefused is a store whose idempotency records cannot be begun, as
+// SQLite's when its disk is full.
+type beginRefused struct{ teamstore.Store }
+
+func (beginRefused) BeginIdem(context.Context, teamstore.Idem) (teamstore.Idem, bool, error) {
+	return teamstore.Idem{}, false, errors.New("database or disk is full (13)")
+}
+
+// A write whose idempotency record the database refuses (its disk full)
+// is 503 with nothing done, saying the database refused it, not that it
+// does not answer.
+func TestBeginRefusedSaysSo(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	e.data.Store = beginRefused{e.data.Store}
+	e.start(envOpts{})
+	a := e.create(e.rw, "ex", "full.md", "# Full\n", "Idempotency-Key", "full-1")
+	wantStatus(t, "a write the database refuses to begin", a, 503, teamapi.CodeUnavailable)
+	if !strings.Contains(string(a.body), "the server's database refused it") {
+		t.Errorf("its message: %s", a.body)
+	}
+	if _, err := os.Stat(filepath.Join(e.vaultDir(e.ex), "full.md")); !os.IsNotExist(err) {
+		t.Errorf("the note was written: %v", err)
 	}
 }

@@ -191,10 +191,15 @@ func (s *Server) runWrite(w http.ResponseWriter, r *http.Request, k *teamstore.K
 	cancel()
 	if err != nil {
 		// The metadata store does not answer (a database restarting or
-		// failing over): nothing was done, and the retry works once it is
-		// back, as for a key that cannot be checked.
+		// failing over), or refused (its disk full): nothing was done, and
+		// the retry works once it is back, as for a key that cannot be
+		// checked.
 		s.log.Error("beginning an idempotency record", "err", err)
-		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the write cannot be started right now (the server's database does not answer); nothing was changed: retry").write(w)
+		why := "the server's database does not answer"
+		if !teamstore.Unavailable(err) {
+			why = "the server's database refused it; the server's log says why"
+		}
+		errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the write cannot be started right now (%s); nothing was changed: retry", why).write(w)
 		return
 	}
 	if !created {
