@@ -93,8 +93,8 @@ func TestStoreGoneIsUnavailable(t *testing.T) {
 	if err == nil || !teamstore.Unavailable(err) {
 		t.Fatalf("a file lookup with the database gone: %v, want an unavailable store", err)
 	}
-	if resp := vaultError(err); resp.status != 503 || !strings.Contains(string(resp.body), `"code":"unavailable"`) {
-		t.Errorf("its answer: %d %s", resp.status, resp.body)
+	if resp := vaultError(err); resp.status != 503 || !strings.Contains(string(resp.body), `"code":"unavailable"`) || resp.header.Get("Retry-After") == "" {
+		t.Errorf("its answer: %d %v %s", resp.status, resp.header, resp.body)
 	}
 }
 

@@ -143,10 +143,9 @@ func vaultError(err error) *response {
 		code = string(vaultfs.CodeNotFound)
 	} else if teamstore.Unavailable(err) {
 		// The database failed under the request (restarting, failing
-		// over): a client retries a 503, not a 500.
-		resp := errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the server's database or storage does not answer right now; retry")
-		resp.header.Set("Retry-After", "1")
-		return resp
+		// over): a client retries a 503 (with Retry-After, errResponse),
+		// not a 500.
+		return errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "the server's database or storage does not answer right now; retry")
 	}
 	status, ok := statusOf[code]
 	if !ok {

@@ -320,9 +320,8 @@ const repoStateBase = "vaultmcp"
 
 // WriteLockFile is the write lock's file of a vault in a repository whose
 // git directory is gitDir: a process holding it (internal/writelock) keeps
-// every server's writes to that vault waiting, as a team server's backup
-// does while it copies the metadata (the writes' idempotency records) and
-// reads the vaults' commits at one moment.
+// every server's writes to that vault waiting, so that it sees the vault
+// still (a backup).
 func WriteLockFile(gitDir string) string {
 	return filepath.Join(gitDir, repoStateBase+".lock")
 }
