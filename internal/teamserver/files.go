@@ -46,6 +46,8 @@ func wireFile(f teamstore.File, fi vaultfs.FileInfo, hash string) teamapi.File {
 // its bookkeeping meanwhile: a note the server just created, moved or
 // revived gets the id its write recorded, with no version of its own.
 func (s *Server) ensure(ctx context.Context, pr *project, paths []string) ([]teamstore.File, error) {
+	ctx, cancel := s.storeCtx(ctx)
+	defer cancel()
 	pr.book.Lock()
 	defer pr.book.Unlock()
 	var present, hashes []string
@@ -88,7 +90,9 @@ func (s *Server) ensure(ctx context.Context, pr *project, paths []string) ([]tea
 
 // listFiles lists the notes of a project whose path passes keep, with ids.
 func (s *Server) listFiles(ctx context.Context, pr *project, keep func(string) bool) ([]teamapi.File, error) {
-	live, err := s.store.LiveFiles(ctx, pr.meta.ID)
+	lctx, cancel := s.storeCtx(ctx)
+	live, err := s.store.LiveFiles(lctx, pr.meta.ID)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +172,9 @@ func (s *Server) describe(ctx context.Context, pr *project, fi vaultfs.FileInfo)
 		}
 		return teamapi.File{}, false, err
 	}
-	f, err := s.store.FileByPath(ctx, pr.meta.ID, got.Path)
+	fctx, cancel := s.storeCtx(ctx)
+	f, err := s.store.FileByPath(fctx, pr.meta.ID, got.Path)
+	cancel()
 	if err != nil || !f.Live() {
 		if err != nil && !errors.Is(err, teamstore.ErrNotFound) {
 			return teamapi.File{}, false, err
@@ -200,7 +206,9 @@ func (s *Server) describePath(ctx context.Context, pr *project, rel string) (tea
 // liveFile finds a live file by id whose note exists: the file, its bytes,
 // or the 404 answer.
 func (s *Server) liveFile(ctx context.Context, pr *project, id string) (teamstore.File, []byte, vaultfs.FileInfo, *response) {
-	f, err := s.store.File(ctx, pr.meta.ID, id)
+	fctx, cancel := s.storeCtx(ctx)
+	f, err := s.store.File(fctx, pr.meta.ID, id)
+	cancel()
 	if err != nil || !f.Live() {
 		if err != nil && !errors.Is(err, teamstore.ErrNotFound) {
 			return f, nil, vaultfs.FileInfo{}, vaultError(err)
@@ -290,7 +298,9 @@ func (s *Server) handleVersions(w http.ResponseWriter, r *http.Request, _ *teams
 		return
 	}
 	id := r.PathValue("id")
-	f, err := s.store.File(r.Context(), pr.meta.ID, id)
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	f, err := s.store.File(ctx, pr.meta.ID, id)
 	if err != nil || !f.Live() {
 		if err != nil && !errors.Is(err, teamstore.ErrNotFound) {
 			vaultError(err).write(w)
@@ -299,7 +309,7 @@ func (s *Server) handleVersions(w http.ResponseWriter, r *http.Request, _ *teams
 		errorf(http.StatusNotFound, teamapi.CodeNotFound, "no file %q in project %s", id, pr.meta.Name).write(w)
 		return
 	}
-	vs, err := s.store.Versions(r.Context(), pr.meta.ID, f.ID)
+	vs, err := s.store.Versions(ctx, pr.meta.ID, f.ID)
 	if err != nil {
 		vaultError(err).write(w)
 		return

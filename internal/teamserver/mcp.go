@@ -93,6 +93,8 @@ func (s *Server) onlyProject(ctx context.Context, k *teamstore.Key) string {
 	if len(k.Projects) == 1 {
 		return k.Projects[0]
 	}
+	ctx, cancel := s.storeCtx(ctx)
+	defer cancel()
 	ps, err := s.store.Projects(ctx)
 	if err != nil || len(ps) != 1 || !k.Allows(ps[0].ID) {
 		return ""

@@ -373,6 +373,8 @@ func (r *replication) projectMeta(ctx context.Context, ref string) (teamstore.Pr
 	if ok {
 		return p, nil
 	}
+	ctx, cancel := r.s.storeCtx(ctx)
+	defer cancel()
 	p, err := r.s.store.Project(ctx, ref)
 	if err != nil {
 		return p, err

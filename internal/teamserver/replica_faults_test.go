@@ -3,6 +3,8 @@ package teamserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
+	"github.com/vaultmcp/vaultmcp/internal/oauth/oauthtest"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
@@ -175,4 +179,80 @@ func TestBeginRefusedSaysSo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.vaultDir(e.ex), "full.md")); !os.IsNotExist(err) {
 		t.Errorf("the note was written: %v", err)
 	}
+}
+
+// The reads of a request whose credential is checked without the database
+// (an OAuth token) are bounded too: while the database hangs, listing the
+// projects or a project's files, a file and its versions are each answered
+// 503 unavailable (which clients retry) within the bound, not held until
+// the client gives up; once the database answers, the same reads work.
+func TestReadsOutliveAHangingDatabase(t *testing.T) {
+	idp := oauthtest.New(t)
+	c := newCluster(t, 1)
+	c.oauth = &oauth.Verifier{Issuer: idp.Issuer(), Audience: oauthAudience, Now: c.clock.Now}
+	c.storeWait = 300 * time.Millisecond
+	px, db := newCutProxy(t, c.db)
+	b := c.startWith("", db)
+	token := idp.Sign(t, "RS256", idp.KidRSA(), idp.Claims(oauthAudience, c.clock.Now(), "vault:read", nil))
+	read := func(path string) answer {
+		t.Helper()
+		return c.do(b, "GET", path, nil, "X-API-Key", "", "Authorization", "Bearer "+token)
+	}
+	list := read("/api/projects/team/files")
+	wantStatus(t, "the files, with the lease taken", list, 200, "")
+	var files teamapi.FileList
+	list.json(t, &files)
+	if len(files.Files) == 0 {
+		t.Fatalf("no files: %s", list.body)
+	}
+	id := files.Files[0].ID
+	paths := []string{"/api/projects", "/api/projects/team/files", "/api/projects/team/files/" + id, "/api/projects/team/files/" + id + "/versions"}
+
+	px.stall()
+	stalled := true
+	defer func() {
+		if stalled { // a failure below: let the cleanup's calls through
+			px.resume()
+		}
+	}()
+	for _, p := range paths {
+		got := make(chan answer, 1)
+		go func() { got <- read(p) }()
+		select {
+		case a := <-got:
+			wantStatus(t, p+" as the database hangs", a, 503, teamapi.CodeUnavailable)
+			if a.header.Get("Retry-After") == "" {
+				t.Errorf("%s: no Retry-After", p)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s waits for the hanging database", p)
+		}
+	}
+	px.resume()
+	stalled = false
+	for _, p := range paths {
+		wantStatus(t, p+" once the database answers", read(p), 200, "")
+	}
+}
+
+// projectGone is a store that cannot be reached for a project's lookup.
+type projectGone struct{ teamstore.Store }
+
+func (projectGone) Project(context.Context, string) (teamstore.Project, error) {
+	return teamstore.Project{}, fmt.Errorf("looking up the project: %w", io.ErrUnexpectedEOF)
+}
+
+// A project that cannot be looked up because the database does not answer
+// is 503 unavailable (retry), not 500 nor 404.
+func TestProjectLookupUnavailable(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	e.data.Store = projectGone{e.data.Store}
+	e.start(envOpts{})
+	a := e.do("GET", "/api/projects/nosuch/files", e.rw, nil)
+	wantStatus(t, "a project looked up as the database is gone", a, 503, teamapi.CodeUnavailable)
+	if !strings.Contains(string(a.body), "does not answer") {
+		t.Errorf("its message: %s", a.body)
+	}
+	wantStatus(t, "an open project", e.do("GET", "/api/projects/ex/files", e.rw, nil), 200, "")
 }

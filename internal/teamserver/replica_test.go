@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/pgtest"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
@@ -45,6 +46,8 @@ type cluster struct {
 	// started next (see Server.storeWaitTest and afterApply).
 	storeWait  time.Duration
 	afterApply func()
+	// oauth, when set, is the token verifier of the servers started next.
+	oauth *oauth.Verifier
 }
 
 type replicaProc struct {
@@ -140,7 +143,7 @@ func (c *cluster) startFull(addr, db, advertise string, log *slog.Logger) *repli
 // serve starts a replica on the data directory d (see startFull).
 func (c *cluster) serve(d *Data, addr, advertise string, log *slog.Logger) *replicaProc {
 	c.t.Helper()
-	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL, Logger: log})
+	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL, Logger: log, OAuth: c.oauth})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -122,6 +122,10 @@ func (s *Server) withProjectRef(ref string, w http.ResponseWriter, r *http.Reque
 			return
 		}
 		s.log.Error("opening a project", "project", ref, "err", err)
+		if teamstore.Unavailable(err) {
+			errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "project %q cannot be looked up right now (the server's database does not answer); retry", ref).write(w)
+			return
+		}
 		errorf(http.StatusInternalServerError, teamapi.CodeInternal, "project %q cannot be opened", ref).write(w)
 		return
 	}
@@ -184,7 +188,9 @@ func (s *Server) handleProjects(w http.ResponseWriter, r *http.Request, k *teams
 		methodNotAllowed(w, "GET")
 		return
 	}
-	ps, err := s.store.Projects(r.Context())
+	ctx, cancel := s.storeCtx(r.Context())
+	ps, err := s.store.Projects(ctx)
+	cancel()
 	if err != nil {
 		vaultError(err).write(w)
 		return

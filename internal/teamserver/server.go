@@ -302,7 +302,9 @@ func (s *Server) project(ctx context.Context, ref string) (*project, error) {
 		}
 	}
 	s.mu.Unlock()
-	p, err := s.store.Project(ctx, ref)
+	pctx, cancel := s.storeCtx(ctx)
+	p, err := s.store.Project(pctx, ref)
+	cancel()
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,19 @@ func (s *Server) storeBound() time.Duration {
 	return storeWait
 }
 
+// storeCtx bounds the database calls a request makes beyond its key's
+// lookup (keyLookupTimeout): finding a project, listing projects and
+// files, a file's row and versions, the ids a read gives new notes, the
+// audit row of a refused write. A database that hangs then makes the
+// request 503 unavailable after storeWait, which clients retry, rather than
+// holding it until the client gives up — and holding the project's
+// bookkeeping lock (ensure), which the writes wait for, as long. A request
+// whose key was checked without the database (an OAuth token) meets the
+// hang here first.
+func (s *Server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.storeBound())
+}
+
 // purgeEvery is how often a running server drops the idempotency records
 // whose 24 hours are over (at its start too).
 const purgeEvery = time.Hour

@@ -105,9 +105,11 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, k *teamstore.Key
 		idemKey = ""
 	}
 	e := teamstore.AuditEntry{At: s.now(), KeyID: k.ID, KeyName: k.Name, Project: pr.meta.ID, Operation: op, Paths: paths, IdempotencyKey: idemKey, Result: code}
-	if err := s.store.AppendAudit(context.WithoutCancel(r.Context()), e); err != nil {
+	actx, cancel := s.storeCtx(context.WithoutCancel(r.Context()))
+	if err := s.store.AppendAudit(actx, e); err != nil {
 		s.log.Error("recording a refused write", "err", err)
 	}
+	cancel()
 	s.log.Info("write refused", "project", pr.meta.Name, "key", k.Name, "op", op, "paths", target, "result", code, "status", resp.status)
 	resp.write(w)
 }
@@ -115,6 +117,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, k *teamstore.Key
 // filePath is the path of a file id for an audit row (the id itself when
 // the project has no such file).
 func (s *Server) filePath(ctx context.Context, pr *project, id string) string {
+	ctx, cancel := s.storeCtx(ctx)
+	defer cancel()
 	if f, err := s.store.File(ctx, pr.meta.ID, id); err == nil {
 		return f.Path
 	}
@@ -452,7 +456,10 @@ func (s *Server) fileAnswer(ctx context.Context, pr *project, at time.Time, file
 	f, ok := files[path]
 	if !ok {
 		// Not written (the same bytes again): the file as the store has it.
-		if f, err = s.store.FileByPath(ctx, pr.meta.ID, path); err != nil {
+		fctx, cancel := s.storeCtx(ctx)
+		f, err = s.store.FileByPath(fctx, pr.meta.ID, path)
+		cancel()
+		if err != nil {
 			return teamapi.File{}, err
 		}
 		return wireFile(f, got, h), nil
