@@ -256,3 +256,58 @@ func TestProjectLookupUnavailable(t *testing.T) {
 	}
 	wantStatus(t, "an open project", e.do("GET", "/api/projects/ex/files", e.rw, nil), 200, "")
 }
+
+// rowReadFails is a store whose reads of a file's row by path fail while
+// fail is set, as a database going away would.
+type rowReadFails struct {
+	teamstore.Store
+	fail *atomic.Bool
+}
+
+func (s rowReadFails) FileByPath(ctx context.Context, project, path string) (teamstore.File, error) {
+	if s.fail.Load() {
+		return teamstore.File{}, fmt.Errorf("reading the row: %w", io.ErrUnexpectedEOF)
+	}
+	return s.Store.FileByPath(ctx, project, path)
+}
+
+// A write of the same bytes again whose answer cannot be built (the
+// database fails as the file's row is read) is not stored as the answer of
+// its Idempotency-Key: the retry with the same key, once the database
+// answers, gets the file, not the failure replayed.
+func TestSameBytesAnswerNotStoredOnFailure(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.stop()
+	fail := new(atomic.Bool)
+	e.data.Store = rowReadFails{e.data.Store, fail}
+	e.start(envOpts{})
+	created := e.create(e.rw, "ex", "same.md", "# Same\n\nBytes.\n")
+	wantStatus(t, "create", created, 201, "")
+	var fa teamapi.FileAnswer
+	created.json(t, &fa)
+	put := func() answer {
+		return e.do("PUT", "/api/projects/ex/files/"+fa.File.ID, e.rw, []byte("# Same\n\nBytes.\n"),
+			"Content-Type", "application/octet-stream", "Idempotency-Key", "same-1")
+	}
+	fail.Store(true)
+	first := put()
+	fail.Store(false)
+	if first.status < 500 {
+		t.Fatalf("the same bytes as the row cannot be read: %d %s, want a 5xx", first.status, first.body)
+	}
+	retry := put()
+	wantStatus(t, "the retry once the database answers", retry, 200, "")
+	if retry.header.Get("Idempotent-Replayed") == "true" {
+		t.Errorf("the retry was replayed: %s", retry.body)
+	}
+	var got teamapi.FileAnswer
+	retry.json(t, &got)
+	if got.File.ID != fa.File.ID || got.File.ContentHash != fa.File.ContentHash {
+		t.Errorf("the retry's file: %+v, want %+v", got.File, fa.File)
+	}
+	again := put()
+	wantStatus(t, "the same key once more", again, 200, "")
+	if again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the answer was not stored: %s", again.body)
+	}
+}

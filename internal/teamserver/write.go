@@ -430,7 +430,18 @@ func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult
 		return &outcome{resp: errorf(http.StatusInternalServerError, teamapi.CodeInternal, "the change was applied (version %s) but the server could not record it: internal error", versionOf(res)),
 			paths: writtenPaths(res), version: versionOf(res), result: teamapi.CodeInternal, applied: true, unbooked: err, at: at}
 	}
-	return &outcome{resp: answer(at, files), rec: rec, paths: writtenPaths(res), version: versionOf(res), applied: true, at: at}
+	resp := answer(at, files)
+	if resp.status >= 500 && len(res.Files) == 0 {
+		// Nothing changed (the same bytes again) and the answer could not
+		// be built (the database failing as the file's row was read): no
+		// definite answer to store for every retry to replay. The record
+		// is let go (no commit carries its token), and a retry runs the
+		// write again, which changes nothing again.
+		out := failed(resp)
+		out.paths = writtenPaths(res)
+		return out
+	}
+	return &outcome{resp: resp, rec: rec, paths: writtenPaths(res), version: versionOf(res), applied: true, at: at}
 }
 
 // writtenPaths are the paths a write's audit row names: the notes it
