@@ -391,7 +391,9 @@ func (r *replication) route(ctx context.Context, meta teamstore.Project) (*proje
 		if pr := r.serving(meta.ID); pr != nil {
 			return pr, teamstore.Lease{}, nil
 		}
-		l, err := r.leases.Lease(ctx, meta.ID)
+		lctx, cancel := s.storeCtx(ctx)
+		l, err := r.leases.Lease(lctx, meta.ID)
+		cancel()
 		switch {
 		case err == nil && l.Live(s.now()) && l.Owner != s.instance:
 			return nil, l, nil

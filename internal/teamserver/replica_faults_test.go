@@ -193,11 +193,13 @@ func TestReadsOutliveAHangingDatabase(t *testing.T) {
 	c.storeWait = 300 * time.Millisecond
 	px, db := newCutProxy(t, c.db)
 	b := c.startWith("", db)
+	other := c.startWith("", db) // serves nothing: it looks the vault's lease up
 	token := idp.Sign(t, "RS256", idp.KidRSA(), idp.Claims(oauthAudience, c.clock.Now(), "vault:read", nil))
-	read := func(path string) answer {
+	readAt := func(rp *replicaProc, path string) answer {
 		t.Helper()
-		return c.do(b, "GET", path, nil, "X-API-Key", "", "Authorization", "Bearer "+token)
+		return c.do(rp, "GET", path, nil, "X-API-Key", "", "Authorization", "Bearer "+token)
 	}
+	read := func(path string) answer { t.Helper(); return readAt(b, path) }
 	list := read("/api/projects/team/files")
 	wantStatus(t, "the files, with the lease taken", list, 200, "")
 	var files teamapi.FileList
@@ -206,6 +208,7 @@ func TestReadsOutliveAHangingDatabase(t *testing.T) {
 		t.Fatalf("no files: %s", list.body)
 	}
 	id := files.Files[0].ID
+	wantStatus(t, "the files through the other replica", readAt(other, "/api/projects/team/files"), 200, "")
 	paths := []string{"/api/projects", "/api/projects/team/files", "/api/projects/team/files/" + id, "/api/projects/team/files/" + id + "/versions"}
 
 	px.stall()
@@ -227,6 +230,14 @@ func TestReadsOutliveAHangingDatabase(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%s waits for the hanging database", p)
 		}
+	}
+	got := make(chan answer, 1)
+	go func() { got <- readAt(other, "/api/projects/team/files") }()
+	select {
+	case a := <-got:
+		wantStatus(t, "a replica looking the vault's lease up as the database hangs", a, 503, teamapi.CodeUnavailable)
+	case <-time.After(20 * time.Second):
+		t.Fatal("a replica looking the vault's lease up waits for the hanging database")
 	}
 	px.resume()
 	stalled = false
