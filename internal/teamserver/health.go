@@ -97,7 +97,8 @@ type serverMetrics struct {
 	takeovers       *metrics.CounterVec
 	takeoverSeconds *metrics.HistogramVec
 	leaseLosses     *metrics.CounterVec
-	// notes of new versions: sent, received, missed.
+	// notes of new versions: sent, dropped (too many waiting), received,
+	// missed.
 	notes *metrics.CounterVec
 }
 
@@ -115,7 +116,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 		takeovers:       reg.Counter("vaultmcp_lease_takeovers_total", "Vault leases taken (the vault opened to serve it), by result.", "result"),
 		takeoverSeconds: reg.Histogram("vaultmcp_lease_takeover_duration_seconds", "Time to take a vault over: the lease, the clone or fetch, the index.", []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}),
 		leaseLosses:     reg.Counter("vaultmcp_lease_losses_total", "Vault leases given up because they could not be renewed."),
-		notes:           reg.Counter("vaultmcp_version_notes_total", "Notes of new versions between replicas: sent, received, missed.", "kind"),
+		notes:           reg.Counter("vaultmcp_version_notes_total", "Notes of new versions between replicas: sent, dropped, received, missed.", "kind"),
 	}
 	reg.GaugeFunc("vaultmcp_leases_held", "Vault leases this replica holds.", func() float64 { return float64(s.leasesHeld()) })
 	reg.GaugeFunc("vaultmcp_projects_open", "Vaults open on this replica (served or kept as a standby).", func() float64 {

@@ -92,10 +92,21 @@ type replication struct {
 	takeovers map[string]*takeover  // by project id
 	metas     map[string]teamstore.Project
 
+	// versions carries the new versions to announce to the other
+	// replicas (notifyVersion) to the loop that sends them (announce), so
+	// that a write never waits for its announcement: a database that hung
+	// held every write's answer for the announcement's 5 s.
+	versions chan teamstore.VersionNote
+
 	bg     context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
+
+// pendingVersions is how many announcements may wait to be sent; more are
+// dropped (and logged): the other replicas see those versions at their
+// next fetch.
+const pendingVersions = 64
 
 type takeover struct {
 	done chan struct{}
@@ -122,7 +133,7 @@ func newReplication(s *Server, leases teamstore.Leases) *replication {
 	bg, cancel := context.WithCancel(context.Background())
 	return &replication{s: s, leases: leases, ttl: ttl, fwd: newForwarder(s),
 		held: make(map[string]*heldLease), takeovers: make(map[string]*takeover), metas: make(map[string]teamstore.Project),
-		bg: bg, cancel: cancel}
+		versions: make(chan teamstore.VersionNote, pendingVersions), bg: bg, cancel: cancel}
 }
 
 // margin is how close to its expiry a lease is confirmed again before a
@@ -194,6 +205,11 @@ func (r *replication) start(advertise string) {
 	go func() {
 		defer r.wg.Done()
 		r.listen(r.bg)
+	}()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.announce(r.bg)
 	}()
 	ps, err := s.store.Projects(r.bg)
 	if err != nil {
@@ -538,9 +554,15 @@ func (s *Server) confirmLease(ctx context.Context, pr *project) error {
 	if now.Before(l.ExpiresAt.Add(-r.margin())) {
 		return nil
 	}
+	// Bounded (storeWait): the caller holds the vault's write lock, which
+	// every other write waits for; a database that hangs must not keep it.
+	ctx, cancel := s.storeCtx(ctx)
+	defer cancel()
 	nl, got, err := r.leases.AcquireLease(ctx, pr.meta.ID, s.instance, r.advertised(), now, r.ttl)
 	if err != nil {
-		if now.Before(l.ExpiresAt) {
+		// The time after the wait: a lease that ran out meanwhile is not
+		// held.
+		if s.now().Before(l.ExpiresAt) {
 			return nil // still held; the next tick retries the renewal
 		}
 		return fmt.Errorf("the lease ran out and cannot be confirmed: %w", err)
@@ -564,19 +586,42 @@ func notServing(pr *project, err error) *response {
 	return errorf(http.StatusServiceUnavailable, teamapi.CodeUnavailable, "nothing was changed: this replica no longer serves project %s (%v); retry, the request goes to the replica that does", pr.meta.Name, err)
 }
 
-// notifyVersion tells the other replicas of a new version of a vault.
+// notifyVersion has the other replicas told of a new version of a vault,
+// without waiting for it (see replication.versions).
 func (s *Server) notifyVersion(pr *project, sha string) {
 	r := s.rep
 	if r == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := r.leases.Notify(ctx, teamstore.VersionNote{Project: pr.meta.ID, Version: sha, From: s.instance}); err != nil {
-		s.log.Warn("announcing a new version", "project", pr.meta.Name, "err", err)
-		return
+	select {
+	case r.versions <- teamstore.VersionNote{Project: pr.meta.ID, Version: sha, From: s.instance}:
+	default:
+		s.met.notes.Inc("dropped")
+		s.log.Warn("a new version is not announced: too many announcements wait (the database is slow); the other replicas see it at their next fetch", "project", pr.meta.Name, "version", sha)
 	}
-	s.met.notes.Inc("sent")
+}
+
+// announce sends the announcements notifyVersion queues, one at a time,
+// each bounded by 5 s, until ctx ends.
+func (r *replication) announce(ctx context.Context) {
+	s := r.s
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n := <-r.versions:
+			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := r.leases.Notify(nctx, n)
+			cancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Warn("announcing a new version", "project", n.Project, "version", n.Version, "err", err)
+				}
+				continue
+			}
+			s.met.notes.Inc("sent")
+		}
+	}
 }
 
 // listen follows the news of versions until ctx ends: a clone this replica

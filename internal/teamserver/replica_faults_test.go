@@ -322,3 +322,50 @@ func TestSameBytesAnswerNotStoredOnFailure(t *testing.T) {
 		t.Errorf("the answer was not stored: %s", again.body)
 	}
 }
+
+// A write that must confirm its vault's lease (close to its end) while the
+// database hangs is answered within the bound, not held with the vault's
+// write lock, which every other write would wait for; once the database
+// answers, writes go on.
+func TestLeaseConfirmOutlivesAHangingDatabase(t *testing.T) {
+	idp := oauthtest.New(t)
+	c := newCluster(t, 1)
+	c.oauth = &oauth.Verifier{Issuer: idp.Issuer(), Audience: oauthAudience, Now: c.clock.Now}
+	c.storeWait = 300 * time.Millisecond
+	c.roundWait = 300 * time.Millisecond
+	px, db := newCutProxy(t, c.db)
+	b := c.startWith("", db)
+	token := idp.Sign(t, "RS256", idp.KidRSA(), idp.Claims(oauthAudience, c.clock.Now(), "vault:read vault:write", map[string]any{"sub": "user-1", "name": "Ana"}))
+	create := func(path string) answer {
+		t.Helper()
+		body, ct := multipartBody(t, path, "# Note\n\nWritten with a token.\n")
+		return c.do(b, "POST", "/api/projects/team/files", body, "X-API-Key", "", "Authorization", "Bearer "+token, "Content-Type", ct)
+	}
+	wantStatus(t, "a write that takes the vault's lease", create("first.md"), 201, "")
+
+	px.stall()
+	stalled := true
+	defer func() {
+		if stalled {
+			px.resume()
+		}
+	}()
+	// Within the margin before the lease's end (renewals fail meanwhile):
+	// the next write confirms it first.
+	c.clock.Advance(testTTL - testTTL/8)
+	got := make(chan answer, 1)
+	go func() { got <- create("during.md") }()
+	select {
+	case a := <-got:
+		// Applied with the lease still held, its bookkeeping failing:
+		// the answer says so (500, or 503 with a key).
+		if a.status == 0 {
+			t.Fatalf("no answer: %+v", a)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the write waits for the hanging database")
+	}
+	px.resume()
+	stalled = false
+	wantStatus(t, "a write once the database answers", create("after.md"), 201, "")
+}
