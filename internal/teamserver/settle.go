@@ -55,13 +55,13 @@ func (s *Server) storeBound() time.Duration {
 // storeCtx bounds the database calls a request makes beyond its key's
 // lookup (keyLookupTimeout): finding a project, a vault's lease (on a
 // replica that does not serve it), listing projects and files, a file's
-// row and versions, the ids a read gives new notes, the audit row of a
-// refused write. A database that hangs then makes the
-// request 503 unavailable after storeWait, which clients retry, rather than
-// holding it until the client gives up — and holding the project's
-// bookkeeping lock (ensure), which the writes wait for, as long. A request
-// whose key was checked without the database (an OAuth token) meets the
-// hang here first.
+// row and versions, the audit row of a refused write (and, a millisecond
+// a note longer, the ids a read gives new notes: see ensure). A database
+// that hangs then makes the request 503 unavailable after storeWait, which
+// clients retry, rather than holding it until the client gives up — and
+// holding the project's bookkeeping lock (ensure), which the writes wait
+// for, as long. A request whose key was checked without the database (an
+// OAuth token) meets the hang here first.
 func (s *Server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.storeBound())
 }
