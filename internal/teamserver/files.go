@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
@@ -47,12 +46,7 @@ func wireFile(f teamstore.File, fi vaultfs.FileInfo, hash string) teamapi.File {
 // its bookkeeping meanwhile: a note the server just created, moved or
 // revived gets the id its write recorded, with no version of its own.
 func (s *Server) ensure(ctx context.Context, pr *project, paths []string) ([]teamstore.File, error) {
-	// Bounded as a request's other database calls are (storeCtx), plus a
-	// millisecond a path: a listing that meets thousands of notes added
-	// outside the server (pushed to the vault's remote) gives them ids and
-	// versions in one go, which a slow database may take seconds over; cut
-	// short every time, they would never get them.
-	ctx, cancel := context.WithTimeout(ctx, s.storeBound()+time.Duration(len(paths))*time.Millisecond)
+	ctx, cancel := s.storeCtxFor(ctx, len(paths))
 	defer cancel()
 	pr.book.Lock()
 	defer pr.book.Unlock()

@@ -369,3 +369,20 @@ func TestLeaseConfirmOutlivesAHangingDatabase(t *testing.T) {
 	stalled = false
 	wantStatus(t, "a write once the database answers", create("after.md"), 201, "")
 }
+
+// Database work on many notes at once gets a millisecond a note beyond the
+// request's bound, so that thousands of notes are not cut short every time
+// a slow database is asked.
+func TestStoreBoundGrowsWithNotes(t *testing.T) {
+	s := &Server{storeWaitTest: 300 * time.Millisecond}
+	for _, n := range []int{0, 1, 5000} {
+		before := time.Now()
+		ctx, cancel := s.storeCtxFor(context.Background(), n)
+		d, ok := ctx.Deadline()
+		cancel()
+		want := 300*time.Millisecond + time.Duration(n)*time.Millisecond
+		if got := d.Sub(before); !ok || got < want || got > want+time.Second {
+			t.Errorf("%d notes: bound %v, want %v", n, got, want)
+		}
+	}
+}

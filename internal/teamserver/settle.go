@@ -66,6 +66,15 @@ func (s *Server) storeCtx(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, s.storeBound())
 }
 
+// storeCtxFor is storeCtx for database work on n notes at once (ids, a
+// write's versions): a millisecond a note more, so that thousands of notes
+// (pushed to a vault's remote from outside, a move rewriting links in
+// thousands) are not cut short on a slow database every time they are
+// tried.
+func (s *Server) storeCtxFor(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.storeBound()+time.Duration(n)*time.Millisecond)
+}
+
 // purgeEvery is how often a running server drops the idempotency records
 // whose 24 hours are over (at its start too).
 const purgeEvery = time.Hour

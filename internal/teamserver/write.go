@@ -323,9 +323,9 @@ func (s *Server) finish(ctx context.Context, k *teamstore.Key, op writeOp, out *
 	rec.Answer = answer
 	s.met.writes.Inc(op.op, out.result)
 	s.log.Info("write", "project", op.pr.meta.Name, "key", k.Name, "op", op.op, "paths", strings.Join(paths, ","), "version", out.version, "result", out.result, "status", out.resp.status)
-	// Bounded (storeWait): a write unbooked stays running and is booked
-	// from its commit by the settler.
-	ctx, cancel := context.WithTimeout(ctx, s.storeBound())
+	// Bounded (storeWait, and a millisecond a note: storeCtxFor): a write
+	// unbooked stays running and is booked from its commit by the settler.
+	ctx, cancel := s.storeCtxFor(ctx, len(rec.Versions)+len(rec.Deletes)+len(rec.Moves))
 	defer cancel()
 	return s.store.Record(ctx, rec)
 }
@@ -422,7 +422,7 @@ func (s *Server) written(ctx context.Context, pr *project, res *api.WriteResult,
 func (s *Server) recorded(ctx context.Context, pr *project, res *api.WriteResult, message string, answer func(at time.Time, files map[string]teamstore.File) *response) *outcome {
 	// One time for the bookkeeping and the answer, at the store's precision.
 	at := s.now().UTC().Truncate(time.Microsecond)
-	rctx, cancel := context.WithTimeout(ctx, s.storeBound()) // see finish
+	rctx, cancel := s.storeCtxFor(ctx, len(res.Files)) // see finish
 	rec, files, err := s.reconcile(rctx, pr, res, message, at)
 	cancel()
 	if err != nil {
