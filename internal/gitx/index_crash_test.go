@@ -73,9 +73,7 @@ func TestClearCrashedLocksSparesOthers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a process")
 	}
-	dir := newRepo(t, map[string]string{"a.md": "a\n"})
-	writeFile(t, dir, "a.md", "ours\n")
-	runKilledChild(t, "TestIndexWriteKilledChild", dir)
+	dir := killedMidCommit(t)
 	lock := filepath.Join(dir, ".git", "index.lock")
 	os.Remove(lock)
 	if err := os.WriteFile(lock, []byte("another program's\n"), 0o644); err != nil {
@@ -200,9 +198,7 @@ func TestClearCrashedLocksOfThisProcessID(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a process")
 	}
-	dir := newRepo(t, map[string]string{"a.md": "a\n"})
-	writeFile(t, dir, "a.md", "ours\n")
-	runKilledChild(t, "TestIndexWriteKilledChild", dir)
+	dir := killedMidCommit(t)
 	ledgers, _ := filepath.Glob(filepath.Join(dir, ".git", LockLedgerPrefix+"*"))
 	if len(ledgers) != 1 {
 		t.Fatalf("ledgers after the kill: %v", ledgers)
@@ -251,4 +247,14 @@ func TestClearCrashedLocksKeepsThisProcessLocks(t *testing.T) {
 			t.Fatalf("this process's lock was removed: %v", err)
 		}
 	}
+}
+
+// killedMidCommit is a repository whose a.md a child process was
+// committing when it was killed holding git's index lock.
+func killedMidCommit(t *testing.T) string {
+	t.Helper()
+	dir := newRepo(t, map[string]string{"a.md": "a\n"})
+	writeFile(t, dir, "a.md", "ours\n")
+	runKilledChild(t, "TestIndexWriteKilledChild", dir)
+	return dir
 }

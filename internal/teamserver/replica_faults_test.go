@@ -386,3 +386,40 @@ func TestStoreBoundGrowsWithNotes(t *testing.T) {
 		}
 	}
 }
+
+// New versions wait for their announcement beside the writes, at most
+// pendingVersions of them: one more (the database too slow to take them)
+// is dropped and counted, never waited for; the announcer sends those that
+// wait once it runs.
+func TestVersionAnnouncementsBounded(t *testing.T) {
+	c := newCluster(t, 1)
+	d, err := OpenDataDB(context.Background(), t.TempDir(), c.db, c.clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	srv, err := New(context.Background(), Config{Data: d, Now: c.clock.Now, NoSnapshots: true, LeaseTTL: testTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	pr := &project{meta: c.p}
+	for i := range pendingVersions + 1 { // not started: nothing sends them yet
+		srv.notifyVersion(pr, fmt.Sprintf("%040d", i))
+	}
+	if got := srv.met.notes.Value("dropped"); got != 1 {
+		t.Fatalf("dropped announcements = %v, want 1", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.rep.announce(ctx); close(done) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for srv.met.notes.Value("sent") < pendingVersions && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := srv.met.notes.Value("sent"); got != pendingVersions {
+		t.Errorf("sent announcements = %v, want %d", got, pendingVersions)
+	}
+}

@@ -52,16 +52,17 @@ func (s *Server) storeBound() time.Duration {
 	return storeWait
 }
 
-// storeCtx bounds the database calls a request makes beyond its key's
-// lookup (keyLookupTimeout): finding a project, a vault's lease (on a
-// replica that does not serve it), listing projects and files, a file's
-// row and versions, the audit row of a refused write (and, a millisecond
-// a note longer, the ids a read gives new notes: see ensure). A database
-// that hangs then makes the request 503 unavailable after storeWait, which
-// clients retry, rather than holding it until the client gives up — and
-// holding the project's bookkeeping lock (ensure), which the writes wait
-// for, as long. A request whose key was checked without the database (an
-// OAuth token) meets the hang here first.
+// storeCtx bounds a database call by storeBound: the background work's
+// (see storeWait), and the calls a request makes beyond its key's lookup
+// (keyLookupTimeout): finding a project, a vault's lease (on a replica
+// that does not serve it), listing projects and files, a file's row and
+// versions, the audit row of a refused write (and, a millisecond a note
+// longer, the ids a read gives new notes: see ensure). A database that
+// hangs then makes the request 503 unavailable, which clients retry,
+// rather than holding it until the client gives up — and holding the
+// project's bookkeeping lock (ensure), which the writes wait for, as long.
+// A request whose key was checked without the database (an OAuth token)
+// meets the hang here first.
 func (s *Server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.storeBound())
 }
@@ -108,7 +109,7 @@ func (s *Server) purgeExpired(ctx context.Context) {
 	}
 	s.purgeMu.Unlock()
 	if due {
-		ctx, cancel := context.WithTimeout(ctx, s.storeBound())
+		ctx, cancel := s.storeCtx(ctx)
 		defer cancel()
 		if n, err := s.store.PurgeIdem(ctx, now); err != nil {
 			s.log.Warn("removing expired idempotency records", "err", err)
@@ -146,7 +147,7 @@ func (s *Server) isRunning(token string) bool {
 // released (so a retry applies them), a fencing commit is pushed on top of
 // the remote's branch, so that a push of theirs still on its way is refused.
 func (s *Server) settleStale(ctx context.Context, pr *project) {
-	lctx, cancel := context.WithTimeout(ctx, s.storeBound())
+	lctx, cancel := s.storeCtx(ctx)
 	defer cancel()
 	recs, err := s.store.RunningIdem(lctx)
 	if err != nil {
