@@ -107,7 +107,7 @@ func TestStdioLearn(t *testing.T) {
 	}
 	note, err := os.ReadFile(filepath.Join(vault, "02-wiki/kafka/kafka-consumer-lag.md"))
 	if err != nil || !strings.Contains(string(note), "## Context\n\nnotifier incident review\n") /* the template's section */ || !strings.Contains(string(note), "- [[on-call]]") ||
-		!strings.Contains(string(note), "type: wiki") || !strings.Contains(string(note), "tags: [gotcha]") {
+		!strings.Contains(string(note), "type: wiki") || !strings.Contains(string(note), "tags: [kafka, gotcha]") /* the domain first, as the vault's notes have it */ {
 		t.Errorf("note: %v\n%s", err, note)
 	}
 	daily := files[len(files)-1]

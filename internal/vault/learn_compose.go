@@ -81,7 +81,11 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 		}
 		warnDropped(t, wikiTemplate, dropped)
 	}
-	set := map[string]any{p.typeKey: "wiki", "tags": mergeTags(fm, in.tags), p.createdKey: s.today()}
+	tags := in.tags
+	if s.domainTagged(in.domain) {
+		tags = append([]string{in.domain}, tags...)
+	}
+	set := map[string]any{p.typeKey: "wiki", "tags": mergeTags(fm, tags), p.createdKey: s.today()}
 	var head string
 	var err error
 	if block != "" {
@@ -98,7 +102,7 @@ func (s *Service) composeLearning(t *tx, in *learning) []byte {
 	if err != nil {
 		// Only a template's exotic values can fail to render: start afresh.
 		t.warn(wFMNotKept, wikiTemplate, err.Error())
-		head, _ = renderFrontmatter(map[string]any{p.typeKey: "wiki", "tags": mergeTags(nil, in.tags), p.createdKey: s.today()})
+		head, _ = renderFrontmatter(map[string]any{p.typeKey: "wiki", "tags": mergeTags(nil, tags), p.createdKey: s.today()})
 	}
 
 	// The title heading: the template's first "# " heading (given the

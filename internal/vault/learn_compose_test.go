@@ -18,7 +18,7 @@ func TestLearnPortuguese(t *testing.T) {
 	})
 	dir, s := openLearn(t, files, learnOpts{lang: "pt"})
 	res := learn(t, s, api.LearnRequest{Title: "Ação rápida", Insight: "Zéfiros discutem. Segunda frase.", Context: "revisão", Domain: "go", Tags: []string{"gotcha"}, Links: []string{"gc"}})
-	want := "---\ntipo: wiki\ntags: [gotcha]\ncriado: 2026-11-29\n---\n# Ação rápida\n\nZéfiros discutem. Segunda frase.\n\n**Contexto:** revisão\n\n## Links\n\n- [[gc]]\n"
+	want := "---\ntipo: wiki\ntags: [go, gotcha]\ncriado: 2026-11-29\n---\n# Ação rápida\n\nZéfiros discutem. Segunda frase.\n\n**Contexto:** revisão\n\n## Links\n\n- [[gc]]\n"
 	if res.Path != "02-wiki/go/acao-rapida.md" || read(t, dir, res.Path) != want {
 		t.Fatalf("%s:\n%s\nwant:\n%s", res.Path, read(t, dir, res.Path), want)
 	}
@@ -46,7 +46,7 @@ func TestLearnPortuguese(t *testing.T) {
 	// A template written with English keys gets the Portuguese ones.
 	dir, s = openLearn(t, with(files, map[string]string{"_templates/wiki.md": "---\ntype: wiki\ncreated: \"{{date}}\"\nstatus: rascunho\n---\n# {{title}}\n"}), learnOpts{lang: "pt"})
 	res = learn(t, s, api.LearnRequest{Title: "Zéfiro", Insight: "Zéfiros.", Domain: "go"})
-	if got := read(t, dir, res.Path); got != "---\ntipo: wiki\ncriado: 2026-11-29\nstatus: rascunho\ntags: []\n---\n# Zéfiro\n\nZéfiros.\n" {
+	if got := read(t, dir, res.Path); got != "---\ntipo: wiki\ncriado: 2026-11-29\nstatus: rascunho\ntags: [go]\n---\n# Zéfiro\n\nZéfiros.\n" {
 		t.Errorf("from an English template:\n%s", got)
 	}
 

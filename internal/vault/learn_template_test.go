@@ -19,7 +19,7 @@ func TestLearnCreatesFromTemplate(t *testing.T) {
 		Title: "Xylophone quintessence", Insight: "Flibbertigibbet gobbledygook. A second sentence.", Context: "found while testing",
 		Domain: "go", Project: "billing", Tags: []string{"#Pattern", "draft"}, Links: []string{"[[retry-backoff]]", "context-cancel#Loops", "missing-note"},
 	})
-	want := "---\ntype: wiki\ntags: [draft, Pattern]\nstatus: draft\ncreated: 2026-11-29\n---\n# Xylophone quintessence\n\n" +
+	want := "---\ntype: wiki\ntags: [draft, go, Pattern]\nstatus: draft\ncreated: 2026-11-29\n---\n# Xylophone quintessence\n\n" +
 		"Flibbertigibbet gobbledygook. A second sentence.\n\n**Context:** found while testing\n\n## Details\n\n## Links\n\n" +
 		"- [[retry-backoff]]\n- [[context-cancel#Loops]]\n- [[missing-note]]\n"
 	if got := read(t, dir, res.Path); got != want {
@@ -195,7 +195,7 @@ func TestLearnTemplateEdgeCases(t *testing.T) {
 	files := with(learnVault, map[string]string{"_templates/wiki.md": "---\ntitle: {{title}}\naliases: []\n---\n# {{title}}\n"})
 	dir, s := openLearn(t, files, learnOpts{})
 	res := learn(t, s, api.LearnRequest{Title: "Xylophonic: quibbles", Insight: "Flibbertigibbet.", Domain: "go"})
-	want := "---\ntitle: \"Xylophonic: quibbles\"\naliases: []\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Xylophonic: quibbles\n\nFlibbertigibbet.\n"
+	want := "---\ntitle: \"Xylophonic: quibbles\"\naliases: []\ntype: wiki\ntags: [go]\ncreated: 2026-11-29\n---\n# Xylophonic: quibbles\n\nFlibbertigibbet.\n"
 	if got := read(t, dir, res.Path); got != want || res.Path != "02-wiki/go/xylophonic-quibbles.md" || len(res.Warnings) != 0 {
 		t.Fatalf("%s %v:\n%s", res.Path, res.Warnings, got)
 	}
@@ -203,7 +203,7 @@ func TestLearnTemplateEdgeCases(t *testing.T) {
 	files = with(learnVault, map[string]string{"_templates/wiki.md": "Intro line {{date:YYYY}}\n\n## Notes\n"})
 	dir, s = openLearn(t, files, learnOpts{})
 	res = learn(t, s, api.LearnRequest{Title: "Gobbledygook", Insight: "Flibbertigibbet.", Context: "ctx", Domain: "go", Links: []string{"gc"}})
-	want = "---\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Gobbledygook\n\nFlibbertigibbet.\n\n**Context:** ctx\n\nIntro line 2026\n\n## Notes\n\n## Links\n\n- [[gc]]\n"
+	want = "---\ntype: wiki\ntags: [go]\ncreated: 2026-11-29\n---\n# Gobbledygook\n\nFlibbertigibbet.\n\n**Context:** ctx\n\nIntro line 2026\n\n## Notes\n\n## Links\n\n- [[gc]]\n"
 	if got := read(t, dir, res.Path); got != want {
 		t.Fatalf("no heading in the template:\n%s\nwant:\n%s", got, want)
 	}
@@ -260,7 +260,7 @@ func TestLearnTemplaterTemplate(t *testing.T) {
 	res := learn(t, s, api.LearnRequest{Title: "Guarda de autenticação", Insight: "Valide o JWT no guard global.", Domain: "go", Tags: []string{"auth"}})
 	// The insight goes under the template's Solução; Templater, too, keeps
 	// the line ends around a command.
-	want := "---\ntipo: wiki\ntags: [auth]\ncriado: 2026-11-29\nrevisar: 2026-12-29\ncapa:\n---\n\n# Guarda de autenticação\n\n\n" +
+	want := "---\ntipo: wiki\ntags: [go, auth]\ncriado: 2026-11-29\nrevisar: 2026-12-29\ncapa:\n---\n\n# Guarda de autenticação\n\n\n" +
 		"## Contexto\n\n\n## Solução\n\nValide o JWT no guard global.\n"
 	if got := read(t, dir, res.Path); got != want {
 		t.Errorf("note:\n%s\nwant:\n%s", got, want)
@@ -297,7 +297,7 @@ func TestLearnTemplateEmptyTitle(t *testing.T) {
 	files := with(learnVault, map[string]string{"_templates/wiki.md": "# <% tp.user.title() %>\n\nBody {{unknown}}\n"})
 	dir, s := openLearn(t, files, learnOpts{})
 	res := learn(t, s, api.LearnRequest{Title: "Quokka wrangling", Insight: "Flibbertigibbet.", Domain: "go"})
-	want := "---\ntype: wiki\ntags: []\ncreated: 2026-11-29\n---\n# Quokka wrangling\n\nFlibbertigibbet.\n\nBody {{unknown}}\n"
+	want := "---\ntype: wiki\ntags: [go]\ncreated: 2026-11-29\n---\n# Quokka wrangling\n\nFlibbertigibbet.\n\nBody {{unknown}}\n"
 	if got := read(t, dir, res.Path); got != want || !hasWarning(res, "tp.user.title") {
 		t.Errorf("note %v:\n%s\nwant:\n%s", res.Warnings, got, want)
 	}
@@ -311,7 +311,7 @@ func TestLearnTemplateFrontmatterKept(t *testing.T) {
 	files := with(learnVault, map[string]string{"_templates/wiki.md": "---\n# fill the source\ntags:\n  - wiki\naliases: []\ncreated: {{date:YYYY-MM-DD}}\nsource:\nversion: 1.10\nrating: 0012\n---\n# {{title}}\n"})
 	dir, s := openLearn(t, files, learnOpts{})
 	res := learn(t, s, api.LearnRequest{Title: "Zebra note", Insight: "Zebras are striped.", Domain: "go", Tags: []string{"animals"}})
-	want := "---\n# fill the source\ntags: [wiki, animals]\naliases: []\ncreated: 2026-11-29\nsource:\nversion: 1.10\nrating: 0012\ntype: wiki\n---\n# Zebra note\n\nZebras are striped.\n"
+	want := "---\n# fill the source\ntags: [wiki, go, animals]\naliases: []\ncreated: 2026-11-29\nsource:\nversion: 1.10\nrating: 0012\ntype: wiki\n---\n# Zebra note\n\nZebras are striped.\n"
 	if got := read(t, dir, res.Path); got != want {
 		t.Errorf("note:\n%s\nwant:\n%s", got, want)
 	}

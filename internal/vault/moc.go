@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -94,15 +93,7 @@ func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int
 			continue
 		}
 		seen[idx] = true // only the first link of a line counts
-		end := len(text)
-		if idx+1 < len(starts) {
-			end = starts[idx+1]
-		}
-		line := strings.TrimLeft(text[starts[idx]:end], " \t")
-		if !(strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "+ ")) {
-			continue
-		}
-		if l.Start < starts[idx] || !entryLead(strings.TrimLeft(text[starts[idx]:l.Start], " \t")[1:]) {
+		if !isEntry(text, starts[idx], l) {
 			continue
 		}
 		if to, ok := r.ResolveLink(moc, l); ok && to == target {
@@ -110,6 +101,17 @@ func listLinesTo(src []byte, moc string, r *links.Resolver, target string) []int
 		}
 	}
 	return out
+}
+
+// isEntry reports whether l, the first link of the line of text that
+// starts at start, is that line's entry: the line is a list item and
+// nothing but entryLead's marks comes before the link.
+func isEntry(text string, start int, l markdown.Link) bool {
+	line := strings.TrimLeft(text[start:], " \t")
+	if !(strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "+ ")) {
+		return false
+	}
+	return l.Start >= start && entryLead(strings.TrimLeft(text[start:l.Start], " \t")[1:])
 }
 
 // entryLead reports whether lead, the text of a list item before its first
@@ -385,9 +387,10 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("- [[%s-moc]] — %s", domain, domain)
+	r := s.resolverWith(mocPath(domain))
 	p := s.profile()
 	if before == nil {
+		line := s.indexLine(nil, domain, r)
 		fm, err := renderFrontmatter(map[string]any{p.typeKey: "moc", "tags": []any{"index"}, p.createdKey: s.today(), p.updatedKey: s.today()})
 		if err != nil {
 			return err
@@ -398,9 +401,10 @@ func (s *Service) addIndexLine(t *tx, domain string) error {
 	// A line already there in any form ([[k8s-moc]], or the path form
 	// [[../02-wiki/k8s/k8s-moc|k8s]] of an index whose domain folder was
 	// removed and now comes back) is not added twice.
-	if linksTo(before, knowledgeIndex, s.resolverWith(mocPath(domain)), mocPath(domain)) {
+	if linksTo(before, knowledgeIndex, r, mocPath(domain)) {
 		return nil
 	}
+	line := s.indexLine(before, domain, r)
 	text := string(before)
 	eol := eolOf(text)
 	names := sectionNames(p, func(p profile) string { return p.domainsSection })

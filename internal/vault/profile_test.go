@@ -30,7 +30,7 @@ func TestProfileDetected(t *testing.T) {
 	}
 	res := learn(t, s, api.LearnRequest{Title: "Rotação de segredos", Insight: "Rotacione os segredos do registro a cada trimestre.", Context: "auditoria", Domain: "docker"})
 	note := read(t, dir, res.Path)
-	if !strings.HasPrefix(note, "---\ntipo: wiki\ntags: []\ncriado: 2026-11-29\n---\n") || !strings.Contains(note, "**Contexto:** auditoria") {
+	if !strings.HasPrefix(note, "---\ntipo: wiki\ntags: [docker]\ncriado: 2026-11-29\n---\n") || !strings.Contains(note, "**Contexto:** auditoria") {
 		t.Errorf("new note:\n%s", note)
 	}
 	daily := read(t, dir, "04-daily/2026-11-29.md")

@@ -1,0 +1,141 @@
+package vault
+
+import (
+	"path"
+	"strings"
+
+	"github.com/vaultmcp/vaultmcp/internal/links"
+	"github.com/vaultmcp/vaultmcp/internal/markdown"
+)
+
+// The vault's own habits, which what vault_learn writes follows where
+// DESIGN.md leaves the form open: a note it creates is tagged with its
+// domain when the vault's notes are, and a new domain's line in the
+// knowledge index links its map of content the way the index's other
+// domain lines do. A learning should read as if the vault's owner had
+// filed it.
+
+// domainTagged reports whether a new note of domain should carry the
+// domain as a tag: whether most of the notes already filed in the domain's
+// folder carry it (letter case ignored; maps of content not counted), or,
+// for a domain with no notes yet, whether most of the notes under 02-wiki/
+// carry the name of the domain folder they are in.
+func (s *Service) domainTagged(domain string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var in, inTagged, all, allTagged int
+	for p, ni := range s.notes {
+		rest, ok := strings.CutPrefix(p, wikiFolder+"/")
+		if !ok {
+			continue
+		}
+		d, _, ok := strings.Cut(rest, "/")
+		if !ok || ni.typ == "moc" || strings.HasSuffix(path.Base(p), "-moc.md") {
+			continue
+		}
+		tagged := false
+		for _, t := range ni.tags {
+			if strings.EqualFold(t, d) {
+				tagged = true
+				break
+			}
+		}
+		all++
+		if tagged {
+			allTagged++
+		}
+		if d == domain {
+			in++
+			if tagged {
+				inTagged++
+			}
+		}
+	}
+	if in > 0 {
+		return 2*inTagged > in
+	}
+	return 2*allTagged > all
+}
+
+// indexLine is the knowledge index's line for the map of content of a new
+// domain, given the index's content src and a resolver that knows the new
+// map. It links the map in the form of the index's first line that lists
+// another domain's map: "- [[../02-wiki/go/go-moc|go]] — …" gives
+// "- [[../02-wiki/k8s/k8s-moc|k8s]] — k8s". An index without such a
+// line, one whose line links the map by a name the domain is not in (an
+// alias, a markdown link), or a form that would not lead to the new map,
+// gets the map's shortest name that does: "- [[k8s-moc]] — k8s".
+func (s *Service) indexLine(src []byte, domain string, r *links.Resolver) string {
+	moc := mocPath(domain)
+	form := "[[" + linkName(r, knowledgeIndex, moc) + "]]"
+	if l, d, ok := s.domainEntry(src, domain, r); ok {
+		if target, ok := likeEntry(l.Target, d, domain); ok {
+			if got, ok := r.Resolve(knowledgeIndex, target); ok && got == moc {
+				form = "[[" + target
+				if l.HasAlias {
+					form += "|" + domain
+				}
+				form += "]]"
+			}
+		}
+	}
+	return "- " + form + " — " + domain
+}
+
+// domainEntry finds the first list line of the knowledge index (content
+// src) whose first link is a wiki-link to the map of content of a domain
+// other than skip, and returns that link and its domain.
+func (s *Service) domainEntry(src []byte, skip string, r *links.Resolver) (markdown.Link, string, bool) {
+	mocs := map[string]string{}
+	for _, d := range s.domains() {
+		if d != skip {
+			mocs[mocPath(d)] = d
+		}
+	}
+	if len(mocs) == 0 {
+		return markdown.Link{}, "", false
+	}
+	text := string(src)
+	starts := lineStarts(text)
+	seen := map[int]bool{}
+	for _, l := range markdown.Parse(path.Base(knowledgeIndex), src).Links {
+		idx := l.Line - 1
+		if l.InProperty() || idx < 0 || idx >= len(starts) || seen[idx] {
+			continue
+		}
+		seen[idx] = true // only the first link of a line counts
+		if !isEntry(text, starts[idx], l) || l.Kind != markdown.WikiLink {
+			continue
+		}
+		if to, ok := r.ResolveLink(knowledgeIndex, l); ok {
+			if d, ok := mocs[to]; ok {
+				return l, d, true
+			}
+		}
+	}
+	return markdown.Link{}, "", false
+}
+
+// likeEntry rewrites target, a link to the map of content of domain d as
+// the index writes it ("go-moc", "02-wiki/go/go-moc",
+// "../02-wiki/go/go-moc.md"), into the same link to domain's map.
+func likeEntry(target, d, domain string) (string, bool) {
+	ext := ""
+	if len(target) > 3 && strings.EqualFold(target[len(target)-3:], ".md") {
+		target, ext = target[:len(target)-3], target[len(target)-3:]
+	}
+	prefix, ok := strings.CutSuffix(target, d+"-moc")
+	if !ok {
+		return "", false
+	}
+	switch parent, ok := strings.CutSuffix(prefix, "/"+d+"/"); {
+	case prefix == "":
+	case prefix == d+"/":
+		prefix = domain + "/"
+	case ok:
+		prefix = parent + "/" + domain + "/"
+	default:
+		return "", false
+	}
+	return prefix + domain + "-moc" + ext, true
+}
