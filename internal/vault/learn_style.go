@@ -3,6 +3,8 @@ package vault
 import (
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/links"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
@@ -10,9 +12,9 @@ import (
 
 // The vault's own habits, which what vault_learn writes follows where
 // DESIGN.md leaves the form open: a note it creates is tagged with its
-// domain when the vault's notes are, and a new domain's line in the
-// knowledge index links its map of content the way the index's other
-// domain lines do. A learning should read as if the vault's owner had
+// domain when the vault's notes are, a new domain's map of content is
+// titled as the other maps are, and its line in the knowledge index links
+// it the way the index's other domain lines do. A learning should read as if the vault's owner had
 // filed it.
 
 // domainTagged reports whether a new note of domain should carry the
@@ -138,4 +140,63 @@ func likeEntry(target, d, domain string) (string, bool) {
 		return "", false
 	}
 	return prefix + domain + "-moc" + ext, true
+}
+
+// mocSeparators are what may stand between a map of content's domain and
+// the rest of its title ("Go — map of content").
+var mocSeparators = []string{" — ", " – ", " - ", ": "}
+
+// mocTitle is the title of a new domain's map of content, in the form of
+// the vault's other maps: where they are titled "Go — map of content" and
+// "Postgres — map of content", kafka's is "Kafka — map of content" (the
+// rest of the title most of them share after their domain's name, the name
+// capitalised when more of them capitalise it than not); a vault whose maps
+// have no such form gets the domain's name.
+func (s *Service) mocTitle(domain string) string {
+	domains := s.domains()
+	s.mu.RLock()
+	tails := map[string]int{}
+	var capital, plain int
+	for _, d := range domains {
+		ni := s.notes[mocPath(d)]
+		if d == domain || ni == nil || len(ni.title) <= len(d) || !strings.EqualFold(ni.title[:len(d)], d) {
+			continue
+		}
+		rest := ni.title[len(d):]
+		for _, sep := range mocSeparators {
+			if strings.HasPrefix(rest, sep) && len(rest) > len(sep) {
+				tails[rest]++
+				switch ni.title[:len(d)] {
+				case d:
+					plain++
+				case capitalised(d):
+					capital++
+				}
+				break
+			}
+		}
+	}
+	s.mu.RUnlock()
+	tail, votes := "", 0
+	for t, n := range tails {
+		if n > votes || n == votes && t < tail {
+			tail, votes = t, n
+		}
+	}
+	if tail == "" {
+		return domain
+	}
+	if capital > plain {
+		return capitalised(domain) + tail
+	}
+	return domain + tail
+}
+
+// capitalised is s with its first letter upper case.
+func capitalised(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }

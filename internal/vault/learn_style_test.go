@@ -138,3 +138,34 @@ func TestLikeEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnNewMOCTitledAsTheOthers: a new domain's map of content takes the
+// title form of the vault's other maps.
+func TestLearnNewMOCTitledAsTheOthers(t *testing.T) {
+	moc := func(title string) string { return "---\ntype: moc\n---\n# " + title + "\n\n## Notes\n" }
+	cases := []struct {
+		name string
+		mocs map[string]string
+		want string
+	}{
+		{"capitalised", map[string]string{"02-wiki/go/go-moc.md": moc("Go — map of content"), "02-wiki/db/db-moc.md": moc("DB — map of content")},
+			"# K8s — map of content"},
+		{"as written", map[string]string{"02-wiki/go/go-moc.md": moc("go: index"), "02-wiki/db/db-moc.md": moc("db: index")},
+			"# k8s: index"},
+		{"the rest most share", map[string]string{"02-wiki/go/go-moc.md": moc("Go - map"), "02-wiki/db/db-moc.md": moc("Db — Mapa de Conteúdo"),
+			"02-wiki/ml/ml-moc.md": moc("ML — Mapa de Conteúdo"), "02-wiki/ml/notes.md": "# Notes\n"},
+			"# K8s — Mapa de Conteúdo"},
+		{"no form to follow", map[string]string{"02-wiki/go/go-moc.md": moc("Go"), "02-wiki/db/db-moc.md": moc("Databases — map")},
+			"# k8s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s := openLearn(t, with(learnVault, tc.mocs), learnOpts{})
+			learn(t, s, api.LearnRequest{Title: "Quixotic probes", Insight: "Quixotic probes fail.", Domain: "k8s", ConfirmNewDomain: true})
+			text := read(t, dir, "02-wiki/k8s/k8s-moc.md")
+			if !strings.Contains(text, "\n"+tc.want+"\n\n## Notes\n") {
+				t.Errorf("new map of content:\n%s\nwant its title %q", text, tc.want)
+			}
+		})
+	}
+}

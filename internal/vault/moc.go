@@ -245,7 +245,7 @@ func (s *Service) addMOCLine(t *tx, domain, line string, r *links.Resolver, targ
 		if err != nil {
 			return err
 		}
-		text := fm + "# " + domain + "\n\n## " + p.notesSection + "\n\n" + line + "\n"
+		text := fm + "# " + s.mocTitle(domain) + "\n\n## " + p.notesSection + "\n\n" + line + "\n"
 		if err := t.writeFile(moc, nil, []byte(text), vaultfs.Move); err != nil {
 			return err
 		}
