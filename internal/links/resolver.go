@@ -85,6 +85,10 @@ type Resolver struct {
 	mu     sync.RWMutex
 	files  map[string]struct{}
 	byName map[string][]candidate // fold(base name) -> candidates, sorted by candidateLess
+	// dirs lists the files of each folder that holds any ("" the top),
+	// in no order: made by the first EachFolder (a start never needs it)
+	// and kept up to date by every change from then on.
+	dirs map[string][]string
 }
 
 // NewResolver returns an empty resolver.
@@ -155,6 +159,33 @@ func (r *Resolver) Files() []string {
 	return out
 }
 
+// EachFolder calls fn with every folder holding files ("" for the top of
+// the vault) and its files, in no order, under the resolver's read lock (fn
+// must neither change the resolver nor keep files). A question about one
+// folder (the notes of a domain, the domains of a vault) then costs what
+// its folders hold, not a pass over every file of the vault (at 100,000
+// files: 8-15 ms, each time).
+func (r *Resolver) EachFolder(fn func(dir string, files []string)) {
+	r.mu.RLock()
+	if r.dirs == nil {
+		r.mu.RUnlock()
+		r.mu.Lock()
+		if r.dirs == nil {
+			r.dirs = make(map[string][]string)
+			for p := range r.files {
+				d := parentDir(p)
+				r.dirs[d] = append(r.dirs[d], p)
+			}
+		}
+		r.mu.Unlock()
+		r.mu.RLock()
+	}
+	defer r.mu.RUnlock()
+	for d, files := range r.dirs {
+		fn(d, files)
+	}
+}
+
 // Clone returns an independent copy, for trying out changes (what would
 // this link resolve to if that file were moved?) without touching r.
 func (r *Resolver) Clone() *Resolver {
@@ -208,6 +239,10 @@ func (r *Resolver) addKey(p string) (string, bool) {
 		return "", false
 	}
 	r.files[p] = struct{}{}
+	if r.dirs != nil {
+		d := parentDir(p)
+		r.dirs[d] = append(r.dirs[d], p)
+	}
 	c := candidate{path: p, lower: fold(p), size: jsLen(p)}
 	key := baseName(c.lower)
 	list := r.byName[key]
@@ -221,6 +256,19 @@ func (r *Resolver) remove(p string) bool {
 		return false
 	}
 	delete(r.files, p)
+	if r.dirs != nil {
+		d := parentDir(p)
+		files := r.dirs[d]
+		if i := slices.Index(files, p); i >= 0 {
+			files[i] = files[len(files)-1]
+			files = files[:len(files)-1]
+		}
+		if len(files) == 0 {
+			delete(r.dirs, d)
+		} else {
+			r.dirs[d] = files
+		}
+	}
 	lower := fold(p)
 	key := baseName(lower)
 	list := r.byName[key]

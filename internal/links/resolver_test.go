@@ -292,3 +292,61 @@ func TestResolveShortestPath(t *testing.T) {
 		}
 	}
 }
+
+// TestResolverEachFolder: the files EachFolder gives, by folder, are those
+// of Files, before its first call and through adds and removes after it,
+// and in a clone.
+func TestResolverEachFolder(t *testing.T) {
+	byFolder := func(r *Resolver) map[string][]string {
+		out := map[string][]string{}
+		r.EachFolder(func(dir string, files []string) {
+			if len(files) == 0 {
+				t.Errorf("folder %q listed with no file", dir)
+			}
+			out[dir] = slices.Sorted(slices.Values(files))
+		})
+		return out
+	}
+	want := func(r *Resolver) map[string][]string {
+		out := map[string][]string{}
+		for _, p := range r.Files() {
+			out[parentDir(p)] = append(out[parentDir(p)], p)
+		}
+		return out
+	}
+	same := func(step string, r *Resolver) {
+		t.Helper()
+		got, w := byFolder(r), want(r)
+		if len(got) != len(w) {
+			t.Errorf("%s: folders %v, want %v", step, got, w)
+		}
+		for d, files := range w {
+			if !slices.Equal(got[d], files) {
+				t.Errorf("%s: folder %q: %q, want %q", step, d, got[d], files)
+			}
+		}
+	}
+	r := NewResolver()
+	for _, p := range vaultFiles {
+		r.Add(p)
+	}
+	r.Add(".obsidian/app.json") // hidden: no folder of it
+	same("first call", r)
+	r.Add("c/d/new.md")
+	r.Add("top.md")
+	r.Remove("a/sub/deep.md")
+	r.Remove("a/sub/topic.md") // the folder's last file
+	r.Remove("never/added.md")
+	same("after adds and removes", r)
+	if _, ok := byFolder(r)["a/sub"]; ok {
+		t.Error("a folder whose files were all removed is still listed")
+	}
+	c := r.Clone()
+	c.Add("e/f.md")
+	same("clone", c)
+	same("original after the clone changed", r)
+	for _, p := range r.Files() {
+		r.Remove(p)
+	}
+	same("emptied", r)
+}

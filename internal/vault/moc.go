@@ -41,11 +41,11 @@ func (s *Service) domains() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	set := map[string]bool{}
-	for _, p := range s.graph.Resolver().Files() {
-		if d := domainOf(p); d != "" {
+	s.graph.Resolver().EachFolder(func(dir string, _ []string) {
+		if d := domainOf(dir + "/"); d != "" {
 			set[d] = true
 		}
-	}
+	})
 	return sortedKeys(set)
 }
 

@@ -500,7 +500,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return Stats{Notes: len(s.notes), Files: len(s.graph.Resolver().Files()), Unindexed: len(s.unindexed)}, nil
+	return Stats{Notes: len(s.notes), Files: s.graph.Resolver().Len(), Unindexed: len(s.unindexed)}, nil
 }
 
 // parsed is one note read and parsed, ready to be put in the index.
