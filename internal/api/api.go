@@ -40,6 +40,9 @@ const (
 	MaxBacklinkNotes = 200   // BacklinksResult.Backlinks
 	MaxBacklinkLines = 20    // Backlink.Lines
 	MaxGraphEdges    = 10000 // GraphResult.Edges
+	// MaxListNotes is how many notes vault_list answers with (sorted by
+	// path; ListResult.Total says how many passed the filters).
+	MaxListNotes = 1000
 )
 
 // SearchRequest is the input of vault_search.
@@ -184,9 +187,12 @@ type NoteSummary struct {
 	Tags   []string `json:"tags,omitempty"`
 }
 
-// ListResult is the output of vault_list, sorted by path.
+// ListResult is the output of vault_list, sorted by path: Total notes
+// passed the filters, and Notes are all of them from a backend, the first
+// MaxListNotes of them in the tool's answer.
 type ListResult struct {
 	Notes []NoteSummary `json:"notes"`
+	Total int           `json:"total"`
 }
 
 // BacklinksRequest is the input of vault_backlinks.

@@ -12,11 +12,11 @@ import (
 
 // Bounds of the text renderings. The structured content carries everything
 // the backend returned (but for what vault_search leaves out of it, see
-// search.go); only the text for the model is cut.
+// search.go, and the notes of vault_list past api.MaxListNotes, see
+// tools.go); only the text for the model is cut.
 const (
 	maxUnindexedShown = 3
 	maxGraphEdgesText = 200
-	maxListText       = 1000
 	maxFilesText      = 20
 	maxDiffText       = 20000 // characters of diff lines, as a page of vault_get_note
 )
@@ -167,9 +167,10 @@ func renderList(m *messages, res *api.ListResult) string {
 		return m.get(msgListNone) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(m.get(msgListHeader, len(res.Notes)))
+	total := max(res.Total, len(res.Notes))
+	b.WriteString(m.get(msgListHeader, total))
 	b.WriteByte('\n')
-	shown := res.Notes[:min(len(res.Notes), maxListText)]
+	shown := res.Notes[:min(len(res.Notes), api.MaxListNotes)]
 	for _, n := range shown {
 		fmt.Fprintf(&b, "- %s — %s", escape(n.Path), escape(n.Title))
 		var parts []string
@@ -187,7 +188,7 @@ func renderList(m *messages, res *api.ListResult) string {
 		}
 		b.WriteByte('\n')
 	}
-	if more := len(res.Notes) - len(shown); more > 0 {
+	if more := total - len(shown); more > 0 {
 		b.WriteString(m.get(msgListMore, more))
 		b.WriteByte('\n')
 	}

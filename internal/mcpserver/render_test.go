@@ -119,7 +119,7 @@ func listFixture() *api.ListResult {
 		{Path: "02-wiki/go/errors.md", Title: "Errors in Go", Type: "wiki", Status: "active", Tags: []string{"go", "errors"}},
 		{Path: "04-daily/2024-05-01.md", Title: "2024-05-01"},
 		{Path: "x/evil\u202e.md", Title: "Evil\x1b[0m", Tags: []string{"t\u200b"}},
-	}}
+	}, Total: 4}
 }
 
 func backlinksFixture() *api.BacklinksResult {
@@ -327,15 +327,15 @@ func TestRenderBounds(t *testing.T) {
 	}
 
 	var l api.ListResult
-	for i := range maxListText + 3 {
+	for i := range api.MaxListNotes + 3 {
 		l.Notes = append(l.Notes, api.NoteSummary{Path: fmt.Sprintf("n%04d.md", i), Title: "t"})
 	}
 	text = renderList(m, &l)
 	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if lines[0] != fmt.Sprintf("%d note(s):", maxListText+3) {
+	if lines[0] != fmt.Sprintf("%d note(s):", api.MaxListNotes+3) {
 		t.Errorf("list header %q", lines[0])
 	}
-	if len(lines) != 1+maxListText+1 || !strings.HasPrefix(lines[len(lines)-1], "… and 3 more notes") {
+	if len(lines) != 1+api.MaxListNotes+1 || !strings.HasPrefix(lines[len(lines)-1], "… and 3 more notes") {
 		t.Errorf("list text: %d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 

@@ -618,3 +618,34 @@ func TestLogLevelChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestListAnswerBounded: vault_list's answer, its structured content as
+// well as its text, lists at most api.MaxListNotes notes, with the total;
+// the backend's result is left as it was.
+func TestListAnswerBounded(t *testing.T) {
+	fake := newFake()
+	fake.list = &api.ListResult{}
+	for i := range api.MaxListNotes + 5 {
+		fake.list.Notes = append(fake.list.Notes, api.NoteSummary{Path: fmt.Sprintf("04-daily/%05d.md", i), Title: "d"})
+	}
+	fake.list.Total = len(fake.list.Notes)
+	cs := connect(t, New(fake, Options{}), nil)
+	res := call(t, cs, "vault_list", map[string]any{})
+	var got api.ListResult
+	data, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(data, &got)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notes) != api.MaxListNotes || got.Total != api.MaxListNotes+5 || got.Notes[len(got.Notes)-1].Path != fmt.Sprintf("04-daily/%05d.md", api.MaxListNotes-1) {
+		t.Errorf("structured content: %d notes, total %d", len(got.Notes), got.Total)
+	}
+	if txt := text(t, res); !strings.HasPrefix(txt, fmt.Sprintf("%d note(s):\n", api.MaxListNotes+5)) || !strings.Contains(txt, "\n… and 5 more notes") {
+		t.Errorf("text starts %q, ends %q", txt[:40], txt[len(txt)-40:])
+	}
+	if len(fake.list.Notes) != api.MaxListNotes+5 {
+		t.Errorf("the backend's result was cut to %d notes", len(fake.list.Notes))
+	}
+}

@@ -106,7 +106,18 @@ var listTool = toolSpec[listInput, api.ListResult]{
 		"use vault_search to find notes by what they say.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in listInput) (*api.ListResult, error) {
-		return b.List(ctx, api.ListRequest(in))
+		res, err := b.List(ctx, api.ListRequest(in))
+		if err != nil {
+			return nil, err
+		}
+		// An answer an agent reads is bounded, whatever the vault holds
+		// (the daily notes of years, a folder of thousands): its text and
+		// its structured content alike list the first notes, with the
+		// total.
+		out := *res // the backend's result is its own
+		out.Total = max(res.Total, len(res.Notes))
+		out.Notes = res.Notes[:min(len(res.Notes), api.MaxListNotes)]
+		return &out, nil
 	},
 	Render: func(m *messages, _ listInput, out *api.ListResult) string {
 		return renderList(m, out)

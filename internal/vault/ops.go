@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -164,13 +165,33 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	defer s.mu.RUnlock()
 	out := &api.ListResult{Notes: []api.NoteSummary{}}
 	matches := s.ix.Matcher(f)
-	for _, p := range sortedKeys(s.notes) {
-		if !matches(p) {
-			continue
+	// Only the matching paths are sorted, and a folder's notes are found
+	// through the folders that hold them: sorting every path was 35 ms a
+	// call at 100,000 notes, however few the folder held.
+	var paths []string
+	if folder := strings.TrimSuffix(f.Folder, "/"); folder != "" {
+		s.graph.Resolver().EachFolder(func(dir string, files []string) {
+			if dir == folder || strings.HasPrefix(dir, folder+"/") {
+				for _, p := range files {
+					if s.notes[p] != nil && matches(p) {
+						paths = append(paths, p)
+					}
+				}
+			}
+		})
+	} else {
+		for p := range s.notes {
+			if matches(p) {
+				paths = append(paths, p)
+			}
 		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
 		ni := s.notes[p]
 		out.Notes = append(out.Notes, api.NoteSummary{Path: p, Title: ni.title, Type: ni.typ, Status: ni.status, Tags: ni.tags})
 	}
+	out.Total = len(out.Notes)
 	if len(out.Notes) == 0 {
 		if err := s.checkFolderLocked(s.texts(ctx), "folder", f); err != nil {
 			return nil, err
