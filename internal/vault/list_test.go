@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -54,4 +55,54 @@ func TestListFolderThroughItsFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a write and a move")
+}
+
+// TestGraphEdgeRules: an edge counts once per ordered pair however many
+// links make it, a link to the note itself is none, a missing target counts
+// once per linking note (a node of its own with include_broken), and the
+// edges returned are those between kept nodes.
+func TestGraphEdgeRules(t *testing.T) {
+	_, s := openLearn(t, map[string]string{
+		"a.md": "# A\n\n[[b]] [[b]] [[b#x]] [[a]] [[gone]] [[gone]] [[c]]\n",
+		"b.md": "# B\n\n[[a]] [[gone]] [[c]]\n",
+		"c.md": "# C\n\n[[c]]\n",
+		"d.md": "# D\n\nalone\n",
+	}, learnOpts{})
+	ctx := t.Context()
+	g, err := s.Graph(ctx, api.GraphRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	degrees := func(g *api.GraphResult) map[string][2]int {
+		out := map[string][2]int{}
+		for _, n := range g.Nodes {
+			out[n.Path] = [2]int{n.InDegree, n.OutDegree}
+		}
+		return out
+	}
+	wantDeg := map[string][2]int{"a.md": {1, 2}, "b.md": {1, 2}, "c.md": {2, 0}, "d.md": {0, 0}}
+	if g.EdgeCount != 4 || g.BrokenCount != 2 || g.NodeCount != 4 || len(g.Edges) != 4 || !maps.Equal(degrees(g), wantDeg) {
+		t.Errorf("graph: %d edges (%d returned), %d broken, %d nodes, degrees %v", g.EdgeCount, len(g.Edges), g.BrokenCount, g.NodeCount, degrees(g))
+	}
+	g, err = s.Graph(ctx, api.GraphRequest{IncludeBroken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDeg["gone"] = [2]int{2, 0}
+	wantDeg["a.md"], wantDeg["b.md"] = [2]int{1, 3}, [2]int{1, 3}
+	if g.EdgeCount != 6 || g.BrokenTargetCount != 1 || g.NodeCount != 5 || !maps.Equal(degrees(g), wantDeg) {
+		t.Errorf("graph with broken links: %d edges, %d broken targets, %d nodes, degrees %v", g.EdgeCount, g.BrokenTargetCount, g.NodeCount, degrees(g))
+	}
+	g, err = s.Graph(ctx, api.GraphRequest{IncludeBroken: true, MaxNodes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept: a and b (4 links each), then c and gone (2 each): c by path.
+	var edges []string
+	for _, e := range g.Edges {
+		edges = append(edges, e.From+">"+e.To)
+	}
+	if want := []string{"a.md>b.md", "a.md>c.md", "b.md>a.md", "b.md>c.md"}; !g.Truncated || g.KeptEdgeCount != 4 || !slices.Equal(edges, want) {
+		t.Errorf("3 nodes kept: edges %q (%d kept), truncated %v", edges, g.KeptEdgeCount, g.Truncated)
+	}
 }
