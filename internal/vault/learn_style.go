@@ -14,8 +14,8 @@ import (
 // DESIGN.md leaves the form open: a note it creates is tagged with its
 // domain when the vault's notes are, a new domain's map of content is
 // titled as the other maps are, and its line in the knowledge index links
-// it the way the index's other domain lines do. A learning should read as if the vault's owner had
-// filed it.
+// it the way the index's other domain lines do. A learning should read as
+// if the vault's owner had filed it.
 
 // domainTagged reports whether a new note of domain should carry the
 // domain as a tag: whether most of the notes already filed in the domain's
