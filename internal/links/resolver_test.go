@@ -299,7 +299,7 @@ func TestResolveShortestPath(t *testing.T) {
 func TestResolverEachFolder(t *testing.T) {
 	byFolder := func(r *Resolver) map[string][]string {
 		out := map[string][]string{}
-		r.EachFolder(func(dir string, files []string) {
+		r.EachFolder("", func(dir string, files []string) {
 			if len(files) == 0 {
 				t.Errorf("folder %q listed with no file", dir)
 			}
@@ -332,6 +332,13 @@ func TestResolverEachFolder(t *testing.T) {
 	}
 	r.Add(".obsidian/app.json") // hidden: no folder of it
 	same("first call", r)
+	r.Add("ab/sibling.md")
+	var under []string
+	r.EachFolder("a", func(dir string, _ []string) { under = append(under, dir) })
+	slices.Sort(under)
+	if !slices.Equal(under, []string{"a", "a/sub"}) {
+		t.Errorf(`EachFolder("a") gave %q, want a and a/sub (not ab)`, under)
+	}
 	r.Add("c/d/new.md")
 	r.Add("top.md")
 	r.Remove("a/sub/deep.md")

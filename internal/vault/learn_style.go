@@ -2,6 +2,7 @@ package vault
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,16 +43,13 @@ func (s *Service) domainTagged(domain string) bool {
 			}
 		}
 	}
-	own := wikiFolder + "/" + domain
-	r.EachFolder(func(dir string, files []string) {
-		if dir == own || strings.HasPrefix(dir, own+"/") {
-			for _, p := range files {
-				count(p, domain)
-			}
+	r.EachFolder(wikiFolder+"/"+domain, func(_ string, files []string) {
+		for _, p := range files {
+			count(p, domain)
 		}
 	})
 	if notes == 0 {
-		r.EachFolder(func(dir string, files []string) {
+		r.EachFolder(wikiFolder, func(dir string, files []string) {
 			if d := domainOf(dir + "/"); d != "" {
 				for _, p := range files {
 					count(p, d)
@@ -166,17 +164,15 @@ func (s *Service) mocTitle(domain string) string {
 			continue
 		}
 		rest := ni.title[len(d):]
-		for _, sep := range mocSeparators {
-			if strings.HasPrefix(rest, sep) && len(rest) > len(sep) {
-				tails[rest]++
-				switch ni.title[:len(d)] {
-				case d:
-					plain++
-				case capitalised(d):
-					capital++
-				}
-				break
-			}
+		if !slices.ContainsFunc(mocSeparators, func(sep string) bool { return len(rest) > len(sep) && strings.HasPrefix(rest, sep) }) {
+			continue
+		}
+		tails[rest]++
+		switch ni.title[:len(d)] {
+		case d:
+			plain++
+		case capitalised(d):
+			capital++
 		}
 	}
 	s.mu.RUnlock()

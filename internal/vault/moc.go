@@ -41,7 +41,7 @@ func (s *Service) domains() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	set := map[string]bool{}
-	s.graph.Resolver().EachFolder(func(dir string, _ []string) {
+	s.graph.Resolver().EachFolder(wikiFolder, func(dir string, _ []string) {
 		if d := domainOf(dir + "/"); d != "" {
 			set[d] = true
 		}

@@ -170,12 +170,10 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	// call at 100,000 notes, however few the folder held.
 	var paths []string
 	if folder := strings.TrimSuffix(f.Folder, "/"); folder != "" {
-		s.graph.Resolver().EachFolder(func(dir string, files []string) {
-			if dir == folder || strings.HasPrefix(dir, folder+"/") {
-				for _, p := range files {
-					if s.notes[p] != nil && matches(p) {
-						paths = append(paths, p)
-					}
+		s.graph.Resolver().EachFolder(folder, func(_ string, files []string) {
+			for _, p := range files {
+				if s.notes[p] != nil && matches(p) {
+					paths = append(paths, p)
 				}
 			}
 		})
@@ -257,7 +255,8 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	// times and clearing them per source was half a second a call.
 	type gnode struct {
 		api.GraphNode
-		mark, kept int
+		mark int
+		kept bool
 	}
 	nodes := make(map[string]*gnode)
 	matches := s.ix.Matcher(f)
@@ -348,7 +347,7 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 		out.Truncated = true
 	}
 	for _, n := range all {
-		n.kept = 1
+		n.kept = true
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Path < all[j].Path })
 	out.Nodes = make([]api.GraphNode, len(all))
@@ -357,11 +356,11 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 	}
 	out.Edges = []api.GraphEdge{}
 	for i, from := range srcNodes {
-		if from.kept == 0 {
+		if !from.kept {
 			continue
 		}
 		eachEdge(i, len(sources)+i, func(to *gnode, target string, broken bool) {
-			if to == nil || to.kept == 0 || broken && !req.IncludeBroken {
+			if to == nil || !to.kept || broken && !req.IncludeBroken {
 				return
 			}
 			out.KeptEdgeCount++
