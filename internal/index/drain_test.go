@@ -72,8 +72,9 @@ func buildInBatches(opts Options, items []Item, size int) *Index {
 }
 
 // TestBuildReusesMemory: a Build's batches take again the builders of the
-// batch before (emptied) and the blocks of raw postings its merge read,
-// and the index is, byte for byte, the one the same batches make through
+// batch before (emptied), the blocks of raw postings its merge read and
+// the arrays of its merge's sort (left as that merge wrote them), and the
+// index is, byte for byte, the one the same batches make through
 // AddBatch, for an index of the profile's language or another, with
 // notes of another language than the index's first in each batch, and
 // small tables given a front and a queue, as large ones have.
@@ -81,8 +82,9 @@ func TestBuildReusesMemory(t *testing.T) {
 	// One CPU: the notes reach the builder, and so the terms their ids, in
 	// the same order in both builds.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	defer func(f, d int) { frontFrom, drainFrom = f, d }(frontFrom, drainFrom)
+	defer func(f, d, m int) { frontFrom, drainFrom, parallelMergeMin = f, d, m }(frontFrom, drainFrom, parallelMergeMin)
 	frontFrom, drainFrom = 256, 256
+	parallelMergeMin = 1 // every merge sorts: its arrays are taken again from the merge before
 	const size = 700
 	items := syntheticSized(3*size+100, 50)
 	for k, text := range []string{
@@ -103,10 +105,11 @@ func TestBuildReusesMemory(t *testing.T) {
 		for lo := 0; lo < len(items); lo += size {
 			want.AddBatch(items[lo:min(lo+size, len(items))])
 		}
-		builders, blocks := buildersReused.Load(), rawBlocksReused.Load()
+		builders, blocks, scratch := buildersReused.Load(), rawBlocksReused.Load(), scratchReused.Load()
 		got := buildInBatches(Options{Lang: lang}, items, size)
-		if buildersReused.Load() == builders || rawBlocksReused.Load() == blocks {
-			t.Fatalf("%s: builders taken again %d, blocks %d", lang, buildersReused.Load()-builders, rawBlocksReused.Load()-blocks)
+		if buildersReused.Load() == builders || rawBlocksReused.Load() == blocks || scratchReused.Load() == scratch {
+			t.Fatalf("%s: builders taken again %d, blocks %d, merge arrays %d", lang,
+				buildersReused.Load()-builders, rawBlocksReused.Load()-blocks, scratchReused.Load()-scratch)
 		}
 		if !bytes.Equal(payload(t, got), payload(t, want)) {
 			t.Fatalf("%s: the index built with memory taken again differs", lang)

@@ -245,7 +245,7 @@ func (ix *Index) buildLinkSlots(paths []string) {
 		parts[w] = bd.finish()
 		return 0
 	})
-	ix.merge(parts...)
+	ix.merge(nil, parts...)
 }
 
 // rebuildLinkSlots rebuilds the link slots of notes just (re)indexed at
