@@ -922,6 +922,19 @@ func pairsMask(pairs []uint64) uint64 {
 	return m
 }
 
+// titleMaskBit is the bit of a title signature in a title mask (see
+// noteInfo.titleMask).
+func titleMaskBit(sig uint64) uint64 { return 1 << (sig % 64) }
+
+// titlesMask returns the mask of title signatures.
+func titlesMask(sigs []uint64) uint64 {
+	var m uint64
+	for _, s := range sigs {
+		m |= titleMaskBit(s)
+	}
+	return m
+}
+
 // sortedUnique sorts s in place and returns it without repeats.
 func sortedUnique(s []uint64) []uint64 {
 	slices.Sort(s)

@@ -105,3 +105,28 @@ func TestTitleSig(t *testing.T) {
 		t.Error("word boundaries are not in the signature")
 	}
 }
+
+// TestTitleMask: a note's title mask lets a query none of whose titles it
+// is pass without reading them, and never turns away one of them, also
+// when another signature has the same bit.
+func TestTitleMask(t *testing.T) {
+	titles := []uint64{3, 70, 1 << 40}
+	info := noteInfo{titles: titles, titleMask: titlesMask(titles)}
+	for _, c := range []struct {
+		sig  uint64
+		want bool
+	}{
+		{3, true}, {70, true}, {1 << 40, true},
+		{3 + 64, false}, // the bit of 3, not a title
+		{5, false},      // a bit no title has
+		{1<<40 + 1, false},
+	} {
+		s := scratch{qsig: c.sig}
+		if got := s.isTitle(&info); got != c.want {
+			t.Errorf("signature %d: isTitle %v, want %v", c.sig, got, c.want)
+		}
+	}
+	if m := titlesMask(titles); m != 1<<3|1<<6|1<<0 {
+		t.Errorf("mask %b", m)
+	}
+}

@@ -264,6 +264,11 @@ type noteInfo struct {
 	// pairMask has the pairMaskBit of every word of pairs: a query pair
 	// whose two bits are not both set is not in them.
 	pairMask uint64
+	// titleMask has the titleMaskBit of every signature of titles: a query
+	// whose bit is not set is none of them, found without reading titles
+	// (a read of memory far from the note's, for most of the first chunks
+	// a search looks at).
+	titleMask uint64
 	// titles are the signatures of its title, file name and aliases (see
 	// titleSig), sorted: a query that is one of them earns the first chunk
 	// the full title bonus.
@@ -831,6 +836,7 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		sumLen: pn.sumLen,
 		titles: pn.titles,
 	}
+	info.titleMask = titlesMask(info.titles)
 	if len(n.Tags) > 0 {
 		info.tags = make([]string, 0, len(n.Tags))
 		for _, t := range n.Tags {

@@ -215,6 +215,9 @@ func (s *scratch) fullTitle(terms []qterm, seq []int, weight float64) {
 // isTitle reports whether the query is one of the note's titles (see
 // fullTitle).
 func (s *scratch) isTitle(info *noteInfo) bool {
+	if info.titleMask&titleMaskBit(s.qsig) == 0 {
+		return false
+	}
 	_, ok := slices.BinarySearch(info.titles, s.qsig)
 	return ok
 }

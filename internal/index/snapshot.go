@@ -199,6 +199,7 @@ func Decode(d *snapshot.Dec, opts Options) (*Index, error) {
 			}
 		}
 		n.pairMask = pairsMask(n.pairs)
+		n.titleMask = titlesMask(n.titles)
 		if uint64(n.first)+uint64(n.n) > uint64(slots) {
 			return nil, fmt.Errorf("%w: note %q: chunks out of range", snapshot.ErrInvalid, n.path)
 		}
