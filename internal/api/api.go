@@ -176,6 +176,12 @@ type ListRequest struct {
 	Tags   []string `json:"tags,omitempty"`
 	Status string   `json:"status,omitempty"`
 	Folder string   `json:"folder,omitempty"`
+	// Limit, when above 0, asks for at most that many notes, the first by
+	// path (Total still counts every note that passed), so that a backend
+	// need not sort and describe all of them. A backend may answer more
+	// (the team server's list answers all): a caller that needs the bound
+	// cuts Notes itself. Not sent over the REST API.
+	Limit int `json:"-"`
 }
 
 // NoteSummary is one line of vault_list.

@@ -403,6 +403,23 @@ func (ix *Index) Matcher(f Filter) func(path string) bool {
 	}
 }
 
+// EachMatch calls fn with the path of every indexed note that passes the
+// filter (including the 01-raw rule), in no particular order, holding the
+// index's read lock (fn must not call the index). It reads the notes'
+// records in the order they are stored, where Matcher on every path finds
+// each by its path: at 100,000 notes a list of one type took 75-85 ms that
+// way, most of it cache misses and the lock taken for each note.
+func (ix *Index) EachMatch(f Filter, fn func(path string)) {
+	pf := prepareFilter(f)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for i := range ix.notes {
+		if n := &ix.notes[i]; n.live && pf.pass(n) {
+			fn(n.path)
+		}
+	}
+}
+
 // idf is BM25's ln(1 + (N - df + 0.5) / (df + 0.5)).
 func idf(n, df float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))

@@ -252,14 +252,14 @@ func TestToolsEndToEnd(t *testing.T) {
 				{
 					tool:    "vault_list",
 					args:    map[string]any{"type": "wiki", "tags": []string{"go"}, "status": "active", "folder": "02-wiki"},
-					wantReq: api.ListRequest{Type: "wiki", Tags: []string{"go"}, Status: "active", Folder: "02-wiki"},
+					wantReq: api.ListRequest{Type: "wiki", Tags: []string{"go"}, Status: "active", Folder: "02-wiki", Limit: api.MaxListNotes},
 					result:  fake.list,
 					want:    renderList(m, fake.list),
 				},
 				{
 					tool:    "vault_list",
 					args:    map[string]any{},
-					wantReq: api.ListRequest{},
+					wantReq: api.ListRequest{Limit: api.MaxListNotes},
 					result:  fake.list,
 					want:    renderList(m, fake.list),
 				},

@@ -106,7 +106,7 @@ var listTool = toolSpec[listInput, api.ListResult]{
 		"use vault_search to find notes by what they say.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in listInput) (*api.ListResult, error) {
-		res, err := b.List(ctx, api.ListRequest(in))
+		res, err := b.List(ctx, api.ListRequest{Type: in.Type, Tags: in.Tags, Status: in.Status, Folder: in.Folder, Limit: api.MaxListNotes})
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,9 @@
 package vault
 
 import (
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -55,6 +57,65 @@ func TestListFolderThroughItsFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a write and a move")
+}
+
+// TestListLimit: a list with a limit holds the first notes by path of the
+// list without one, for every filter (the whole vault, a type, a folder),
+// with the same total; a limit of 0, or above the total, lists them all.
+func TestListLimit(t *testing.T) {
+	files := with(learnVault, map[string]string{})
+	for i := range 40 {
+		// Names in no particular order, so that the first by path are
+		// not the first stored.
+		files[fmt.Sprintf("03-projects/p%02d.md", (i*17)%40)] = "---\ntype: project\n---\n# P\n"
+	}
+	_, s := openLearn(t, files, learnOpts{})
+	ctx := t.Context()
+	for _, req := range []api.ListRequest{{}, {Type: "project"}, {Folder: "03-projects"}, {Type: "nothing"}} {
+		all, err := s.List(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(all.Notes, func(a, b api.NoteSummary) int { return strings.Compare(a.Path, b.Path) }) || all.Total != len(all.Notes) {
+			t.Fatalf("%+v: not sorted, or total %d for %d notes", req, all.Total, len(all.Notes))
+		}
+		for _, limit := range []int{1, 2, 7, 39, 40, 41, len(all.Notes), len(all.Notes) + 1} {
+			req := req
+			req.Limit = limit
+			got, err := s.List(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := all.Notes[:min(limit, len(all.Notes))]
+			if !slices.EqualFunc(got.Notes, want, func(a, b api.NoteSummary) bool { return a.Path == b.Path && a.Title == b.Title }) || got.Total != all.Total {
+				t.Errorf("%+v: %d notes (total %d), want the first %d of %d", req, len(got.Notes), got.Total, len(want), all.Total)
+			}
+		}
+	}
+}
+
+// TestFirstSorted: the k smallest of a list, sorted, whatever its order.
+func TestFirstSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		n := r.IntN(60)
+		var paths []string
+		for range n {
+			paths = append(paths, fmt.Sprintf("%c/%d.md", 'a'+r.IntN(5), r.IntN(30))) // repeats too
+		}
+		want := slices.Sorted(slices.Values(paths))
+		for _, k := range []int{0, 1, 2, r.IntN(n + 2), n, n + 1} {
+			got := firstSorted(slices.Clone(paths), k)
+			if k > 0 && k < n {
+				want := want[:k]
+				if !slices.Equal(got, want) {
+					t.Fatalf("k %d of %q: %q, want %q", k, paths, got, want)
+				}
+			} else if !slices.Equal(got, want) {
+				t.Fatalf("k %d of %q: %q, want all sorted", k, paths, got)
+			}
+		}
+	}
 }
 
 // TestGraphEdgeRules: an edge counts once per ordered pair however many

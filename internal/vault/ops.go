@@ -164,12 +164,13 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := &api.ListResult{Notes: []api.NoteSummary{}}
-	matches := s.ix.Matcher(f)
 	// Only the matching paths are sorted, and a folder's notes are found
 	// through the folders that hold them: sorting every path was 35 ms a
-	// call at 100,000 notes, however few the folder held.
+	// call at 100,000 notes, however few the folder held. Without a
+	// folder, the index passes its notes' records in order (EachMatch).
 	var paths []string
 	if folder := strings.TrimSuffix(f.Folder, "/"); folder != "" {
+		matches := s.ix.Matcher(f)
 		s.graph.Resolver().EachFolder(folder, func(_ string, files []string) {
 			for _, p := range files {
 				if s.notes[p] != nil && matches(p) {
@@ -178,24 +179,66 @@ func (s *Service) List(ctx context.Context, req api.ListRequest) (*api.ListResul
 			}
 		})
 	} else {
-		for p := range s.notes {
-			if matches(p) {
+		s.ix.EachMatch(f, func(p string) {
+			if s.notes[p] != nil {
 				paths = append(paths, p)
 			}
-		}
+		})
 	}
-	slices.Sort(paths)
+	out.Total = len(paths)
+	paths = firstSorted(paths, req.Limit)
+	out.Notes = slices.Grow(out.Notes, len(paths))
 	for _, p := range paths {
 		ni := s.notes[p]
 		out.Notes = append(out.Notes, api.NoteSummary{Path: p, Title: ni.title, Type: ni.typ, Status: ni.status, Tags: ni.tags})
 	}
-	out.Total = len(out.Notes)
 	if len(out.Notes) == 0 {
 		if err := s.checkFolderLocked(s.texts(ctx), "folder", f); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// firstSorted returns the k smallest of paths, sorted (all of them when k
+// is 0 or more than there are), reordering paths. The tool lists 1,000
+// notes: choosing them with a bounded heap instead of sorting every
+// path (and describing every note) took a list of the whole 100,000-note
+// vault from 250-300 ms to a few.
+func firstSorted(paths []string, k int) []string {
+	if k <= 0 || len(paths) <= k {
+		slices.Sort(paths)
+		return paths
+	}
+	// h = paths[:k], a max-heap of the k smallest so far.
+	h := paths[:k]
+	down := func(i int) {
+		for {
+			big, l := i, 2*i+1
+			if l < k && h[l] > h[big] {
+				big = l
+			}
+			if r := l + 1; r < k && h[r] > h[big] {
+				big = r
+			}
+			if big == i {
+				return
+			}
+			h[i], h[big] = h[big], h[i]
+			i = big
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, p := range paths[k:] {
+		if p < h[0] {
+			h[0] = p
+			down(0)
+		}
+	}
+	slices.Sort(h)
+	return h
 }
 
 // Backlinks returns the notes linking to a note, each once: how many, and
