@@ -302,12 +302,11 @@ func (s *Service) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphRe
 		kept bool
 	}
 	nodes := make(map[string]*gnode)
-	matches := s.ix.Matcher(f)
-	for p, ni := range s.notes {
-		if matches(p) {
+	s.ix.EachMatch(f, func(p string) { // the index's records in order (see List)
+		if ni := s.notes[p]; ni != nil {
 			nodes[p] = &gnode{GraphNode: api.GraphNode{Path: p, Title: ni.title, Type: ni.typ}, mark: -1}
 		}
-	}
+	})
 	if len(nodes) == 0 {
 		if err := s.checkFolderLocked(s.texts(ctx), "folder", f); err != nil {
 			return nil, err
