@@ -105,7 +105,12 @@ func (s *Service) newDaily(t *tx, now time.Time) string {
 		return filled + body
 	}
 	// Without a template: the shape daily notes usually have (and the
-	// example vault's template gives), a title heading with the date.
-	head, _ := renderFrontmatter(map[string]any{p.typeKey: "daily", "tags": []any{}, p.createdKey: s.today()})
+	// example vault's template gives), a title heading with the date, and
+	// tags as the vault's daily notes have them (dailyTags).
+	fm := map[string]any{p.typeKey: "daily", p.createdKey: s.today()}
+	if tags, ok := s.dailyTags(); ok {
+		fm["tags"] = tags
+	}
+	head, _ := renderFrontmatter(fm)
 	return head + "\n# " + s.today() + "\n\n## " + p.capturesSection + "\n"
 }

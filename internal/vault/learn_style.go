@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -58,6 +59,64 @@ func (s *Service) domainTagged(domain string) bool {
 		})
 	}
 	return 2*tagged > notes
+}
+
+// dailyTags is the tags key of a new daily note made without a template, as
+// the vault's daily notes have it: none when the latest of them (by name:
+// they are named by date) has no tags key; else the tags most of them
+// carry (what a daily note is, "daily" or "journal", not the day's topics),
+// which may be none; and, in a vault with no daily note yet (or whose latest
+// cannot be read), an empty list, as the example vault's template gives.
+func (s *Service) dailyTags() ([]any, bool) {
+	s.mu.RLock()
+	var latest string
+	notes := 0
+	counts := map[string]int{}
+	s.graph.Resolver().EachFolder(dailyFolder, func(_ string, files []string) {
+		for _, p := range files {
+			ni := s.notes[p]
+			if ni == nil {
+				continue
+			}
+			notes++
+			for _, t := range ni.tags {
+				counts[strings.ToLower(t)]++
+			}
+			if latest == "" || path.Base(p) > path.Base(latest) || path.Base(p) == path.Base(latest) && p > latest {
+				latest = p
+			}
+		}
+	})
+	s.mu.RUnlock()
+	tags := []any{}
+	if latest == "" {
+		return tags, true
+	}
+	data, _, err := s.fs.ReadNote(latest)
+	if err != nil {
+		return tags, true
+	}
+	block, _ := markdown.SplitFrontmatter(string(data))
+	fm, _ := markdown.ParseFrontmatter(block)
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(fm)), func(k string) bool { return strings.EqualFold(k, "tags") }) {
+		return nil, false
+	}
+	common := make([]string, 0, len(counts))
+	for t, n := range counts {
+		if 2*n > notes {
+			common = append(common, t)
+		}
+	}
+	slices.SortFunc(common, func(a, b string) int {
+		if c := counts[b] - counts[a]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, t := range common {
+		tags = append(tags, t)
+	}
+	return tags, true
 }
 
 // indexLine is the knowledge index's line for the map of content of a new

@@ -169,3 +169,47 @@ func TestLearnNewMOCTitledAsTheOthers(t *testing.T) {
 		})
 	}
 }
+
+// TestLearnNewDailyTagsAsTheVaultsDailies: a daily note made without a
+// template has a tags key only when the vault's latest daily note has one,
+// holding the tags most of its daily notes carry; with no daily note yet, an
+// empty list.
+func TestLearnNewDailyTagsAsTheVaultsDailies(t *testing.T) {
+	daily := func(fm string) string { return "---\n" + fm + "\n---\n# Day\n\n## Captures\n" }
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  string // the new daily note's frontmatter
+	}{
+		{"no daily note", learnVault, "---\ntype: daily\ntags: []\ncreated: 2026-11-29\n---\n"},
+		{"dailies without tags", with(learnVault, map[string]string{
+			"04-daily/2026-11-20.md": daily("type: daily"),
+			"04-daily/2026-11-21.md": daily("type: daily\ncreated: 2026-11-21"),
+		}), "---\ntype: daily\ncreated: 2026-11-29\n---\n"},
+		{"dailies tagged journal, with the day's topics", with(learnVault, map[string]string{
+			"04-daily/2026-11-19.md":      daily("type: daily"),
+			"04-daily/2026-11-20.md":      daily("type: daily\ntags: [journal, go]"),
+			"04-daily/2026/2026-11-21.md": daily("type: daily\ntags: [Journal, Planning, go]"),
+			"04-daily/2026-11-22.md":      daily("type: daily\ntags: [journal, db]"),
+		}), "---\ntype: daily\ntags: [journal]\ncreated: 2026-11-29\n---\n"},
+		{"the latest has the key, most carry no tag", with(learnVault, map[string]string{
+			"04-daily/2026-11-20.md": daily("type: daily"),
+			"04-daily/2026-11-21.md": daily("type: daily"),
+			"04-daily/2026-11-22.md": daily("type: daily\ntags: [go]"),
+		}), "---\ntype: daily\ntags: []\ncreated: 2026-11-29\n---\n"},
+		{"the latest has no key", with(learnVault, map[string]string{
+			"04-daily/2026-11-20.md": daily("type: daily\ntags: [journal]"),
+			"04-daily/2026-11-21.md": daily("type: daily\ntags: [journal]"),
+			"04-daily/2026-11-22.md": daily("type: daily"),
+		}), "---\ntype: daily\ncreated: 2026-11-29\n---\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, s := openLearn(t, tc.files, learnOpts{})
+			learn(t, s, api.LearnRequest{Title: "Quixotic goroutines", Insight: "Quixotic goroutines leak.", Domain: "go"})
+			if got := read(t, dir, "04-daily/2026-11-29.md"); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("new daily note:\n%s\nwant it to begin with:\n%s", got, tc.want)
+			}
+		})
+	}
+}

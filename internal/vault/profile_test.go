@@ -60,11 +60,12 @@ func TestProfileDetected(t *testing.T) {
 }
 
 // TestProfileDetectedNewDaily: the daily note a Portuguese vault does not
-// have yet is created with Capturas.
+// have yet is created with Capturas, and without a tags key, as the vault's
+// other daily note has none.
 func TestProfileDetectedNewDaily(t *testing.T) {
 	dir, s := openLearn(t, with(ptVault, map[string]string{"04-daily/2026-11-29.md": ""}), learnOpts{})
 	learn(t, s, api.LearnRequest{Title: "Rotação de segredos", Insight: "Rotacione os segredos do registro.", Domain: "docker"})
-	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ntags: []\ncriado: 2026-11-29\n---\n\n# 2026-11-29\n\n## Capturas\n\n- 10:30 [[rotacao-de-segredos]] (learning)\n" {
+	if got := read(t, dir, "04-daily/2026-11-29.md"); got != "---\ntipo: daily\ncriado: 2026-11-29\n---\n\n# 2026-11-29\n\n## Capturas\n\n- 10:30 [[rotacao-de-segredos]] (learning)\n" {
 		t.Errorf("daily note:\n%s", got)
 	}
 }
