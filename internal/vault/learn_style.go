@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -98,7 +97,7 @@ func (s *Service) dailyTags() ([]any, bool) {
 	}
 	block, _ := markdown.SplitFrontmatter(string(data))
 	fm, _ := markdown.ParseFrontmatter(block)
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(fm)), func(k string) bool { return strings.EqualFold(k, "tags") }) {
+	if !hasKey(fm, "tags") {
 		return nil, false
 	}
 	common := make([]string, 0, len(counts))
