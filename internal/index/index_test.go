@@ -1259,3 +1259,41 @@ func TestTrimInSteps(t *testing.T) {
 	ix.mu.RUnlock()
 	sameRanking(t, "after trim", ix, want, []string{items[3].Note.Title, items[1500].Note.Title, items[2999].Note.Title})
 }
+
+// TestEachMatch: EachMatch gives each live note that passes the filter once
+// (the 01-raw rule included), exactly the notes Matches says pass; a removed
+// note's freed record is never given.
+func TestEachMatch(t *testing.T) {
+	ix := New(Options{})
+	wiki := func(text string) *markdown.Note {
+		n := prose(text)
+		n.Type = "wiki"
+		return n
+	}
+	ix.Add("02-wiki/a.md", wiki("alpha"))
+	ix.Add("02-wiki/b.md", wiki("beta"))
+	ix.Add("03-projects/c.md", prose("gamma"))
+	ix.Add("01-raw/d.md", wiki("delta"))
+	ix.Add("02-wiki/gone.md", wiki("epsilon"))
+	ix.Remove("02-wiki/gone.md")
+	all := []string{"02-wiki/a.md", "02-wiki/b.md", "03-projects/c.md", "01-raw/d.md", "02-wiki/gone.md"}
+	for _, f := range []Filter{{}, {IncludeRaw: true}, {Type: "wiki"}, {Type: "wiki", IncludeRaw: true}, {Folder: "01-raw"}, {Status: "none"}} {
+		var got, want []string
+		ix.EachMatch(f, func(p string) { got = append(got, p) })
+		for _, p := range all {
+			if ix.Matches(p, f) {
+				want = append(want, p)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%+v: EachMatch gave %q, Matches passes %q", f, got, want)
+		}
+	}
+	var got []string
+	ix.EachMatch(Filter{IncludeRaw: true}, func(p string) { got = append(got, p) })
+	if slices.Contains(got, "02-wiki/gone.md") || len(got) != 4 {
+		t.Errorf("every note: %q", got)
+	}
+}
