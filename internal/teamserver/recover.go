@@ -150,11 +150,12 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 			res.Files = append(res.Files, c.Path)
 		}
 	}
+	var size int64
 	if res.Path != "" && res.Action != api.ActionDeleted {
 		// The note's hash as the write left it (the ETag, the sha256 a
 		// client writes against next).
-		if h, err := pr.git.blobHash(ctx, sha, res.Path); err == nil {
-			res.SHA256 = h
+		if h, n, err := pr.git.blobHash(ctx, sha, res.Path); err == nil {
+			res.SHA256, size = h, n
 		}
 	}
 	if res.Action == api.ActionMoved {
@@ -166,7 +167,7 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
 	out := s.recorded(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
-		return s.rebuiltAnswer(ctx, pr, rec, res, at, files)
+		return s.rebuiltAnswer(ctx, pr, rec, res, size, at, files)
 	})
 	if out.unbooked != nil {
 		// Nothing to store yet: the record stays running for next time.
@@ -180,24 +181,20 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 	return out.resp, nil
 }
 
-// rebuiltAnswer is the answer of a settled write, as its operation answers.
-func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, at time.Time, files map[string]teamstore.File) *response {
+// rebuiltAnswer is the answer of a settled write, as its operation answers,
+// made from its commit (res, and size: the note's as the write left it) and
+// its bookkeeping (files), not from the vault as it is now: by the time a
+// write is settled (at the next start, or by the vault's next holder) the
+// note may have changed or gone, and the retry must still learn that its
+// write was applied, and what it wrote.
+func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, size int64, at time.Time, files map[string]teamstore.File) *response {
 	switch rec.Operation {
 	case "create", "update":
-		p := res.Path
-		if rec.Operation == "update" {
-			if f, err := s.store.File(ctx, pr.meta.ID, rec.Target); err == nil {
-				p = f.Path
-			}
-		}
-		wf, err := s.fileAnswer(ctx, pr, at, files, p)
-		if err != nil {
-			return vaultError(err)
-		}
 		status := http.StatusOK
 		if rec.Operation == "create" {
 			status = http.StatusCreated
 		}
+		wf := wireFile(s.settledFile(ctx, pr, rec, res.Path, at, files), vaultfs.FileInfo{Size: size}, res.SHA256)
 		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
 	case "move":
 		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}
@@ -206,4 +203,29 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 		return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
 	}
 	return jsonResponse(http.StatusOK, res)
+}
+
+// settledFile is the record of the note a settled create or update wrote
+// at path: the one its bookkeeping just wrote, else the store's for the path
+// or (an update) for its id, else one naming what is known (the path, and
+// the id an update was sent to) when the store has none any more.
+func (s *Server) settledFile(ctx context.Context, pr *project, rec teamstore.Idem, path string, at time.Time, files map[string]teamstore.File) teamstore.File {
+	if f, ok := files[path]; ok {
+		f.UpdatedAt = at
+		return f
+	}
+	fctx, cancel := s.storeCtx(ctx)
+	defer cancel()
+	f, err := s.store.FileByPath(fctx, pr.meta.ID, path)
+	if err != nil && rec.Operation == "update" {
+		f, err = s.store.File(fctx, pr.meta.ID, rec.Target)
+	}
+	if err != nil {
+		f = teamstore.File{Project: pr.meta.ID, CreatedAt: at, UpdatedAt: at}
+		if rec.Operation == "update" {
+			f.ID = rec.Target
+		}
+	}
+	f.Path = path
+	return f
 }

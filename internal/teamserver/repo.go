@@ -51,13 +51,13 @@ func (g *repo) trailers(ctx context.Context, commit string) (map[string]string, 
 	return t, nil
 }
 
-// blobHash is the SHA-256 of the file at path in a commit.
-func (g *repo) blobHash(ctx context.Context, commit, path string) (string, error) {
+// blobHash is the SHA-256 and the size of the file at path in a commit.
+func (g *repo) blobHash(ctx context.Context, commit, path string) (hash string, size int64, err error) {
 	out, err := g.r.Run(ctx, "cat-file", "blob", commit+":"+path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return sha256Hex(out), nil
+	return sha256Hex(out), int64(len(out)), nil
 }
 
 // fileChange is one path a commit changed: status A, M, D or R (with From).

@@ -848,3 +848,55 @@ func TestUncleanPaths(t *testing.T) {
 		t.Errorf("a trailing slash taken for an unclean path: %s", got.body)
 	}
 }
+
+// A write settled after a restart is answered as it was applied, from its
+// commit, even when the note changed or went away since: the retry learns
+// that its create happened (201, the note's id and the hash it wrote), never
+// a "not found" that would have it create the note again under a new key.
+func TestRecoverAnswersFromTheCommit(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	const content = "# Gone\n"
+	e.crashedCreate(t, "gone", "notes/gone.md", content)
+	e.crashedCreate(t, "changed", "notes/changed.md", content)
+	e.stop()
+	// The notes as the creates wrote them (the vault adds its frontmatter).
+	dir := e.vaultDir(e.ex)
+	written := map[string][]byte{}
+	for _, key := range []string{"gone", "changed"} {
+		b, err := os.ReadFile(filepath.Join(dir, "notes", key+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written[key] = b
+	}
+	// Between the crash and the next start, the notes changed in git (an
+	// operator, or another replica holding the vault meanwhile).
+	if err := os.WriteFile(filepath.Join(dir, "notes", "changed.md"), []byte("# Changed since\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"add", "notes/changed.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "changed since"}} {
+		if _, err := gitOut(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.start(envOpts{})
+	for _, key := range []string{"gone", "changed"} {
+		path := "notes/" + key + ".md"
+		retry := e.create(e.rw, "ex", path, content, "Idempotency-Key", key)
+		wantStatus(t, "retry of the "+key+" create", retry, 201, "")
+		if retry.header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("%s: the retry was not answered from the record", key)
+		}
+		var fa teamapi.FileAnswer
+		retry.json(t, &fa)
+		want := sha256Hex(written[key])
+		// (The note gone before the server booked it never had an id.)
+		if fa.File.Path != path || (fa.File.ID == "") != (key == "gone") || fa.File.ContentHash != want || fa.File.Size != int64(len(written[key])) || len(fa.Warnings) == 0 {
+			t.Errorf("%s: rebuilt answer = %+v, want the note as the create wrote it", key, fa)
+		}
+		if got := retry.header.Get("ETag"); got != etag(want) {
+			t.Errorf("%s: ETag %s, want the hash the create wrote", key, got)
+		}
+	}
+}
