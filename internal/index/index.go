@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/par"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // BM25F parameters: saturation, and the length normalisation of the body
@@ -829,7 +830,7 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 		status: ix.internStr(strings.ToLower(strings.TrimSpace(n.Status))),
 		lang:   pn.lang,
 		mult:   1,
-		raw:    underFolder(pn.path, RawFolder),
+		raw:    vpath.Below(pn.path, RawFolder),
 		live:   true,
 		first:  chunkBase + pn.first,
 		n:      pn.n,
@@ -848,15 +849,10 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 	if info.typ == "moc" || info.typ == "daily" {
 		info.mult *= TypeFactor
 	}
-	if underFolder(pn.path, ArchiveFolder) {
+	if vpath.Below(pn.path, ArchiveFolder) {
 		info.mult *= ArchiveFactor
 	}
 	return info
-}
-
-// underFolder: path lies under folder (segment boundary).
-func underFolder(path, folder string) bool {
-	return len(path) > len(folder) && path[len(folder)] == '/' && strings.HasPrefix(path, folder)
 }
 
 // mapTerms returns the global ids of the partials' terms (one list per

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // maxExpansions bounds the vocabulary terms one misspelled query term is
@@ -924,7 +925,7 @@ func prepareFilter(f Filter) preparedFilter {
 	}
 	pf.folder = folder
 	// Asking for a folder inside 01-raw is asking for raw notes.
-	if folder == RawFolder || underFolder(folder, RawFolder) {
+	if vpath.Within(folder, RawFolder) {
 		pf.raw = true
 	}
 	// Split as a frontmatter's tags string is: no tag holds a comma or a
@@ -948,7 +949,7 @@ func (pf *preparedFilter) pass(n *noteInfo) bool {
 	if pf.status != "" && n.status != pf.status {
 		return false
 	}
-	if pf.folder != "" && !underFolder(n.path, pf.folder) {
+	if pf.folder != "" && !vpath.Below(n.path, pf.folder) {
 		return false
 	}
 	for _, t := range pf.tags {

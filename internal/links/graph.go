@@ -11,6 +11,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/par"
 	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // Edge is one link of a note and where it resolves.
@@ -464,7 +465,7 @@ func (g *Graph) RemoveTree(dir string) []string {
 	var gone []string
 	g.r.mu.RLock()
 	for p := range g.r.files {
-		if p == dir || strings.HasPrefix(p, dir+"/") {
+		if vpath.Within(p, dir) {
 			gone = append(gone, p)
 		}
 	}

@@ -68,6 +68,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // candidate is one file known to the resolver, indexed under its folded
@@ -182,7 +183,7 @@ func (r *Resolver) EachFolder(folder string, fn func(dir string, files []string)
 	}
 	defer r.mu.RUnlock()
 	for d, files := range r.dirs {
-		if d == folder || isUnder(d, folder) {
+		if vpath.Within(d, folder) {
 			fn(d, files)
 		}
 	}
@@ -358,7 +359,7 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 		if c.lower != t && !strings.HasSuffix(c.lower, "/"+t) {
 			continue
 		}
-		if isUnder(c.lower, dir) {
+		if vpath.Within(c.lower, dir) {
 			return c.path, true
 		}
 		if other == nil {
@@ -488,11 +489,6 @@ func parentDir(p string) string {
 		return ""
 	}
 	return p[:i]
-}
-
-// isUnder reports whether p lies in dir or below it ("" is the vault root).
-func isUnder(p, dir string) bool {
-	return dir == "" || (len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir))
 }
 
 // joinClamped joins rel to dir, applying "." and ".." segments; ".." above

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // verdict is the outcome of the duplicate decision.
@@ -48,7 +49,7 @@ func decide(hits []api.SearchHit, limit int, in *learning, info func(string) ([]
 	top := hits[0]
 	v := verdict{candidate: top.Path}
 	switch {
-	case !strings.HasPrefix(top.Path, wikiFolder+"/"):
+	case !vpath.Below(top.Path, wikiFolder):
 		v.code, v.reason = api.LearnOutsideWiki, fmt.Sprintf("top result %s is outside %s", top.Path, wikiFolder)
 		return v
 	case top.ViaGraph:

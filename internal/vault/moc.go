@@ -16,6 +16,7 @@ import (
 const (
 	wikiFolder     = "02-wiki"
 	knowledgeIndex = "00-index/index-knowledge.md"
+	projectsFolder = "03-projects"
 	dailyFolder    = "04-daily"
 )
 

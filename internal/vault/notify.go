@@ -2,11 +2,11 @@ package vault
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 var (
@@ -82,12 +82,11 @@ func (s *Service) notesUnder(rel string) []string {
 	if !s.subscribed() {
 		return nil
 	}
-	prefix := rel + "/"
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []string
 	for p := range s.notes {
-		if strings.HasPrefix(p, prefix) {
+		if vpath.Below(p, rel) {
 			out = append(out, p)
 		}
 	}

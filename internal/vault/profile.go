@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -290,9 +291,9 @@ func (s *Service) profileSampleNotes(notes iter.Seq[string]) []string {
 			hasIndex = true
 		case domainOf(p) != "" && strings.HasSuffix(p, "-moc.md"):
 			firsts[0].keep(p, limits[0], false)
-		case strings.HasPrefix(p, dailyFolder+"/"):
+		case vpath.Below(p, dailyFolder):
 			firsts[1].keep(p, limits[1], true) // the newest: last by name
-		case strings.HasPrefix(p, wikiFolder+"/") || strings.HasPrefix(p, "03-projects/"):
+		case vpath.Below(p, wikiFolder) || vpath.Below(p, projectsFolder):
 			firsts[2].keep(p, limits[2], false)
 		default:
 			firsts[3].keep(p, limits[3], false)

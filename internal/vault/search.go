@@ -11,6 +11,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/index"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // Graph expansion parameters (DESIGN.md section 4).
@@ -72,9 +73,8 @@ func (s *Service) checkFolderLocked(m *texts, field string, f index.Filter) erro
 	if f.Folder == "" {
 		return nil
 	}
-	prefix := f.Folder + "/"
 	for p := range s.notes {
-		if strings.HasPrefix(p, prefix) {
+		if vpath.Below(p, f.Folder) {
 			return nil
 		}
 	}
@@ -387,7 +387,7 @@ func noteFactor(p string, ni *noteInfo) float64 {
 	if ni.typ == "moc" || ni.typ == "daily" {
 		f *= index.TypeFactor
 	}
-	if strings.HasPrefix(p, index.ArchiveFolder+"/") {
+	if vpath.Below(p, index.ArchiveFolder) {
 		f *= index.ArchiveFactor
 	}
 	return f

@@ -35,6 +35,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/par"
 	"github.com/vaultmcp/vaultmcp/internal/strarena"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 	"github.com/vaultmcp/vaultmcp/internal/watch"
 	"github.com/vaultmcp/vaultmcp/internal/writelock"
 )
@@ -1135,9 +1136,8 @@ func (s *Service) forgetTreeLocked(rel string) {
 	for _, p := range s.graph.RemoveTree(rel) {
 		s.forgetLocked(p)
 	}
-	prefix := rel + "/"
 	for p := range s.unindexed {
-		if strings.HasPrefix(p, prefix) {
+		if vpath.Below(p, rel) {
 			delete(s.unindexed, p)
 		}
 	}
@@ -1203,7 +1203,7 @@ func (s *Service) rescan(ctx context.Context) []string { return s.rescanUnder(ct
 func (s *Service) rescanUnder(ctx context.Context, dir string) (touched []string) {
 	// A file at dir itself is gone too: dir is a folder now (a note
 	// replaced by a folder of its name).
-	under := func(p string) bool { return dir == "" || p == dir || strings.HasPrefix(p, dir+"/") }
+	under := func(p string) bool { return vpath.Within(p, dir) }
 	seen := make(map[string]bool)
 	var changed []vaultfs.FileInfo
 	err := s.fs.WalkUnder(ctx, dir, func(fi vaultfs.FileInfo) error {

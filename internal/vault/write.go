@@ -13,6 +13,7 @@ import (
 	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/markdown"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 var _ api.WriteBackend = (*Service)(nil)
@@ -264,7 +265,7 @@ func (s *Service) structural(m *texts, rel string) string {
 		return m.Get(eIsIndex)
 	case strings.HasSuffix(path.Base(rel), "-moc.md") || (ni != nil && ni.typ == "moc"):
 		return m.Get(eIsMOC)
-	case strings.HasPrefix(rel, dailyFolder+"/") && dailyName().MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
+	case vpath.Below(rel, dailyFolder) && dailyName().MatchString(path.Base(rel)) || (ni != nil && ni.typ == "daily"):
 		return m.Get(eIsDaily)
 	}
 	return ""

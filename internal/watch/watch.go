@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vaultmcp/vaultmcp/internal/vpath"
 )
 
 // Event is one debounced batch of changes.
@@ -386,7 +388,7 @@ func (w *Watcher) dropTree(rel string) {
 	w.mu.Lock()
 	var gone []string
 	for d := range w.dirs {
-		if d == rel || strings.HasPrefix(d, rel+"/") {
+		if vpath.Within(d, rel) {
 			gone = append(gone, d)
 			delete(w.dirs, d)
 		}
