@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -208,4 +210,49 @@ func TestCloseRightAfterFirstAnswer(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(cache, "index-*.snap")); len(m) != 1 {
 		t.Fatalf("snapshots after Close: %v", m)
 	}
+}
+
+// TestHeapGivenBackAfterBuild: once the work after the first answer is
+// done, the memory the heap no longer uses is given back to the system
+// (the build's garbage, here 64 MiB of it freed before the answer), not
+// kept by the process for the rest of its session.
+func TestHeapGivenBackAfterBuild(t *testing.T) {
+	defer func(w time.Duration) { afterBuildWait = w }(afterBuildWait)
+	afterBuildWait = time.Hour // only the answer ends the wait
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Dir: exampleCopy(t), Lang: "en", CacheDir: t.TempDir(), PauseGC: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const garbage = 64 << 20
+	b := make([]byte, garbage)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1 // backed by the system, as a build's memory is
+	}
+	b = nil
+	runtime.GC()
+	if free := heapFree(); free < garbage {
+		t.Fatalf("%d bytes of free heap kept after the garbage was collected: the test cannot tell", free)
+	}
+	if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Settled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if free := heapFree(); free >= garbage/2 {
+		t.Errorf("settled, the process still keeps %d bytes of free heap", free)
+	}
+}
+
+// heapFree is the heap memory the process keeps that is free (not given
+// back to the system).
+func heapFree() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

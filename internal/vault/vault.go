@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -819,6 +820,24 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	go func(pause *gcpause.Pause) {
 		defer s.wg.Done()
 		defer close(s.settled)
+		// Once the work put off is done, the heap the build and the
+		// snapshot grew is given back to the system: the runtime's own
+		// scavenger keeps it (the heap was readied in huge pages, which it
+		// does not break up), and a server lives for a whole agent
+		// session. Measured here, 40 s after the first search: the
+		// generated 10k-note vault's server held 423 MB after a first
+		// build (121 MB after a start from the snapshot), the Obsidian
+		// hub's 165 MB. Not when the service is closing (vaultmcp search,
+		// a server stopping): the process gives it all back as it ends.
+		defer func() {
+			select {
+			case <-s.closed:
+			default:
+				t0 := time.Now()
+				debug.FreeOSMemory()
+				s.log.Debug("heap given back after the first build", "took", time.Since(t0))
+			}
+		}()
 		if profc != nil {
 			// gen 0: an undecided profile is detected again after a change.
 			// The line logs what the build detected: asking Profile here
