@@ -827,12 +827,19 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 		// session. Measured here, 40 s after the first search: the
 		// generated 10k-note vault's server held 423 MB after a first
 		// build (121 MB after a start from the snapshot), the Obsidian
-		// hub's 165 MB. Not when the service is closing (vaultmcp search,
-		// a server stopping): the process gives it all back as it ends.
+		// hub's 165 MB. Only for a build with the collector's pause
+		// (PauseGC: a process serving this one vault, whose heap was
+		// readied for it), not in a team server's projects (a collection
+		// of the whole process each), and not when the service is closing
+		// (vaultmcp search, a server stopping): the process gives it all
+		// back as it ends.
 		defer func() {
 			select {
 			case <-s.closed:
+				return
 			default:
+			}
+			if s.opts.PauseGC > 0 {
 				t0 := time.Now()
 				debug.FreeOSMemory()
 				s.log.Debug("heap given back after the first build", "took", time.Since(t0))
