@@ -194,7 +194,18 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 		if rec.Operation == "create" {
 			status = http.StatusCreated
 		}
-		wf := wireFile(s.settledFile(ctx, pr, rec, res.Path, at, files), vaultfs.FileInfo{Size: size}, res.SHA256)
+		f, err := s.settledFile(ctx, pr, rec, res.Path, at, files)
+		if err != nil {
+			return vaultError(err)
+		}
+		wf := wireFile(f, vaultfs.FileInfo{Size: size}, res.SHA256)
+		if res.SHA256 == "" {
+			// The commit's blob could not be read: the note as it is, if
+			// it is there still.
+			if cur, err := s.fileAnswer(ctx, pr, at, files, res.Path); err == nil {
+				wf = cur
+			}
+		}
 		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
 	case "move":
 		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}
@@ -207,25 +218,29 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 
 // settledFile is the record of the note a settled create or update wrote
 // at path: the one its bookkeeping just wrote, else the store's for the path
-// or (an update) for its id, else one naming what is known (the path, and
-// the id an update was sent to) when the store has none any more.
-func (s *Server) settledFile(ctx context.Context, pr *project, rec teamstore.Idem, path string, at time.Time, files map[string]teamstore.File) teamstore.File {
+// or (an update) for its id, else, when the store has none any more, one
+// naming what is known (the path, and the id an update was sent to). A
+// store that fails otherwise is the error.
+func (s *Server) settledFile(ctx context.Context, pr *project, rec teamstore.Idem, path string, at time.Time, files map[string]teamstore.File) (teamstore.File, error) {
 	if f, ok := files[path]; ok {
 		f.UpdatedAt = at
-		return f
+		return f, nil
 	}
 	fctx, cancel := s.storeCtx(ctx)
 	defer cancel()
 	f, err := s.store.FileByPath(fctx, pr.meta.ID, path)
-	if err != nil && rec.Operation == "update" {
+	if errors.Is(err, teamstore.ErrNotFound) && rec.Operation == "update" {
 		f, err = s.store.File(fctx, pr.meta.ID, rec.Target)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, teamstore.ErrNotFound):
 		f = teamstore.File{Project: pr.meta.ID, CreatedAt: at, UpdatedAt: at}
 		if rec.Operation == "update" {
 			f.ID = rec.Target
 		}
+	case err != nil:
+		return teamstore.File{}, err
 	}
 	f.Path = path
-	return f
+	return f, nil
 }
