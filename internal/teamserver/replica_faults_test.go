@@ -2,6 +2,7 @@ package teamserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,13 +11,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/oauth"
 	"github.com/vaultmcp/vaultmcp/internal/oauth/oauthtest"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
+	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
 // A database that stops answering (its connections kept open) does not
@@ -421,5 +425,35 @@ func TestVersionAnnouncementsBounded(t *testing.T) {
 	<-done
 	if got := srv.met.notes.Value("sent"); got != pendingVersions {
 		t.Errorf("sent announcements = %v, want %d", got, pendingVersions)
+	}
+}
+
+// A write refused for want of room (a full disk, a quota, a file size limit:
+// the vault's errors keep the errno, see vaultfs's TestDiskFull and the
+// vault's TestMoveDiskFullMidway) is 507 with the vault's io_error and its
+// one-line message, not a 500 "internal error"; nothing was written, so it
+// is not uncertain. Any other I/O failure stays 500.
+func TestOutOfSpaceIs507(t *testing.T) {
+	full := &vaultfs.Error{Code: vaultfs.CodeIO, Path: "notes/a.md", Reason: "the disk is full; the old content, if any, is unchanged", Err: syscall.ENOSPC}
+	for _, c := range []struct {
+		name   string
+		err    error
+		status int
+		msg    string
+	}{
+		{"a full disk, as the vault returns it", fmt.Errorf("writing: %w", full), 507, "disk is full"},
+		{"a full disk under a vault refusal", &api.Error{Code: string(vaultfs.CodeIO), Message: "the disk is full", Err: full}, 507, "disk is full"},
+		{"over a quota", &vaultfs.Error{Code: vaultfs.CodeIO, Path: "notes/a.md", Reason: "file system error", Err: syscall.EDQUOT}, 507, "notes/a.md"},
+		{"over the file size limit", &vaultfs.Error{Code: vaultfs.CodeIO, Path: "notes/a.md", Reason: "file system error", Err: syscall.EFBIG}, 507, "notes/a.md"},
+		{"another I/O failure", &vaultfs.Error{Code: vaultfs.CodeIO, Path: "notes/a.md", Reason: "file system error", Err: syscall.EIO}, 500, "internal error"},
+	} {
+		resp := vaultError(c.err)
+		var b teamapi.ErrorBody
+		if err := json.Unmarshal(resp.body, &b); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if resp.status != c.status || b.Error.Code != "io_error" || !strings.Contains(b.Error.Message, c.msg) || b.Error.Uncertain {
+			t.Errorf("%s: %d %+v, want %d io_error saying %q, not uncertain", c.name, resp.status, b.Error, c.status, c.msg)
+		}
 	}
 }

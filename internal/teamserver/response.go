@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
@@ -102,6 +103,11 @@ func withETag(r *response, hash string) *response {
 
 func etag(hash string) string { return `"` + hash + `"` }
 
+// outOfSpace says the file system refused err's write for want of room.
+func outOfSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
+}
+
 // statusOf is the HTTP status of a vault error code.
 var statusOf = map[string]int{
 	api.CodeInvalidArgument:              http.StatusBadRequest,
@@ -150,6 +156,18 @@ func vaultError(err error) *response {
 	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError
+	}
+	if code == string(vaultfs.CodeIO) && outOfSpace(err) {
+		// The server's disk (or its quota, or its file size limit) is
+		// full: nothing was written (the old content is unchanged), and
+		// nothing will be until its operator makes room. 507 says so to
+		// a monitor; the code stays io_error, the message the vault's
+		// (vault-relative paths only), and no client retries it.
+		status = http.StatusInsufficientStorage
+		var fe *vaultfs.Error
+		if ae == nil && errors.As(err, &fe) {
+			d.Message = fe.Error()
+		}
 	}
 	if status == http.StatusInternalServerError && ae == nil {
 		// Never show an unclassified error's text: it may hold a path.

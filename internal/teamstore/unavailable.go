@@ -15,7 +15,8 @@ import (
 // connections, a transaction aborted by a conflict with another — rather
 // than that it refused the request: nothing of the request was done there,
 // and the same request may be sent again. It looks at the error's chain
-// only, naming no driver: net errors, io.EOF and io.ErrUnexpectedEOF, and
+// only, naming no driver: net errors (a bare errno only when it is a
+// network's), io.EOF and io.ErrUnexpectedEOF, and
 // the SQLSTATE of a PostgreSQL error (classes 08, 53 and 57P, 40001 and
 // 40P01).
 func Unavailable(err error) bool {
@@ -23,12 +24,20 @@ func Unavailable(err error) bool {
 		return false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.ETIMEDOUT) ||
+		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
 		return true
 	}
+	// A net error, but not a bare errno: syscall.Errno has the methods
+	// of net.Error, so a file system's refusal (ENOSPC, EACCES, ENOENT
+	// under a vault's error) would pass for a network's, and a full disk
+	// be answered "retry".
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return true
+		if _, bare := ne.(syscall.Errno); !bare {
+			return true
+		}
 	}
 	var pe interface{ SQLState() string }
 	if errors.As(err, &pe) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"syscall"
 	"testing"
@@ -33,6 +34,12 @@ func TestUnavailable(t *testing.T) {
 		{context.DeadlineExceeded, true},
 		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, true},
 		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ETIMEDOUT}, true},
+		// A file system's refusal is not the store's absence, though
+		// syscall.Errno has net.Error's methods.
+		{fmt.Errorf("write: %w", syscall.ENOSPC), false},
+		{&fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}, false},
+		{fmt.Errorf("stat: %w", syscall.ENOENT), false},
 	} {
 		if got := Unavailable(c.err); got != c.want {
 			t.Errorf("Unavailable(%v) = %v, want %v", c.err, got, c.want)
