@@ -166,12 +166,26 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 		}
 	}
 	op := writeOp{pr: pr, op: rec.Operation, target: rec.Target}
+	var rebuildErr error
 	out := s.recorded(ctx, pr, res, rec.Operation+" "+res.Path+" (settled after a restart)", func(at time.Time, files map[string]teamstore.File) *response {
-		return s.rebuiltAnswer(ctx, pr, rec, res, size, at, files)
+		resp, err := s.rebuiltAnswer(ctx, pr, rec, res, size, at, files)
+		if err != nil {
+			rebuildErr = err
+			return vaultError(err)
+		}
+		return resp
 	})
 	if out.unbooked != nil {
 		// Nothing to store yet: the record stays running for next time.
 		return nil, fmt.Errorf("booking a settled write: %w", out.unbooked)
+	}
+	if rebuildErr != nil {
+		// The answer could not be made (the store failing as the note's
+		// record was read): nothing is booked or stored, and the record
+		// stays running for next time, as an unbooked write's; an error
+		// stored would be replayed to every retry of a write that was
+		// applied.
+		return nil, fmt.Errorf("rebuilding the answer of a settled write: %w", rebuildErr)
 	}
 	out.result = "ok (settled after a restart)"
 	answer := &teamstore.IdemAnswer{KeyID: rec.KeyID, Key: rec.Key, Token: rec.Token, Response: teamstore.Response{Status: out.resp.status, Header: out.resp.header, Body: out.resp.body}}
@@ -186,8 +200,8 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 // its bookkeeping (files), not from the vault as it is now: by the time a
 // write is settled (at the next start, or by the vault's next holder) the
 // note may have changed or gone, and the retry must still learn that its
-// write was applied, and what it wrote.
-func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, size int64, at time.Time, files map[string]teamstore.File) *response {
+// write was applied, and what it wrote. An error is the store's, failing.
+func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.Idem, res *api.WriteResult, size int64, at time.Time, files map[string]teamstore.File) (*response, error) {
 	switch rec.Operation {
 	case "create", "update":
 		status := http.StatusOK
@@ -196,7 +210,7 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 		}
 		f, err := s.settledFile(ctx, pr, rec, res.Path, at, files)
 		if err != nil {
-			return vaultError(err)
+			return nil, err
 		}
 		wf := wireFile(f, vaultfs.FileInfo{Size: size}, res.SHA256)
 		if res.SHA256 == "" {
@@ -206,14 +220,14 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 				wf = cur
 			}
 		}
-		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash)
+		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash), nil
 	case "move":
 		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}
-		return withETag(jsonResponse(http.StatusOK, ans), res.SHA256)
+		return withETag(jsonResponse(http.StatusOK, ans), res.SHA256), nil
 	case "delete":
-		return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings})
+		return jsonResponse(http.StatusOK, teamapi.DeleteAnswer{Success: true, Warnings: res.Warnings}), nil
 	}
-	return jsonResponse(http.StatusOK, res)
+	return jsonResponse(http.StatusOK, res), nil
 }
 
 // settledFile is the record of the note a settled create or update wrote

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -898,5 +900,62 @@ func TestRecoverAnswersFromTheCommit(t *testing.T) {
 		if got := retry.header.Get("ETag"); got != etag(want) {
 			t.Errorf("%s: ETag %s, want the hash the create wrote", key, got)
 		}
+	}
+}
+
+// byPathFails fails every lookup of a file by its path while on, as a
+// database going away would.
+type byPathFails struct {
+	teamstore.Store
+	on atomic.Bool
+}
+
+func (b *byPathFails) FileByPath(ctx context.Context, project, path string) (teamstore.File, error) {
+	if b.on.Load() {
+		return teamstore.File{}, io.ErrUnexpectedEOF
+	}
+	return b.Store.FileByPath(ctx, project, path)
+}
+
+// A settled write whose answer cannot be made (the store failing as its
+// note's record is read) stores nothing: its record stays running, and the
+// next settle answers it, instead of an error replayed to every retry of a
+// write that was applied.
+func TestRecoverStoresNoFailedAnswer(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	const content = "# Gone\n"
+	e.crashedCreate(t, "gone", "notes/gone.md", content)
+	e.stop()
+	dir := e.vaultDir(e.ex)
+	written, err := os.ReadFile(filepath.Join(dir, "notes", "gone.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "gone since"}} {
+		if _, err := gitOut(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fails := &byPathFails{Store: e.data.Store}
+	fails.on.Store(true)
+	e.data.Store = fails
+	if srv, err := New(ctx, Config{Data: e.data, Now: e.clock.Now, NoSnapshots: true}); err == nil {
+		srv.Close()
+		t.Fatal("the server started with a settled write whose answer could not be made")
+	} else if !strings.Contains(err.Error(), "rebuilding the answer") {
+		t.Fatalf("start: %v", err)
+	}
+	if running, _ := fails.Store.RunningIdem(ctx); len(running) != 1 || running[0].Key != "gone" {
+		t.Fatalf("records running after the failed settle: %+v", running)
+	}
+	fails.on.Store(false)
+	e.start(envOpts{})
+	retry := e.create(e.rw, "ex", "notes/gone.md", content, "Idempotency-Key", "gone")
+	wantStatus(t, "the retry", retry, 201, "")
+	var fa teamapi.FileAnswer
+	retry.json(t, &fa)
+	if retry.header.Get("Idempotent-Replayed") != "true" || fa.File.ContentHash != sha256Hex(written) {
+		t.Errorf("the retry: %v %+v", retry.header, fa)
 	}
 }
