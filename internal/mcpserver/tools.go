@@ -96,6 +96,8 @@ type listInput struct {
 	Tags   []string `json:"tags,omitempty" jsonschema:"Only notes that have all of these tags (case-insensitive, without #)."`
 	Status string   `json:"status,omitempty" jsonschema:"Only notes whose frontmatter status is this."`
 	Folder string   `json:"folder,omitempty" jsonschema:"Only notes under this vault folder, e.g. 03-projects."`
+	// Limit is never the client's (not in the schema): the tool sets it.
+	Limit int `json:"-"`
 }
 
 var listTool = toolSpec[listInput, api.ListResult]{
@@ -106,7 +108,8 @@ var listTool = toolSpec[listInput, api.ListResult]{
 		"use vault_search to find notes by what they say.",
 	Effect: effectRead,
 	Call: func(ctx context.Context, b api.Backend, in listInput) (*api.ListResult, error) {
-		res, err := b.List(ctx, api.ListRequest{Type: in.Type, Tags: in.Tags, Status: in.Status, Folder: in.Folder, Limit: api.MaxListNotes})
+		in.Limit = api.MaxListNotes
+		res, err := b.List(ctx, api.ListRequest(in))
 		if err != nil {
 			return nil, err
 		}
