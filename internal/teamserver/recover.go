@@ -154,8 +154,15 @@ func (s *Server) settleLocked(ctx context.Context, k *teamstore.Key, pr *project
 	if res.Path != "" && res.Action != api.ActionDeleted {
 		// The note's hash as the write left it (the ETag, the sha256 a
 		// client writes against next).
-		if h, n, err := pr.git.blobHash(ctx, sha, res.Path); err == nil {
+		h, n, err := pr.git.blobHash(ctx, sha, res.Path)
+		switch {
+		case err == nil:
 			res.SHA256, size = h, n
+		case rec.Operation == "create" || rec.Operation == "update":
+			// Their answer is the note they wrote: without it no answer
+			// is made, nothing is booked, and the record stays running
+			// for the next settle.
+			return nil, fmt.Errorf("reading the note a settled write wrote: %w", err)
 		}
 	}
 	if res.Action == api.ActionMoved {
@@ -213,13 +220,6 @@ func (s *Server) rebuiltAnswer(ctx context.Context, pr *project, rec teamstore.I
 			return nil, err
 		}
 		wf := wireFile(f, vaultfs.FileInfo{Size: size}, res.SHA256)
-		if res.SHA256 == "" {
-			// The commit's blob could not be read: the note as it is, if
-			// it is there still.
-			if cur, err := s.fileAnswer(ctx, pr, at, files, res.Path); err == nil {
-				wf = cur
-			}
-		}
 		return withETag(jsonResponse(status, teamapi.FileAnswer{File: wf, Warnings: res.Warnings}), wf.ContentHash), nil
 	case "move":
 		ans := teamapi.MoveAnswer{File: teamapi.MovedFile{ID: rec.Target, Path: res.Path}, LinksRewritten: res.LinksRewritten, NotesRewritten: res.NotesRewritten, Warnings: res.Warnings}

@@ -959,3 +959,49 @@ func TestRecoverStoresNoFailedAnswer(t *testing.T) {
 		t.Errorf("the retry: %v %+v", retry.header, fa)
 	}
 }
+
+// A settled create whose note cannot be read from its commit (its blob
+// missing from the repository) is not answered from anything else: the
+// start that cannot settle it says so, the record stays running, and once
+// the blob is back the next start answers the retry with what was written.
+func TestRecoverNeedsTheCommittedNote(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	const content = "# Lost blob\n"
+	e.crashedCreate(t, "lost", "notes/lost.md", content)
+	e.stop()
+	dir := e.vaultDir(e.ex)
+	written, err := os.ReadFile(filepath.Join(dir, "notes", "lost.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := gitOut(ctx, dir, "rev-parse", "HEAD:notes/lost.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = strings.TrimSpace(id)
+	obj := filepath.Join(dir, ".git", "objects", id[:2], id[2:])
+	if err := os.Rename(obj, obj+".away"); err != nil {
+		t.Fatalf("the new note's blob is not a loose object: %v", err)
+	}
+	if srv, err := New(ctx, Config{Data: e.data, Now: e.clock.Now, NoSnapshots: true}); err == nil {
+		srv.Close()
+		t.Fatal("the server started with a settled create whose note could not be read from its commit")
+	} else if !strings.Contains(err.Error(), "reading the note a settled write wrote") {
+		t.Fatalf("start: %v", err)
+	}
+	if running, _ := e.data.Store.RunningIdem(ctx); len(running) != 1 || running[0].Key != "lost" {
+		t.Fatalf("records running after the failed settle: %+v", running)
+	}
+	if err := os.Rename(obj+".away", obj); err != nil {
+		t.Fatal(err)
+	}
+	e.start(envOpts{})
+	retry := e.create(e.rw, "ex", "notes/lost.md", content, "Idempotency-Key", "lost")
+	wantStatus(t, "the retry", retry, 201, "")
+	var fa teamapi.FileAnswer
+	retry.json(t, &fa)
+	if retry.header.Get("Idempotent-Replayed") != "true" || fa.File.ContentHash != sha256Hex(written) || fa.File.ID == "" {
+		t.Errorf("the retry: %v %+v", retry.header, fa)
+	}
+}
