@@ -256,3 +256,42 @@ func heapFree() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// TestHeapKeptWithoutPause: the heap is given back only by a service whose
+// build ran with the collector's pause (a process serving one vault), not by
+// one without it (a team server's project: a collection of the whole
+// process each), and not by one closed before its first answer.
+func TestHeapKeptWithoutPause(t *testing.T) {
+	defer func(w time.Duration) { afterBuildWait = w }(afterBuildWait)
+	afterBuildWait = time.Hour // only the answer ends the wait
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		pause int64
+		close bool // before the first answer
+		want  int64
+	}{{"paused", 1 << 30, false, 1}, {"no pause", 0, false, 0}, {"closed first", 1 << 30, true, 0}} {
+		s, err := Open(ctx, Options{Dir: exampleCopy(t), Lang: "en", CacheDir: t.TempDir(), PauseGC: c.pause})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Ready(ctx); err != nil {
+			t.Fatal(err)
+		}
+		before := heapGivenBack.Load()
+		if c.close {
+			s.Close()
+		} else {
+			if _, err := s.Search(ctx, api.SearchRequest{Query: "retry backoff"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Settled(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+		}
+		if got := heapGivenBack.Load() - before; got != c.want {
+			t.Errorf("%s: heap given back %d times, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -842,6 +842,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 			if s.opts.PauseGC > 0 {
 				t0 := time.Now()
 				debug.FreeOSMemory()
+				heapGivenBack.Add(1)
 				s.log.Debug("heap given back after the first build", "took", time.Since(t0))
 			}
 		}()
@@ -901,6 +902,9 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	}(pause)
 	pause = &gcpause.Pause{} // the goroutine ends it
 }
+
+// heapGivenBack counts the heaps given back after a first build (tests).
+var heapGivenBack atomic.Int64
 
 // afterBuildWait is how long the work put off until the first answer
 // waits for one at most, and afterAnswerGrace how long after the answer is
