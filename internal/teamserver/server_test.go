@@ -923,41 +923,17 @@ func (b *byPathFails) FileByPath(ctx context.Context, project, path string) (tea
 // write that was applied.
 func TestRecoverStoresNoFailedAnswer(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	ctx := context.Background()
-	const content = "# Gone\n"
-	e.crashedCreate(t, "gone", "notes/gone.md", content)
-	e.stop()
-	dir := e.vaultDir(e.ex)
-	written, err := os.ReadFile(filepath.Join(dir, "notes", "gone.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "gone since"}} {
-		if _, err := gitOut(ctx, dir, args...); err != nil {
-			t.Fatal(err)
+	e.refusedSettle(t, "notes/gone.md", "rebuilding the answer", func(dir string) func() {
+		for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "gone since"}} {
+			if _, err := gitOut(context.Background(), dir, args...); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	fails := &byPathFails{Store: e.data.Store}
-	fails.on.Store(true)
-	e.data.Store = fails
-	if srv, err := New(ctx, Config{Data: e.data, Now: e.clock.Now, NoSnapshots: true}); err == nil {
-		srv.Close()
-		t.Fatal("the server started with a settled write whose answer could not be made")
-	} else if !strings.Contains(err.Error(), "rebuilding the answer") {
-		t.Fatalf("start: %v", err)
-	}
-	if running, _ := fails.Store.RunningIdem(ctx); len(running) != 1 || running[0].Key != "gone" {
-		t.Fatalf("records running after the failed settle: %+v", running)
-	}
-	fails.on.Store(false)
-	e.start(envOpts{})
-	retry := e.create(e.rw, "ex", "notes/gone.md", content, "Idempotency-Key", "gone")
-	wantStatus(t, "the retry", retry, 201, "")
-	var fa teamapi.FileAnswer
-	retry.json(t, &fa)
-	if retry.header.Get("Idempotent-Replayed") != "true" || fa.File.ContentHash != sha256Hex(written) {
-		t.Errorf("the retry: %v %+v", retry.header, fa)
-	}
+		fails := &byPathFails{Store: e.data.Store}
+		fails.on.Store(true)
+		e.data.Store = fails
+		return func() { fails.on.Store(false) }
+	})
 }
 
 // A settled create whose note cannot be read from its commit (its blob
@@ -966,42 +942,60 @@ func TestRecoverStoresNoFailedAnswer(t *testing.T) {
 // the blob is back the next start answers the retry with what was written.
 func TestRecoverNeedsTheCommittedNote(t *testing.T) {
 	e := newEnv(t, envOpts{})
+	e.refusedSettle(t, "notes/lost.md", "reading the note a settled write wrote", func(dir string) func() {
+		id, err := gitOut(context.Background(), dir, "rev-parse", "HEAD:notes/lost.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = strings.TrimSpace(id)
+		obj := filepath.Join(dir, ".git", "objects", id[:2], id[2:])
+		if err := os.Rename(obj, obj+".away"); err != nil {
+			t.Fatalf("the new note's blob is not a loose object: %v", err)
+		}
+		return func() {
+			if err := os.Rename(obj+".away", obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// refusedSettle leaves a create of path (Idempotency-Key: its path) applied
+// by a server killed before its answer, breaks what settling it needs with
+// brk (given the vault's folder; it returns the mending), and checks that a
+// start is then refused saying want, with the record still running, and
+// that once mended the next start answers the retry with the note the
+// create wrote.
+func (e *env) refusedSettle(t *testing.T, path, want string, brk func(dir string) func()) {
+	t.Helper()
 	ctx := context.Background()
-	const content = "# Lost blob\n"
-	e.crashedCreate(t, "lost", "notes/lost.md", content)
+	const content = "# Crashed\n"
+	e.crashedCreate(t, path, path, content)
 	e.stop()
 	dir := e.vaultDir(e.ex)
-	written, err := os.ReadFile(filepath.Join(dir, "notes", "lost.md"))
+	written, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := gitOut(ctx, dir, "rev-parse", "HEAD:notes/lost.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id = strings.TrimSpace(id)
-	obj := filepath.Join(dir, ".git", "objects", id[:2], id[2:])
-	if err := os.Rename(obj, obj+".away"); err != nil {
-		t.Fatalf("the new note's blob is not a loose object: %v", err)
-	}
+	mend := brk(dir)
 	if srv, err := New(ctx, Config{Data: e.data, Now: e.clock.Now, NoSnapshots: true}); err == nil {
 		srv.Close()
-		t.Fatal("the server started with a settled create whose note could not be read from its commit")
-	} else if !strings.Contains(err.Error(), "reading the note a settled write wrote") {
-		t.Fatalf("start: %v", err)
+		t.Fatal("the server started with a settled write whose answer could not be made")
+	} else if !strings.Contains(err.Error(), want) {
+		t.Fatalf("start: %v, want it to say %q", err, want)
 	}
-	if running, _ := e.data.Store.RunningIdem(ctx); len(running) != 1 || running[0].Key != "lost" {
+	if running, _ := e.data.Store.RunningIdem(ctx); len(running) != 1 || running[0].Key != path {
 		t.Fatalf("records running after the failed settle: %+v", running)
 	}
-	if err := os.Rename(obj+".away", obj); err != nil {
-		t.Fatal(err)
-	}
+	mend()
 	e.start(envOpts{})
-	retry := e.create(e.rw, "ex", "notes/lost.md", content, "Idempotency-Key", "lost")
+	retry := e.create(e.rw, "ex", path, content, "Idempotency-Key", path)
 	wantStatus(t, "the retry", retry, 201, "")
 	var fa teamapi.FileAnswer
 	retry.json(t, &fa)
-	if retry.header.Get("Idempotent-Replayed") != "true" || fa.File.ContentHash != sha256Hex(written) || fa.File.ID == "" {
+	// (A note gone before the server booked it never had an id.)
+	_, gone := os.Stat(filepath.Join(dir, filepath.FromSlash(path)))
+	if retry.header.Get("Idempotent-Replayed") != "true" || fa.File.ContentHash != sha256Hex(written) || (fa.File.ID == "") != (gone != nil) {
 		t.Errorf("the retry: %v %+v", retry.header, fa)
 	}
 }
