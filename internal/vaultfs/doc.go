@@ -67,7 +67,9 @@
 // macOS would open "_Templates/" or "node_modules./" as the protected folder.
 //
 // Vault.Resolve finally walks every existing component with Lstat through an
-// *os.Root and follows symbolic links by hand, so each is judged:
+// *os.Root and follows symbolic links by hand, so each is judged (on Linux a
+// path with no symbolic link on it is looked at in one openat2 instead, with
+// the same answer: fastroot_linux.go):
 //
 //   - a link whose target is absolute, or whose ".." climbs above the vault ->
 //     SYMLINK_ESCAPE (os.Root also treats every absolute target as an escape);

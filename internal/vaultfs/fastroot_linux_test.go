@@ -1,8 +1,10 @@
 package vaultfs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -50,5 +52,83 @@ func TestFastRoot(t *testing.T) {
 	}
 	if _, _, ok := v.rs().fast.readWalked(v, y); ok {
 		t.Fatal("the fast way read a file other than the walked one")
+	}
+}
+
+// TestFastCheck: the gatekeeper's check of a path (walkPath) and its open
+// of the file checked give the same answers by openat2 as by the root's
+// way, component by component: for plain notes, folders, attachments, a
+// note with two names, a named pipe, symbolic links to a note and to a
+// folder, a file used as a folder and missing paths, for each access and
+// in read-only mode; and the plain ones take the one-step way.
+func TestFastCheck(t *testing.T) {
+	files := map[string]string{"a/b/c/deep.md": "# Deep\n", "note.md": "# Note\n", "dir/x.md": "x", "a/b/pic.png": "png", "file.md": "f"}
+	for _, readOnly := range []bool{false, true} {
+		v, dir := openFiles(t, files)
+		if readOnly {
+			v.Close()
+			var err error
+			if v, err = Open(dir, ReadOnly(true)); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { v.Close() })
+		}
+		for _, mk := range []func() error{
+			func() error { return os.Symlink("note.md", filepath.Join(dir, "link.md")) },
+			func() error { return os.Symlink("a/b", filepath.Join(dir, "ld")) },
+			func() error { return os.Link(filepath.Join(dir, "note.md"), filepath.Join(dir, "twin.md")) },
+			func() error { return syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644) },
+		} {
+			if err := mk(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paths := []string{"a/b/c/deep.md", "note.md", "dir", "a/b", "a/b/pic.png", "twin.md", "pipe.md", "link.md",
+			"ld/c/deep.md", "ld", "file.md/x.md", "missing.md", "a/missing/x.md", "a/b/c/deep.md/x"}
+		type answer struct {
+			rel, real, name string
+			mode            fs.FileMode
+			size            int64
+			err             string
+			data            string
+		}
+		ask := func(rel string, o walkOpts) answer {
+			tg, err := v.walkPath(rel, o)
+			if err != nil {
+				return answer{err: err.Error()}
+			}
+			a := answer{rel: tg.rel, real: tg.real}
+			if tg.info != nil {
+				a.name, a.mode, a.size = tg.info.Name(), tg.info.Mode(), tg.info.Size()
+				if tg.info.Mode().IsRegular() && o.acc == Read {
+					data, _, err := v.readTarget(tg, MaxNoteSize)
+					a.data = string(data)
+					if err != nil {
+						a.data = err.Error()
+					}
+				}
+			}
+			return a
+		}
+		for _, p := range paths {
+			for _, o := range []walkOpts{{acc: Read}, {acc: Read, allowDir: true}, {acc: Read, requireNote: true, statOnly: true},
+				{acc: Write, requireNote: true}, {acc: Move, allowDir: true}, {acc: Write, newNames: true}} {
+				noOpenat2.Store(true)
+				want := ask(p, o)
+				noOpenat2.Store(false)
+				before := fastOpens.Load()
+				got := ask(p, o)
+				if got != want {
+					t.Errorf("read-only %v, %q %+v: openat2 way %+v, root's way %+v", readOnly, p, o, got, want)
+				}
+				plain := p == "a/b/c/deep.md" || p == "note.md" || p == "a/b/pic.png"
+				if took := fastOpens.Load() - before; plain && took == 0 {
+					if noOpenat2.Load() {
+						t.Skip("no openat2 on this kernel")
+					}
+					t.Errorf("%q %+v: the check took the root's way", p, o)
+				}
+			}
+		}
 	}
 }

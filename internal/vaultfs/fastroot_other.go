@@ -3,6 +3,7 @@
 package vaultfs
 
 import (
+	"io/fs"
 	"os"
 	"sync/atomic"
 )
@@ -18,6 +19,13 @@ func (fastRoot) close() {}
 func (fastRoot) readWalked(*Vault, FileInfo) ([]byte, FileInfo, bool) {
 	return nil, FileInfo{}, false
 }
+
+func (fastRoot) lstat(string) (fs.FileInfo, bool) { return nil, false }
+
+func (fastRoot) openFile(string, int) (*os.File, bool) { return nil, false }
+
+// fastOpens mirrors the Linux counter (tests).
+var fastOpens atomic.Int64
 
 // noOpenat2 mirrors the Linux switch, for the benchmark that compares both
 // ways; there is no openat2 here.

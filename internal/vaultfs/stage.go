@@ -197,7 +197,7 @@ func (v *Vault) SyncStaged(ctx context.Context, staged []*Staged) error {
 }
 
 func (v *Vault) syncFile(temp, rel string) error {
-	f, err := v.rs().root.OpenFile(temp, os.O_RDWR, 0)
+	f, err := v.openFile(temp, os.O_RDWR)
 	if err != nil {
 		return fromOS(rel, err)
 	}
