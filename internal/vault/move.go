@@ -165,7 +165,15 @@ func (s *Service) Move(ctx context.Context, req api.MoveRequest) (*api.WriteResu
 				moved = links.Apply(moved, fe.Edits)
 				continue
 			}
-			cur, err := t.current(fe.Path)
+			// The bytes the plan was made from (read above); verify reads
+			// every file again before anything is published.
+			var cur []byte
+			var err error
+			if r, ok := byPath[fe.Path]; ok && r.err == nil && r.data != nil {
+				cur = r.data
+			} else {
+				cur, err = t.current(fe.Path)
+			}
 			if err == nil && cur != nil {
 				err = links.CheckEdits(cur, fe.Edits)
 			}
