@@ -86,10 +86,11 @@ var fastOpens atomic.Int64
 
 // open opens rel (clean and vault-relative) beneath the vault's folder with
 // flags, no symbolic link resolved on the way or at the end (O_NOFOLLOW);
-// ok is false when it cannot (see above).
-func (r fastRoot) open(rel string, flags int) (int, bool) {
+// ok is false when it cannot (see above), with the kernel's answer (nil
+// when openat2 is not to be used).
+func (r fastRoot) open(rel string, flags int) (fd int, ok bool, err error) {
 	if r.f == nil || noOpenat2.Load() {
-		return -1, false
+		return -1, false, nil
 	}
 	how := unix.OpenHow{
 		Flags:   uint64(flags | unix.O_NOFOLLOW | unix.O_CLOEXEC),
@@ -100,37 +101,40 @@ func (r fastRoot) open(rel string, flags int) (int, bool) {
 		switch err {
 		case nil:
 			fastOpens.Add(1)
-			return fd, true
+			return fd, true, nil
 		case syscall.EINTR:
 			continue
 		case syscall.ENOSYS, syscall.EPERM:
 			noOpenat2.Store(true)
+			return -1, false, nil
 		}
-		return -1, false
+		return -1, false, err
 	}
 }
 
 // lstat is the root's Lstat of rel when no component of it is a symbolic
 // link (the file is opened with O_PATH, which reads nothing and cannot
 // block); ok is false otherwise, and for a symbolic link at the end.
-func (r fastRoot) lstat(rel string) (fs.FileInfo, bool) {
-	fd, ok := r.open(rel, unix.O_PATH)
+// missing (with ok) says rel does not exist (ENOENT: some component of it
+// is missing, the kernel does not say which).
+func (r fastRoot) lstat(rel string) (fi fs.FileInfo, missing, ok bool) {
+	fd, ok, err := r.open(rel, unix.O_PATH)
 	if !ok {
-		return nil, false
+		return nil, err == syscall.ENOENT, err == syscall.ENOENT
 	}
 	f := os.NewFile(uintptr(fd), path.Base(rel))
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	f.Close()
 	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, false
+		return nil, false, false
 	}
-	return fi, true
+	return fi, false, true
 }
 
 // openFile is the root's OpenFile of rel (an existing file) when no
 // component of it is a symbolic link; ok is false otherwise.
 func (r fastRoot) openFile(rel string, flags int) (*os.File, bool) {
-	fd, ok := r.open(rel, flags)
+	fd, ok, _ := r.open(rel, flags)
 	if !ok {
 		return nil, false
 	}

@@ -60,7 +60,9 @@ func TestFastRoot(t *testing.T) {
 // way, component by component: for plain notes, folders, attachments, a
 // note with two names, a named pipe, symbolic links to a note and to a
 // folder, a file used as a folder and missing paths, for each access and
-// in read-only mode; and the plain ones take the one-step way.
+// in read-only mode, new names a write would refuse included; and the
+// paths with no link on them, existing or missing in an existing folder,
+// take the one-step way.
 func TestFastCheck(t *testing.T) {
 	files := map[string]string{"a/b/c/deep.md": "# Deep\n", "note.md": "# Note\n", "dir/x.md": "x", "a/b/pic.png": "png", "file.md": "f"}
 	for _, readOnly := range []bool{false, true} {
@@ -84,7 +86,8 @@ func TestFastCheck(t *testing.T) {
 			}
 		}
 		paths := []string{"a/b/c/deep.md", "note.md", "dir", "a/b", "a/b/pic.png", "twin.md", "pipe.md", "link.md",
-			"ld/c/deep.md", "ld", "file.md/x.md", "missing.md", "a/missing/x.md", "a/b/c/deep.md/x"}
+			"ld/c/deep.md", "ld", "file.md/x.md", "missing.md", "a/b/new.md", "a/b/ new.md", "a/b/new?.md",
+			"a/missing/x.md", "ld/new.md", "a/b/c/deep.md/x", "link.md/x.md"}
 		type answer struct {
 			rel, real, name string
 			mode            fs.FileMode
@@ -116,13 +119,14 @@ func TestFastCheck(t *testing.T) {
 				noOpenat2.Store(true)
 				want := ask(p, o)
 				noOpenat2.Store(false)
-				before := fastOpens.Load()
+				before := fastChecks.Load()
 				got := ask(p, o)
 				if got != want {
 					t.Errorf("read-only %v, %q %+v: openat2 way %+v, root's way %+v", readOnly, p, o, got, want)
 				}
-				plain := p == "a/b/c/deep.md" || p == "note.md" || p == "a/b/pic.png"
-				if took := fastOpens.Load() - before; plain && took == 0 {
+				plain := map[string]bool{"a/b/c/deep.md": true, "note.md": true, "a/b/pic.png": true, "dir": true,
+					"missing.md": true, "a/b/new.md": true, "a/b/ new.md": true, "a/b/new?.md": true}[p]
+				if took := fastChecks.Load() - before; plain && took == 0 {
 					if noOpenat2.Load() {
 						t.Skip("no openat2 on this kernel")
 					}

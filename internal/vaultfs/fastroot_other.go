@@ -20,7 +20,7 @@ func (fastRoot) readWalked(*Vault, FileInfo) ([]byte, FileInfo, bool) {
 	return nil, FileInfo{}, false
 }
 
-func (fastRoot) lstat(string) (fs.FileInfo, bool) { return nil, false }
+func (fastRoot) lstat(string) (fs.FileInfo, bool, bool) { return nil, false, false }
 
 func (fastRoot) openFile(string, int) (*os.File, bool) { return nil, false }
 
