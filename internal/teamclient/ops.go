@@ -10,6 +10,7 @@ import (
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
+	"github.com/vaultmcp/vaultmcp/internal/vault"
 	"github.com/vaultmcp/vaultmcp/internal/vaultfs"
 )
 
@@ -17,86 +18,53 @@ import (
 // the extension endpoints when the project's server has them, else on the
 // basic files API and the project's local mirror.
 
-// Search runs vault_search.
-func (c *Client) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
-	return run(ctx, c, func(cl *call, p project) (*api.SearchResult, error) {
+// readTool runs a read tool whose request is req: on the extension endpoint
+// op when the project's server has them, else by local on the project's
+// mirror, synced whole (a note's links resolve against every other note).
+// path, when not nil, is the request's note path (in req), checked first.
+func readTool[Req, Res any](ctx context.Context, c *Client, op string, req *Req, path *string, local func(*vault.Service, context.Context, Req) (*Res, error)) (*Res, error) {
+	return run(ctx, c, func(cl *call, p project) (*Res, error) {
+		if path != nil {
+			rel, err := cleanPath("path", *path, vaultfs.Read)
+			if err != nil {
+				return nil, err
+			}
+			*path = rel
+		}
 		if p.ext {
-			return ext[api.SearchResult](cl, p, "search", req, false)
+			return ext[Res](cl, p, op, *req, false)
 		}
 		m, err := cl.syncAll(p)
 		if err != nil {
 			return nil, err
 		}
-		return m.svc.Search(cl.ctx, req)
+		return local(m.svc, cl.ctx, *req)
 	})
+}
+
+// Search runs vault_search.
+func (c *Client) Search(ctx context.Context, req api.SearchRequest) (*api.SearchResult, error) {
+	return readTool(ctx, c, "search", &req, nil, (*vault.Service).Search)
 }
 
 // GetNote runs vault_get_note.
 func (c *Client) GetNote(ctx context.Context, req api.NoteRequest) (*api.Note, error) {
-	return run(ctx, c, func(cl *call, p project) (*api.Note, error) {
-		rel, err := cleanPath("path", req.Path, vaultfs.Read)
-		if err != nil {
-			return nil, err
-		}
-		req.Path = rel
-		if p.ext {
-			return ext[api.Note](cl, p, "note", req, false)
-		}
-		// The whole mirror, not the one note: its links resolve against
-		// every other note.
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
-		return m.svc.GetNote(cl.ctx, req)
-	})
+	return readTool(ctx, c, "note", &req, &req.Path, (*vault.Service).GetNote)
 }
 
 // List runs vault_list.
 func (c *Client) List(ctx context.Context, req api.ListRequest) (*api.ListResult, error) {
-	return run(ctx, c, func(cl *call, p project) (*api.ListResult, error) {
-		if p.ext {
-			return ext[api.ListResult](cl, p, "list", req, false)
-		}
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
-		return m.svc.List(cl.ctx, req)
-	})
+	return readTool(ctx, c, "list", &req, nil, (*vault.Service).List)
 }
 
 // Backlinks runs vault_backlinks.
 func (c *Client) Backlinks(ctx context.Context, req api.BacklinksRequest) (*api.BacklinksResult, error) {
-	return run(ctx, c, func(cl *call, p project) (*api.BacklinksResult, error) {
-		rel, err := cleanPath("path", req.Path, vaultfs.Read)
-		if err != nil {
-			return nil, err
-		}
-		req.Path = rel
-		if p.ext {
-			return ext[api.BacklinksResult](cl, p, "backlinks", req, false)
-		}
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
-		return m.svc.Backlinks(cl.ctx, req)
-	})
+	return readTool(ctx, c, "backlinks", &req, &req.Path, (*vault.Service).Backlinks)
 }
 
 // Graph runs vault_graph.
 func (c *Client) Graph(ctx context.Context, req api.GraphRequest) (*api.GraphResult, error) {
-	return run(ctx, c, func(cl *call, p project) (*api.GraphResult, error) {
-		if p.ext {
-			return ext[api.GraphResult](cl, p, "graph", req, false)
-		}
-		m, err := cl.syncAll(p)
-		if err != nil {
-			return nil, err
-		}
-		return m.svc.Graph(cl.ctx, req)
-	})
+	return readTool(ctx, c, "graph", &req, nil, (*vault.Service).Graph)
 }
 
 // History runs vault_history: the server's versions of the note.
