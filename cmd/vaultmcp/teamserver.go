@@ -187,6 +187,25 @@ func newTeamFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // dataFlags are where the team server keeps its data: --data and --db.
+// adminArgs parses the flags of an admin command (anywhere among args)
+// and its positional arguments: exactly one NAME, of what ("project",
+// "key"), or none when what is "". A mistake is a usage error naming the
+// command.
+func adminArgs(fs *flag.FlagSet, args []string, stdout io.Writer, what string) (string, error) {
+	pos, err := parseInterleaved(fs, args, stdout)
+	switch {
+	case err != nil:
+		return "", &exitError{2, err}
+	case what == "" && len(pos) > 0:
+		return "", &exitError{2, fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0])}
+	case what == "":
+		return "", nil
+	case len(pos) != 1:
+		return "", &exitError{2, fmt.Errorf("%s: give exactly one %s NAME", fs.Name(), what)}
+	}
+	return pos[0], nil
+}
+
 type dataFlags struct{ dir, db string }
 
 func dataFlag(fs *flag.FlagSet) *dataFlags {
@@ -219,12 +238,9 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		from := fs.String("from", "", "import this vault folder (a git repository is cloned with its history)")
 		remote := fs.String("remote", "", "the git remote that keeps the vault (https://, ssh://, user@host:path, a path): cloned when its branch has commits, else the new vault is pushed to it; credentials from git's credential helpers or SSH agent")
 		branch := fs.String("branch", "", "with --remote: the branch (default: the remote's default branch, else main)")
-		pos, err := parseInterleaved(fs, args[1:], stdout)
+		name, err := adminArgs(fs, args[1:], stdout, "project")
 		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) != 1 {
-			return &exitError{2, errors.New("team-server project add: give exactly one project NAME")}
+			return err
 		}
 		// An empty --from or --remote (a script's unset variable) is not
 		// taken for no flag: the project would start empty, or keep its
@@ -243,7 +259,7 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		defer d.Close()
-		p, warnings, err := d.CreateProject(ctx, teamserver.ProjectSpec{Name: pos[0], From: *from, Remote: *remote, Branch: *branch})
+		p, warnings, err := d.CreateProject(ctx, teamserver.ProjectSpec{Name: name, From: *from, Remote: *remote, Branch: *branch})
 		for _, w := range warnings {
 			fmt.Fprintln(stderr, "warning: "+w)
 		}
@@ -253,21 +269,18 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stdout, p.ID)
 		return nil
 	case "remove":
-		pos, err := parseInterleaved(fs, args[1:], stdout)
+		name, err := adminArgs(fs, args[1:], stdout, "project")
 		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) != 1 {
-			return &exitError{2, errors.New("team-server project remove: give exactly one project NAME")}
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
 			return err
 		}
 		defer d.Close()
-		p, moved, err := d.RemoveProject(ctx, pos[0])
+		p, moved, err := d.RemoveProject(ctx, name)
 		if errors.Is(err, teamstore.ErrNotFound) {
-			return fmt.Errorf("no project %q", pos[0])
+			return fmt.Errorf("no project %q", name)
 		}
 		if err != nil {
 			return err
@@ -282,12 +295,8 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return nil
 	case "list":
-		pos, err := parseInterleaved(fs, args[1:], stdout)
-		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) > 0 {
-			return &exitError{2, fmt.Errorf("team-server project list: unexpected argument %q", pos[0])}
+		if _, err := adminArgs(fs, args[1:], stdout, ""); err != nil {
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
@@ -329,12 +338,9 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.Var(&projects, "project", "limit the key to this project (name or id; repeatable; default every project)")
 		readOnly := fs.Bool("read-only", false, "the key may only read")
 		expires := fs.String("expires", "", "the key is refused from then on: a duration from now (90d, 12h), a date (2027-03-01, UTC) or RFC 3339; default never")
-		pos, err := parseInterleaved(fs, args[1:], stdout)
+		name, err := adminArgs(fs, args[1:], stdout, "key")
 		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) != 1 {
-			return &exitError{2, errors.New("team-server key add: give exactly one key NAME")}
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
@@ -347,7 +353,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return &exitError{2, err}
 			}
 		}
-		secret, _, err := d.AddKeyUntil(ctx, pos[0], projects, *readOnly, until)
+		secret, _, err := d.AddKeyUntil(ctx, name, projects, *readOnly, until)
 		if err != nil {
 			return err
 		}
@@ -355,12 +361,8 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "This key is shown once; only its hash is stored.")
 		return nil
 	case "list":
-		pos, err := parseInterleaved(fs, args[1:], stdout)
-		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) > 0 {
-			return &exitError{2, fmt.Errorf("team-server key list: unexpected argument %q", pos[0])}
+		if _, err := adminArgs(fs, args[1:], stdout, ""); err != nil {
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
@@ -370,12 +372,9 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return listKeys(ctx, d, stdout)
 	case "rotate":
 		expires := fs.String("expires", "", "its new expiry: never, a duration from now (90d, 12h), a date (2027-03-01, UTC) or RFC 3339; default: the one it has")
-		pos, err := parseInterleaved(fs, args[1:], stdout)
+		name, err := adminArgs(fs, args[1:], stdout, "key")
 		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) != 1 {
-			return &exitError{2, errors.New("team-server key rotate: give exactly one key NAME")}
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
@@ -390,7 +389,7 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			until = &t
 		}
-		secret, _, err := d.RotateKey(ctx, pos[0], until)
+		secret, _, err := d.RotateKey(ctx, name, until)
 		if err != nil {
 			return err
 		}
@@ -398,22 +397,19 @@ func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "This key is shown once; only its hash is stored. The old secret is refused from now on.")
 		return nil
 	case "revoke":
-		pos, err := parseInterleaved(fs, args[1:], stdout)
+		name, err := adminArgs(fs, args[1:], stdout, "key")
 		if err != nil {
-			return &exitError{2, err}
-		}
-		if len(pos) != 1 {
-			return &exitError{2, errors.New("team-server key revoke: give exactly one key NAME")}
+			return err
 		}
 		d, err := openData(ctx, *data)
 		if err != nil {
 			return err
 		}
 		defer d.Close()
-		if err := d.RevokeKey(ctx, pos[0]); err != nil {
+		if err := d.RevokeKey(ctx, name); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "revoked %s\n", pos[0])
+		fmt.Fprintf(stdout, "revoked %s\n", name)
 		return nil
 	}
 	return &exitError{2, fmt.Errorf("team-server key: unknown command %q (add, list, rotate or revoke)", args[0])}
@@ -429,12 +425,9 @@ func runTeamAudit(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	since := fs.String("since", "", "only the rows from this time on: RFC 3339 (2026-12-01T09:00:00Z), a date (2026-12-01, UTC) or a duration before now (24h, 7d)")
 	limit := fs.Int("limit", 100, "at most this many rows, the newest")
 	asJSON := fs.Bool("json", false, "one JSON object a line instead of a table")
-	pos, err := parseInterleaved(fs, args, stdout)
+	_, err := adminArgs(fs, args, stdout, "")
 	if err != nil {
-		return &exitError{2, err}
-	}
-	if len(pos) > 0 {
-		return &exitError{2, fmt.Errorf("team-server audit: unexpected argument %q", pos[0])}
+		return err
 	}
 	if *limit < 1 {
 		return &exitError{2, fmt.Errorf("--limit %d: must be 1 or more", *limit)}
@@ -504,12 +497,8 @@ func runTeamBackup(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newTeamFlagSet("team-server backup", stderr)
 	data := dataFlag(fs)
 	to := fs.String("to", "", "the backup: a folder that does not exist yet (or is empty), outside the data directory")
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
-		return &exitError{2, err}
-	}
-	if len(pos) > 0 {
-		return &exitError{2, fmt.Errorf("team-server backup: unexpected argument %q", pos[0])}
+	if _, err := adminArgs(fs, args, stdout, ""); err != nil {
+		return err
 	}
 	if *to == "" {
 		return &exitError{2, errors.New("team-server backup: give the backup's folder with --to NEW_DIR")}
