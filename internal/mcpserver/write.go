@@ -57,6 +57,12 @@ type writeNoteInput struct {
 	ExpectedSHA256 string         `json:"expected_sha256,omitempty" jsonschema:"Required to replace an existing note: the SHA-256 vault_get_note showed for its current content ({SHA256Hex} hex digits). Leave it out to create a note."`
 }
 
+// renderWriteOf is the Render of a write tool whose answer says nothing
+// of its input.
+func renderWriteOf[In any](m *messages, _ In, out *api.WriteResult) string {
+	return renderWrite(m, out, "")
+}
+
 var writeNoteTool = toolSpec[writeNoteInput, api.WriteResult]{
 	Name:  "vault_write_note",
 	Title: "Write a note",
@@ -83,9 +89,7 @@ var writeNoteTool = toolSpec[writeNoteInput, api.WriteResult]{
 	Call: onSide(func(ctx context.Context, w api.Writer, in writeNoteInput) (*api.WriteResult, error) {
 		return w.WriteNote(ctx, api.WriteRequest(in))
 	}),
-	Render: func(m *messages, _ writeNoteInput, out *api.WriteResult) string {
-		return renderWrite(m, out, "")
-	},
+	Render: renderWriteOf[writeNoteInput],
 }
 
 type editNoteInput struct {
@@ -115,9 +119,7 @@ var editNoteTool = toolSpec[editNoteInput, api.WriteResult]{
 	Call: onSide(func(ctx context.Context, w api.Writer, in editNoteInput) (*api.WriteResult, error) {
 		return w.EditNote(ctx, api.EditRequest(in))
 	}),
-	Render: func(m *messages, _ editNoteInput, out *api.WriteResult) string {
-		return renderWrite(m, out, "")
-	},
+	Render: renderWriteOf[editNoteInput],
 }
 
 type moveInput struct {
@@ -145,9 +147,7 @@ var moveTool = toolSpec[moveInput, api.WriteResult]{
 	Call: onSide(func(ctx context.Context, w api.Writer, in moveInput) (*api.WriteResult, error) {
 		return w.Move(ctx, api.MoveRequest(in))
 	}),
-	Render: func(m *messages, _ moveInput, out *api.WriteResult) string {
-		return renderWrite(m, out, "")
-	},
+	Render: renderWriteOf[moveInput],
 }
 
 type deleteInput struct {
@@ -170,9 +170,7 @@ var deleteTool = toolSpec[deleteInput, api.WriteResult]{
 	Call: onSide(func(ctx context.Context, w api.Writer, in deleteInput) (*api.WriteResult, error) {
 		return w.Delete(ctx, api.DeleteRequest(in))
 	}),
-	Render: func(m *messages, _ deleteInput, out *api.WriteResult) string {
-		return renderWrite(m, out, "")
-	},
+	Render: renderWriteOf[deleteInput],
 }
 
 type undoInput struct {
