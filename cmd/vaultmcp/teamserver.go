@@ -187,6 +187,22 @@ func newTeamFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // dataFlags are where the team server keeps its data: --data and --db.
+// adminGroup begins a group of admin commands (team-server project, key:
+// cmds lists them): no command is a usage error, help shows the usage, and
+// a command gets its flag set, with the data directory's flags.
+func adminGroup(args []string, stdout, stderr io.Writer, group, cmds string) (*flag.FlagSet, *dataFlags, error) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, teamUsage)
+		return nil, nil, &exitError{2, fmt.Errorf("team-server %s: %s", group, cmds)}
+	}
+	if cmdline.IsHelp(args[0]) || args[0] == "help" {
+		fmt.Fprint(stdout, teamUsage)
+		return nil, nil, errHelp
+	}
+	fs := newTeamFlagSet("team-server "+group+" "+args[0], stderr)
+	return fs, dataFlag(fs), nil
+}
+
 // adminArgs parses the flags of an admin command (anywhere among args)
 // and its positional arguments: exactly one NAME, of what ("project",
 // "key"), or none when what is "". A mistake is a usage error naming the
@@ -223,16 +239,10 @@ func openData(ctx context.Context, f dataFlags) (*teamserver.Data, error) {
 }
 
 func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, teamUsage)
-		return &exitError{2, errors.New("team-server project: add, list or remove")}
+	fs, data, err := adminGroup(args, stdout, stderr, "project", "add, list or remove")
+	if err != nil {
+		return err
 	}
-	if cmdline.IsHelp(args[0]) || args[0] == "help" {
-		fmt.Fprint(stdout, teamUsage)
-		return errHelp
-	}
-	fs := newTeamFlagSet("team-server project "+args[0], stderr)
-	data := dataFlag(fs)
 	switch args[0] {
 	case "add":
 		from := fs.String("from", "", "import this vault folder (a git repository is cloned with its history)")
@@ -322,16 +332,10 @@ func runTeamProject(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 func runTeamKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, teamUsage)
-		return &exitError{2, errors.New("team-server key: add, list, rotate or revoke")}
+	fs, data, err := adminGroup(args, stdout, stderr, "key", "add, list, rotate or revoke")
+	if err != nil {
+		return err
 	}
-	if cmdline.IsHelp(args[0]) || args[0] == "help" {
-		fmt.Fprint(stdout, teamUsage)
-		return errHelp
-	}
-	fs := newTeamFlagSet("team-server key "+args[0], stderr)
-	data := dataFlag(fs)
 	switch args[0] {
 	case "add":
 		var projects projectList
