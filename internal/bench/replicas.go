@@ -326,40 +326,15 @@ func (c *replicaClient) leases(ctx context.Context, base string) int {
 	return h.Leases
 }
 
-// load runs f from n workers for d: the count, the errors, the latencies
-// and the rate.
+// load runs f from n workers for d (runLoad), each worker with its own
+// random numbers from seed.
 func (c *replicaClient) load(ctx context.Context, n int, d time.Duration, seed uint64, f func(ctx context.Context, r *rand.Rand, worker, i int) error) (int, int, Dist, float64) {
-	deadline := time.Now().Add(d)
-	var mu sync.Mutex
-	var lat []time.Duration
-	errs := 0
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			var mine []time.Duration
-			bad := 0
-			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				t := time.Now()
-				if err := f(ctx, r, w, i); err != nil {
-					bad++
-					c.fail(err.Error())
-					continue
-				}
-				mine = append(mine, time.Since(t))
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			errs += bad
-			mu.Unlock()
-		}()
+	rs := make([]*rand.Rand, n)
+	for w := range rs {
+		rs[w] = rand.New(rand.NewPCG(seed, uint64(w)))
 	}
-	wg.Wait()
-	el := time.Since(start)
-	return len(lat), errs, Summarize(lat), float64(len(lat)) / el.Seconds()
+	return runLoad(ctx, n, d, func(ctx context.Context, w, i int) error { return f(ctx, rs[w], w, i) },
+		func(err error) { c.fail(err.Error()) })
 }
 
 // WriteTable prints the report for a person.

@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -42,3 +44,38 @@ func Summarize(samples []time.Duration) Dist {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runLoad runs f from n workers for d, each calling it again and again
+// (i counts its calls) until d is over or ctx is done, and returns the
+// calls that succeeded, those that failed (each given to fail), the
+// latencies of the first and their rate a second.
+func runLoad(ctx context.Context, n int, d time.Duration, f func(ctx context.Context, worker, i int) error, fail func(error)) (int, int, Dist, float64) {
+	deadline := time.Now().Add(d)
+	var mu sync.Mutex
+	var lat []time.Duration
+	errs := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range n {
+		wg.Go(func() {
+			var mine []time.Duration
+			bad := 0
+			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+				t := time.Now()
+				if err := f(ctx, w, i); err != nil {
+					bad++
+					fail(err)
+					continue
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			errs += bad
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	return len(lat), errs, Summarize(lat), float64(len(lat)) / el.Seconds()
+}

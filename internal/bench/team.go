@@ -421,44 +421,16 @@ func firstBytes(b []byte) string {
 	return strings.TrimSpace(string(b))
 }
 
-// load runs f from n workers for d and returns the count, the errors, the
-// latency distribution and the rate.
+// load runs f from n workers for d (runLoad); the first write failures
+// are kept for the report.
 func (c *teamClient) load(ctx context.Context, n int, d time.Duration, f func(ctx context.Context, worker, i int) error) (int, int, Dist, float64) {
-	deadline := time.Now().Add(d)
-	var mu sync.Mutex
-	var lat []time.Duration
-	errs := 0
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			bad := 0
-			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				t := time.Now()
-				if err := f(ctx, w, i); err != nil {
-					bad++
-					c.mu.Lock()
-					if len(c.writeFailures) < 5 {
-						c.writeFailures = append(c.writeFailures, err.Error())
-					}
-					c.mu.Unlock()
-					continue
-				}
-				mine = append(mine, time.Since(t))
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			errs += bad
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	el := time.Since(start)
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	return len(lat), errs, Summarize(lat), float64(len(lat)) / el.Seconds()
+	return runLoad(ctx, n, d, f, func(err error) {
+		c.mu.Lock()
+		if len(c.writeFailures) < 5 {
+			c.writeFailures = append(c.writeFailures, err.Error())
+		}
+		c.mu.Unlock()
+	})
 }
 
 // soak runs searches with one write in ten from n clients for d, sampling
