@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 	"github.com/vaultmcp/vaultmcp/internal/vault"
 	"github.com/vaultmcp/vaultmcp/internal/writelock"
@@ -115,7 +116,7 @@ func (d *Data) Backup(ctx context.Context, dest string) (BackupReport, error) {
 			continue
 		}
 		c := cuts[p.ID]
-		if err := cloneCommitted(ctx, d.VaultDir(p.ID), filepath.Join(tmp, vaultsDir, p.ID), c.head); err != nil {
+		if err := gitx.CloneCommitted(ctx, d.VaultDir(p.ID), filepath.Join(tmp, vaultsDir, p.ID), c.head); err != nil {
 			return rep, fmt.Errorf("project %s: copying its vault: %w", p.Name, err)
 		}
 		if c.uncommitted > 0 {
@@ -194,7 +195,7 @@ func (d *Data) cut(ctx context.Context, b backuper, file string, waited *time.Du
 			continue
 		}
 		dir := d.VaultDir(p.ID)
-		gd, err := gitOut(ctx, dir, "rev-parse", "--absolute-git-dir")
+		gd, err := gitx.Admin(ctx, dir, "rev-parse", "--absolute-git-dir")
 		if err != nil {
 			return nil, false, fmt.Errorf("project %s: its vault: %w", p.Name, err)
 		}
@@ -217,8 +218,8 @@ func (d *Data) cut(ctx context.Context, b backuper, file string, waited *time.Du
 	for _, h := range hold {
 		// Read while no write is under way: a change not committed then
 		// is the user's (or a crashed write's), not a write's half-way.
-		c := vaultCut{uncommitted: uncommitted(ctx, h.dir)}
-		if sha, err := gitOut(ctx, h.dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
+		c := vaultCut{uncommitted: gitx.Uncommitted(ctx, h.dir)}
+		if sha, err := gitx.Admin(ctx, h.dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
 			c.head = strings.TrimSpace(sha)
 		}
 		// Else no commit yet (rev-parse --verify fails quietly): the

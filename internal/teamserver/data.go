@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -357,10 +356,10 @@ func (d *Data) CreateProject(ctx context.Context, spec ProjectSpec) (teamstore.P
 	case spec.Branch != "":
 		return p, nil, errors.New("--branch goes with --remote")
 	case from == "":
-		if err := gitInit(ctx, dir); err != nil {
+		if err := gitx.Init(ctx, dir); err != nil {
 			return p, nil, err
 		}
-		if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
+		if err := gitx.CommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
 			return p, nil, err
 		}
 	default:
@@ -461,10 +460,10 @@ func (d *Data) remoteVault(ctx context.Context, spec ProjectSpec, dir string) ([
 			return nil, "", err
 		}
 	} else {
-		if err := gitInit(ctx, dir); err != nil {
+		if err := gitx.Init(ctx, dir); err != nil {
 			return nil, "", err
 		}
-		if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+spec.Name, true); err != nil {
+		if err := gitx.CommitAll(ctx, dir, "vaultmcp: new project "+spec.Name, true); err != nil {
 			return nil, "", err
 		}
 	}
@@ -494,18 +493,18 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 		return nil, fmt.Errorf("--from %s: not a directory", from)
 	}
 	var warnings []string
-	top, err := gitOut(ctx, src, "rev-parse", "--show-toplevel")
+	top, err := gitx.Admin(ctx, src, "rev-parse", "--show-toplevel")
 	if err == nil && sameDir(strings.TrimSpace(top), src) {
-		n := uncommitted(ctx, src)
-		if err := cloneCommitted(ctx, src, dir, ""); err != nil {
+		n := gitx.Uncommitted(ctx, src)
+		if err := gitx.CloneCommitted(ctx, src, dir, ""); err != nil {
 			return nil, fmt.Errorf("cloning %s: %w", from, err)
 		}
 		if n > 0 {
 			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in %s were not imported (only commits are cloned)", n, from))
 		}
 		// A clone of an empty repository has no commit yet.
-		if _, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD"); err != nil {
-			if err := gitCommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
+		if _, err := gitx.Admin(ctx, dir, "rev-parse", "--verify", "HEAD"); err != nil {
+			if err := gitx.CommitAll(ctx, dir, "vaultmcp: new project "+name, true); err != nil {
 				return nil, err
 			}
 		}
@@ -527,10 +526,10 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 	if skipped > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d symbolic link(s) or special file(s) in %s were not imported", skipped, from))
 	}
-	if err := gitInit(ctx, dir); err != nil {
+	if err := gitx.Init(ctx, dir); err != nil {
 		return nil, err
 	}
-	if err := gitCommitAll(ctx, dir, "vaultmcp: import "+filepath.Base(src), true); err != nil {
+	if err := gitx.CommitAll(ctx, dir, "vaultmcp: import "+filepath.Base(src), true); err != nil {
 		return nil, err
 	}
 	// The import's objects are packed at once (a clone's already are):
@@ -539,38 +538,10 @@ func importVault(ctx context.Context, from, dir, name string) ([]string, error) 
 	// which looks up every entry of the trees it writes (75 ms a commit in
 	// a folder of 2,919 notes loose, 6 ms packed). git gc --auto would pack
 	// them only past 6,700.
-	if _, err := gitOut(ctx, dir, "repack", "-a", "-d", "-q"); err != nil {
+	if _, err := gitx.Admin(ctx, dir, "repack", "-a", "-d", "-q"); err != nil {
 		return nil, err
 	}
 	return warnings, nil
-}
-
-// cloneCommitted clones the git repository src into dst, without a remote,
-// its branch at the commit at ("" for the branch's last).
-func cloneCommitted(ctx context.Context, src, dst, at string) error {
-	args := []string{"clone", "--quiet", "--no-hardlinks"}
-	if at != "" {
-		args = append(args, "--no-checkout") // checked out at at, once
-	}
-	if _, err := gitOut(ctx, "", append(args, "--", src, dst)...); err != nil {
-		return err
-	}
-	if at != "" {
-		if _, err := gitOut(ctx, dst, "reset", "--quiet", "--hard", at); err != nil {
-			return err
-		}
-	}
-	_, err := gitOut(ctx, dst, "remote", "remove", "origin")
-	return err
-}
-
-// uncommitted counts the changes in the work tree of the repository dir
-// that are not committed (so not cloned by cloneCommitted).
-func uncommitted(ctx context.Context, dir string) int {
-	if st, err := gitOut(ctx, dir, "status", "--porcelain"); err == nil && strings.TrimSpace(st) != "" {
-		return len(strings.Split(strings.TrimSpace(st), "\n"))
-	}
-	return 0
 }
 
 // within reports whether the folder p is dir or inside it, symbolic links
@@ -653,69 +624,6 @@ func fsWalk(root *os.Root, dir string, fn func(rel string, mode os.FileMode) err
 	return nil
 }
 
-// adminGitTimeout bounds each git run of a project's creation (a clone or
-// an import of a large folder takes longer than a write's commit).
-var adminGitTimeout = 5 * gitx.DefaultTimeout
-
-// gitOut runs git (never prompting) in dir and returns its stdout.
-func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	out, stderr, err := runGit(ctx, dir, nil, args)
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr))
-	}
-	return out, nil
-}
-
-// runGit runs git with the options pre and then args in dir ("" the current
-// folder), bounded by adminGitTimeout, never prompting; a process git
-// started that keeps its output open (a filter, ssh) does not hold it past
-// the bound.
-func runGit(ctx context.Context, dir string, pre, args []string) (stdout, stderr string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, adminGitTimeout)
-	defer cancel()
-	full := pre
-	if dir != "" {
-		full = append([]string{"-C", dir}, pre...)
-	}
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-	cmd.Env = gitx.Env()
-	cmd.WaitDelay = 2 * time.Second
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("timed out after %s: %w", adminGitTimeout, ctx.Err())
-		}
-		return out.String(), errb.String(), err
-	}
-	return out.String(), errb.String(), nil
-}
-
-func gitInit(ctx context.Context, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	_, err := gitOut(ctx, dir, "init", "--quiet")
-	return err
-}
-
-// gitCommitAll commits everything in dir, with the fallback identity when
-// the repository has none.
-func gitCommitAll(ctx context.Context, dir, message string, allowEmpty bool) error {
-	if _, err := gitOut(ctx, dir, "add", "-A"); err != nil {
-		return err
-	}
-	args := []string{"commit", "--quiet", "--no-verify", "-m", message}
-	if allowEmpty {
-		args = append(args, "--allow-empty")
-	}
-	ident := []string{"-c", "user.name=" + gitx.FallbackName, "-c", "user.email=" + gitx.FallbackEmail}
-	if out, stderr, err := runGit(ctx, dir, ident, args); err != nil {
-		return fmt.Errorf("git commit: %w: %s", err, strings.TrimSpace(out+stderr))
-	}
-	return nil
-}
-
 // seedFiles gives every note of a new project's vault a file id and a first
 // version (the imported content at HEAD).
 func (d *Data) seedFiles(ctx context.Context, p teamstore.Project, dir string) (int, error) {
@@ -724,7 +632,7 @@ func (d *Data) seedFiles(ctx context.Context, p teamstore.Project, dir string) (
 		return 0, err
 	}
 	defer fsys.Close()
-	head, err := gitOut(ctx, dir, "rev-parse", "--verify", "HEAD")
+	head, err := gitx.Admin(ctx, dir, "rev-parse", "--verify", "HEAD")
 	if err != nil {
 		// Without it every first version would be recorded with no id.
 		return 0, err

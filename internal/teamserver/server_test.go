@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vaultmcp/vaultmcp/internal/api"
+	"github.com/vaultmcp/vaultmcp/internal/gitx"
 	"github.com/vaultmcp/vaultmcp/internal/teamapi"
 	"github.com/vaultmcp/vaultmcp/internal/teamstore"
 )
@@ -637,7 +638,7 @@ func TestLimits(t *testing.T) {
 // has its objects packed, none loose (see importVault).
 func TestImportIsPacked(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	out, err := gitOut(context.Background(), e.data.VaultDir(e.ex.ID), "count-objects", "-v")
+	out, err := gitx.Admin(context.Background(), e.data.VaultDir(e.ex.ID), "count-objects", "-v")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -878,7 +879,7 @@ func TestRecoverAnswersFromTheCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"add", "notes/changed.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "changed since"}} {
-		if _, err := gitOut(ctx, dir, args...); err != nil {
+		if _, err := gitx.Admin(ctx, dir, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -925,7 +926,7 @@ func TestRecoverStoresNoFailedAnswer(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.refusedSettle(t, "notes/gone.md", "rebuilding the answer", func(dir string) func() {
 		for _, args := range [][]string{{"rm", "-q", "notes/gone.md"}, {"-c", "user.name=op", "-c", "user.email=op@example.com", "commit", "-q", "-m", "gone since"}} {
-			if _, err := gitOut(context.Background(), dir, args...); err != nil {
+			if _, err := gitx.Admin(context.Background(), dir, args...); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -943,7 +944,7 @@ func TestRecoverStoresNoFailedAnswer(t *testing.T) {
 func TestRecoverNeedsTheCommittedNote(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.refusedSettle(t, "notes/lost.md", "reading the note a settled write wrote", func(dir string) func() {
-		id, err := gitOut(context.Background(), dir, "rev-parse", "HEAD:notes/lost.md")
+		id, err := gitx.Admin(context.Background(), dir, "rev-parse", "HEAD:notes/lost.md")
 		if err != nil {
 			t.Fatal(err)
 		}
