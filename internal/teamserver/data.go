@@ -564,7 +564,10 @@ func sameDir(a, b string) bool {
 
 // copyTree copies the regular files and folders of src into dst (created),
 // through an os.Root so nothing outside src is read; symbolic links and
-// special files are skipped and counted. .git folders are not copied.
+// special files are skipped and counted. .git folders are not copied. It
+// is not a vault's write, so it does not go through vaultfs: the folder
+// becomes a vault once copied, and the gatekeeper's rules for a write would
+// refuse what an import keeps (.obsidian's settings, attachments).
 func copyTree(src, dst string) (int, error) {
 	root, err := os.OpenRoot(src)
 	if err != nil {
