@@ -38,7 +38,7 @@ func (s commitSetup) objects(sha256 bool) *objectStore {
 	if s.objDir == "" || s.cfg.shared || s.cfg.compatFormat {
 		return nil
 	}
-	return &objectStore{dir: s.objDir, sha256: sha256, fsync: s.cfg.fsyncObjects}
+	return &objectStore{dir: s.objDir, sha256: sha256, fsync: s.cfg.fsyncObjects, fsyncPack: s.cfg.fsyncPacks}
 }
 
 type setupCache struct {

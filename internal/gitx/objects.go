@@ -42,9 +42,10 @@ import (
 
 // objectStore writes loose objects into one object folder.
 type objectStore struct {
-	dir    string // the objects folder
-	sha256 bool
-	fsync  bool
+	dir       string // the objects folder
+	sha256    bool
+	fsync     bool // loose objects are flushed to disk
+	fsyncPack bool // packs and their indexes are (pack.go)
 }
 
 // zlibWriters are reused deflaters (each holds about 256 kB), at git's
@@ -144,8 +145,11 @@ func fsyncReferences(v string) bool { return fsyncNames(v, "reference", "committ
 
 // fsyncNames tells whether core.fsync's value v names a component of
 // names (the last mention of one counts).
-func fsyncNames(v string, names ...string) bool {
-	on := false
+func fsyncNames(v string, names ...string) bool { return fsyncFrom(false, v, names...) }
+
+// fsyncFrom is fsyncNames for a component that git's default set has (on)
+// or has not.
+func fsyncFrom(on bool, v string, names ...string) bool {
 	for _, c := range strings.Split(strings.ToLower(v), ",") {
 		c = strings.TrimSpace(c)
 		neg := strings.HasPrefix(c, "-")

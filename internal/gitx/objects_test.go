@@ -14,6 +14,20 @@ import (
 	"time"
 )
 
+// eachFormat runs fn in a new repository of each object format (SHA-1,
+// SHA-256; one git cannot make is skipped).
+func eachFormat(t *testing.T, fn func(t *testing.T, dir, format string)) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			if out, err := gitCmd(dir, "init", "-q", "--object-format="+format).CombinedOutput(); err != nil {
+				t.Skipf("git init --object-format=%s: %v %s", format, err, out)
+			}
+			fn(t, dir, format)
+		})
+	}
+}
+
 // TestTreeObjectsMatchMktree writes random trees both ways — objectStore
 // and `git mktree` — in SHA-1 and SHA-256 repositories: the ids are the
 // same, and git reads the objects written here (fsck --strict, cat-file).
@@ -21,82 +35,76 @@ import (
 // ended in "/" ("a" the folder after "a.md", before "a0"), bytes above
 // ASCII, spaces, executables, links and submodules.
 func TestTreeObjectsMatchMktree(t *testing.T) {
-	for _, format := range []string{"sha1", "sha256"} {
-		t.Run(format, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := gitCmd(dir, "init", "-q", "--object-format="+format).Run(); err != nil {
-				t.Skipf("git init --object-format=%s: %v", format, err)
-			}
-			blob := strings.TrimSpace(gitOutIn(t, dir, "x\n", "hash-object", "-w", "--stdin"))
-			sub := strings.TrimSpace(gitOutIn(t, dir, "", "mktree"))
-			store := objectStore{dir: filepath.Join(dir, ".git", "objects"), sha256: format == "sha256"}
-			names := []string{"a", "a.md", "a0", "a-b", "A", "ñ.md", "sp ace.md", "a/", "z", "b.md", "b", "é", "~x"}
-			rng := rand.New(rand.NewSource(3))
-			for round := range 30 {
-				entries := map[string]treeEntry{}
-				for _, n := range names {
-					n = strings.TrimSuffix(n, "/")
-					if rng.Intn(2) == 0 {
-						continue
-					}
-					switch rng.Intn(5) {
-					case 0:
-						entries[n] = treeEntry{mode: "040000", typ: "tree", id: sub}
-					case 1:
-						entries[n] = treeEntry{mode: "100755", typ: "blob", id: blob}
-					case 2:
-						entries[n] = treeEntry{mode: "120000", typ: "blob", id: blob}
-					case 3:
-						entries[n] = treeEntry{mode: "160000", typ: "commit", id: strings.Repeat("1", len(blob))}
-					default:
-						entries[n] = treeEntry{mode: "100644", typ: "blob", id: blob}
-					}
+	eachFormat(t, func(t *testing.T, dir, format string) {
+		blob := strings.TrimSpace(gitOutIn(t, dir, "x\n", "hash-object", "-w", "--stdin"))
+		sub := strings.TrimSpace(gitOutIn(t, dir, "", "mktree"))
+		store := objectStore{dir: filepath.Join(dir, ".git", "objects"), sha256: format == "sha256"}
+		names := []string{"a", "a.md", "a0", "a-b", "A", "ñ.md", "sp ace.md", "a/", "z", "b.md", "b", "é", "~x"}
+		rng := rand.New(rand.NewSource(3))
+		for round := range 30 {
+			entries := map[string]treeEntry{}
+			for _, n := range names {
+				n = strings.TrimSuffix(n, "/")
+				if rng.Intn(2) == 0 {
+					continue
 				}
-				var in strings.Builder
-				for n, e := range entries {
-					fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
-				}
-				want := strings.TrimSpace(gitOutIn(t, dir, in.String(), "mktree", "-z", "--missing"))
-				tr := newTree(nil, len(blob)/2)
-				for n, e := range entries {
-					tr.set(n, e)
-				}
-				body, _, err := tr.body()
-				if err != nil {
-					t.Fatal(err)
-				}
-				// The object mktree wrote is removed first, so that the one
-				// read back below is ours.
-				os.Remove(filepath.Join(store.dir, want[:2], want[2:]))
-				got, err := store.write("tree", body)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got != want {
-					t.Fatalf("round %d: tree %s, mktree %s\n%s", round, got, want, in.String())
-				}
-				if typ := strings.TrimSpace(gitOut(t, dir, "cat-file", "-t", got)); typ != "tree" {
-					t.Fatalf("git reads %s as %q", got, typ)
-				}
-				fi, err := os.Stat(filepath.Join(store.dir, got[:2], got[2:]))
-				if err != nil || fi.Mode().Perm() != 0o444 {
-					t.Fatalf("object file: %v %v", fi.Mode(), err)
+				switch rng.Intn(5) {
+				case 0:
+					entries[n] = treeEntry{mode: "040000", typ: "tree", id: sub}
+				case 1:
+					entries[n] = treeEntry{mode: "100755", typ: "blob", id: blob}
+				case 2:
+					entries[n] = treeEntry{mode: "120000", typ: "blob", id: blob}
+				case 3:
+					entries[n] = treeEntry{mode: "160000", typ: "commit", id: strings.Repeat("1", len(blob))}
+				default:
+					entries[n] = treeEntry{mode: "100644", typ: "blob", id: blob}
 				}
 			}
-			// fsck has the last word on every object written (the
-			// submodule ids name commits that do not exist: connectivity
-			// is not the point here).
-			if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--connectivity-only").CombinedOutput(); err != nil {
-				t.Fatalf("fsck: %v\n%s", err, out)
+			var in strings.Builder
+			for n, e := range entries {
+				fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.id, n)
 			}
-			if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--unreachable").CombinedOutput(); err != nil && !strings.Contains(string(out), "missing") {
-				t.Fatalf("fsck: %v\n%s", err, out)
+			want := strings.TrimSpace(gitOutIn(t, dir, in.String(), "mktree", "-z", "--missing"))
+			tr := newTree(nil, len(blob)/2)
+			for n, e := range entries {
+				tr.set(n, e)
 			}
-			if matches, _ := filepath.Glob(filepath.Join(store.dir, "*", "tmp_obj_*")); len(matches) > 0 {
-				t.Fatalf("temporary objects left: %v", matches)
+			body, _, err := tr.body()
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+			// The object mktree wrote is removed first, so that the one
+			// read back below is ours.
+			os.Remove(filepath.Join(store.dir, want[:2], want[2:]))
+			got, err := store.write("tree", body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("round %d: tree %s, mktree %s\n%s", round, got, want, in.String())
+			}
+			if typ := strings.TrimSpace(gitOut(t, dir, "cat-file", "-t", got)); typ != "tree" {
+				t.Fatalf("git reads %s as %q", got, typ)
+			}
+			fi, err := os.Stat(filepath.Join(store.dir, got[:2], got[2:]))
+			if err != nil || fi.Mode().Perm() != 0o444 {
+				t.Fatalf("object file: %v %v", fi.Mode(), err)
+			}
+		}
+		// fsck has the last word on every object written (the
+		// submodule ids name commits that do not exist: connectivity
+		// is not the point here).
+		if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--connectivity-only").CombinedOutput(); err != nil {
+			t.Fatalf("fsck: %v\n%s", err, out)
+		}
+		if out, err := gitCmd(dir, "fsck", "--strict", "--no-dangling", "--unreachable").CombinedOutput(); err != nil && !strings.Contains(string(out), "missing") {
+			t.Fatalf("fsck: %v\n%s", err, out)
+		}
+		if matches, _ := filepath.Glob(filepath.Join(store.dir, "*", "tmp_obj_*")); len(matches) > 0 {
+			t.Fatalf("temporary objects left: %v", matches)
+		}
+	})
 }
 
 // TestTreeEdits edits a tree read from git — a few entries set, replaced

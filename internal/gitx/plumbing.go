@@ -62,6 +62,7 @@ type repoConfig struct {
 	shared       bool // core.sharedRepository set: git sets the files' modes
 	compatFormat bool // extensions.compatObjectFormat: git records two ids
 	fsyncObjects bool // loose objects are flushed to disk
+	fsyncPacks   bool // so are packs (pack.go)
 	fsyncIndex   bool // so is the index (index.go)
 	sha256       bool // extensions.objectFormat is sha256
 	// What writing the commit object without commit-tree must know
@@ -87,6 +88,7 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 	// Loose objects are flushed when either setting asks for it (the last
 	// value of each counts, in whichever order they come).
 	var fsyncCore, fsyncFiles bool
+	packs := true // git flushes packs unless core.fsync says otherwise
 	// -z: each entry is "key\nvalue\0" ("key\0" for a key with no value).
 	for _, entry := range strings.Split(string(out), "\x00") {
 		if entry == "" {
@@ -117,6 +119,7 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 			c.sha256 = strings.EqualFold(val, "sha256")
 		case "core.fsync":
 			fsyncCore = fsyncLooseObjects(val)
+			packs = fsyncPacks(val)
 			c.fsyncIndex = fsyncIndex(val)
 			c.fsyncReferences = fsyncReferences(val)
 		case "core.autocrlf":
@@ -152,6 +155,7 @@ func (r *Repo) config(ctx context.Context) repoConfig {
 		}
 	}
 	c.fsyncObjects = fsyncCore || fsyncFiles
+	c.fsyncPacks = packs
 	return c
 }
 
@@ -776,6 +780,22 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 			small = append(small, st)
 		}
 	}
+	if len(small) >= packMin {
+		left, err := r.packBlobs(ctx, store, small)
+		if err == nil {
+			if len(left) > 0 {
+				return r.hashObjects(ctx, append(toGit, left...))
+			}
+			if len(toGit) > 0 {
+				return r.hashObjects(ctx, toGit)
+			}
+			return nil
+		}
+		// Written loose below, as before.
+		if !errors.Is(err, errPackTooLarge) {
+			slog.Warn("git: the commit's blobs could not be written as a pack; writing them one by one", "err", err)
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
 	errs := make([]error, workers)
 	left := make([][]*pathState, workers)
@@ -805,6 +825,69 @@ func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pat
 	}
 	return nil
 }
+
+// packBlobs writes the blobs of the present files as one pack (pack.go),
+// reading and deflating them on every core, and sets their ids; it returns
+// the files the reader did not give (for hash-object). On an error nothing
+// is kept and no id set.
+func (r *Repo) packBlobs(ctx context.Context, store *objectStore, present []*pathState) ([]*pathState, error) {
+	es := make([]packEntry, len(present))
+	ok := make([]bool, len(present))
+	errs := make([]error, len(present))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(present)/32)
+	par.Run(workers, func(w int) {
+		for i := w; i < len(present); i += workers {
+			data, found, err := r.read(present[i].rel)
+			if err != nil || !found || int64(len(data)) > ReadLimit {
+				continue
+			}
+			es[i], errs[i] = store.packBlob(data)
+			ok[i] = errs[i] == nil
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var kept []packEntry
+	var left []*pathState
+	total := 0
+	seen := make(map[string]bool, len(present))
+	for i, st := range present {
+		switch {
+		case !ok[i]:
+			left = append(left, st)
+		case !seen[es[i].id]: // files of the same bytes: one object
+			seen[es[i].id] = true
+			kept = append(kept, es[i])
+			total += len(es[i].z)
+		}
+	}
+	if total > packMaxBytes {
+		return nil, errPackTooLarge
+	}
+	if len(kept) == 0 {
+		return left, nil
+	}
+	name, err := store.writePack(kept)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.seesBlobs(ctx, kept); err != nil {
+		store.removePack(name)
+		return nil, err
+	}
+	packsWritten.Add(1)
+	for i, st := range present {
+		if ok[i] {
+			st.blob = es[i].id
+			blobsMade.Add(1)
+		}
+	}
+	return left, nil
+}
+
+// packsWritten counts the packs written by packBlobs (tests).
+var packsWritten atomic.Int64
 
 // hashObjects writes the blobs of the given present files and sets their ids.
 func (r *Repo) hashObjects(ctx context.Context, present []*pathState) error {

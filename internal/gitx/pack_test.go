@@ -1,0 +1,116 @@
+package gitx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommitManyBlobsAsPack: a commit of packMin new files or more writes
+// their blobs as one pack and index, not as loose objects, and git reads
+// them as its own: fsck --strict finds the repository whole, verify-pack
+// accepts the pack, and each committed blob is what git hash-object makes
+// of its file (sizes from 0 bytes to past 2^11, so the entry header's size
+// takes one to three bytes), in a SHA-1 and a SHA-256 repository. A second
+// such commit of the same bytes (an undo taking a move back, say) makes no
+// second pack of the same name fail. When the pack cannot be written (its
+// folder is a file), the blobs go loose as before and the commit lands.
+func TestCommitManyBlobsAsPack(t *testing.T) {
+	eachFormat(t, func(t *testing.T, dir, _ string) {
+		writeFile(t, dir, "a.md", "a\n")
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-q", "-m", "user: initial")
+		r := open(t, dir)
+		var paths []string
+		for i := range packMin + 20 {
+			p := fmt.Sprintf("notes/n%03d.md", i)
+			writeFile(t, dir, p, strings.Repeat(fmt.Sprintf("note %d, line\n", i), i*i/4))
+			paths = append(paths, p)
+		}
+		loose := looseObjects(t, dir)
+		packs := packsWritten.Load()
+		sha := commitOne(t, r, paths...)
+		if packsWritten.Load() != packs+1 {
+			t.Fatalf("packs written: %d, want 1", packsWritten.Load()-packs)
+		}
+		if n := looseObjects(t, dir) - loose; n > 5 { // the trees and the commit
+			t.Fatalf("%d new loose objects, want the blobs in the pack", n)
+		}
+		idx, _ := filepath.Glob(filepath.Join(dir, ".git/objects/pack/pack-*.idx"))
+		if len(idx) != 1 {
+			t.Fatalf("pack indexes: %v", idx)
+		}
+		git(t, dir, "verify-pack", idx[0])
+		whole(t, dir)
+		for _, p := range paths {
+			if got, want := gitOut(t, dir, "rev-parse", sha+":"+p), gitOut(t, dir, "hash-object", p); got != want {
+				t.Fatalf("%s: committed %s, git hash-object %s", p, got, want)
+			}
+		}
+		cleanAndWhole(t, dir)
+
+		// The same bytes again (after a change of each): the same
+		// pack, kept.
+		for _, p := range paths {
+			writeFile(t, dir, p, "changed\n")
+		}
+		commitOne(t, r, paths...)
+		for i, p := range paths {
+			writeFile(t, dir, p, strings.Repeat(fmt.Sprintf("note %d, line\n", i), i*i/4))
+		}
+		commitOne(t, r, paths...)
+		cleanAndWhole(t, dir)
+
+		// No pack folder to write in: loose, committed all the same.
+		packDir := filepath.Join(dir, ".git/objects/pack")
+		if err := os.Rename(packDir, packDir+".away"); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, packDir[len(dir)+1:], "not a folder")
+		for _, p := range paths {
+			writeFile(t, dir, p, "loose "+p+"\n")
+		}
+		packs = packsWritten.Load()
+		sha = commitOne(t, r, paths...)
+		if packsWritten.Load() != packs {
+			t.Fatal("a pack was written without its folder")
+		}
+		if got := gitOut(t, dir, "show", sha+":"+paths[7]); got != "loose "+paths[7] {
+			t.Fatalf("committed %q", got)
+		}
+		os.Remove(packDir)
+		if err := os.Rename(packDir+".away", packDir); err != nil {
+			t.Fatal(err)
+		}
+		cleanAndWhole(t, dir)
+	})
+}
+
+// looseObjects counts the loose objects of the repository dir.
+func looseObjects(t *testing.T, dir string) int {
+	t.Helper()
+	for l := range strings.SplitSeq(gitOut(t, dir, "count-objects", "-v"), "\n") {
+		if n, ok := strings.CutPrefix(l, "count: "); ok {
+			var c int
+			fmt.Sscan(n, &c)
+			return c
+		}
+	}
+	t.Fatal("count-objects: no count")
+	return 0
+}
+
+// TestFsyncPacks: packs are flushed as git flushes them: by default, and
+// by core.fsync unless it leaves them out.
+func TestFsyncPacks(t *testing.T) {
+	for v, want := range map[string]bool{
+		"": true, "none": false, "loose-object": true, "-pack": false, "none,pack": true, "objects": true,
+		"all,-pack": false, "-objects": false, "none,committed": true, "pack,-pack": false, "-pack,pack": true, "index": true, "none,index": false,
+	} {
+		if got := fsyncPacks(v); got != want {
+			t.Errorf("core.fsync=%q: packs flushed %v, want %v", v, got, want)
+		}
+	}
+}
