@@ -1,6 +1,7 @@
 package gitx
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,4 +114,38 @@ func TestFsyncPacks(t *testing.T) {
 			t.Errorf("core.fsync=%q: packs flushed %v, want %v", v, got, want)
 		}
 	}
+}
+
+// TestSeesBlobs: the check made before a commit names a pack's blobs tells
+// a pack git reads from one it does not (removed, or a size that is not
+// the blob's), so that the commit falls back to loose objects.
+func TestSeesBlobs(t *testing.T) {
+	eachFormat(t, func(t *testing.T, dir, format string) {
+		r := open(t, dir)
+		store := objectStore{dir: filepath.Join(dir, ".git", "objects"), sha256: format == "sha256"}
+		var es []packEntry
+		for _, body := range []string{"one\n", "two\n", ""} {
+			e, err := store.packBlob([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			es = append(es, e)
+		}
+		name, err := store.writePack(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.seesBlobs(t.Context(), es); err != nil {
+			t.Fatalf("a pack git reads: %v", err)
+		}
+		wrong := append([]packEntry(nil), es...)
+		wrong[1].size++
+		if err := r.seesBlobs(t.Context(), wrong); !errors.Is(err, errPackUnseen) {
+			t.Fatalf("a wrong size: %v", err)
+		}
+		store.removePack(name)
+		if err := r.seesBlobs(t.Context(), es); !errors.Is(err, errPackUnseen) {
+			t.Fatalf("a removed pack: %v", err)
+		}
+	})
 }
