@@ -38,9 +38,10 @@ import (
 // packMin is the fewest new blobs a commit writes as a pack.
 const packMin = 100
 
-// packMaxBytes bounds what a pack is built from in memory (the deflated
-// blobs); a larger commit writes its blobs loose.
-const packMaxBytes = 256 << 20
+// packMaxBytes bounds what a pack is built from in memory (the blobs'
+// bytes, as the commit's files were sized); a larger commit writes its blobs
+// loose, never reading them twice. A variable for the tests.
+var packMaxBytes int64 = 256 << 20
 
 // packEntry is one blob of a pack being made.
 type packEntry struct {
@@ -207,9 +208,6 @@ func (s objectStore) removePack(name string) {
 	os.Remove(filepath.Join(dir, name+".idx"))
 	os.Remove(filepath.Join(dir, name+".pack"))
 }
-
-// errPackTooLarge: the blobs are too many bytes for a pack made in memory.
-var errPackTooLarge = errors.New("too large for a pack made in memory")
 
 // errPackUnseen: git did not find every blob of a pack just written.
 var errPackUnseen = errors.New("git does not see the blobs of the pack written")

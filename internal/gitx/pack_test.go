@@ -16,8 +16,9 @@ import (
 // of its file (sizes from 0 bytes to past 2^11, so the entry header's size
 // takes one to three bytes), in a SHA-1 and a SHA-256 repository. A second
 // such commit of the same bytes (an undo taking a move back, say) makes no
-// second pack of the same name fail. When the pack cannot be written (its
-// folder is a file), the blobs go loose as before and the commit lands.
+// second pack of the same name fail. A commit of more bytes than
+// packMaxBytes, or one whose pack cannot be written (its folder is a file),
+// writes its blobs loose as before and lands.
 func TestCommitManyBlobsAsPack(t *testing.T) {
 	eachFormat(t, func(t *testing.T, dir, _ string) {
 		writeFile(t, dir, "a.md", "a\n")
@@ -63,6 +64,25 @@ func TestCommitManyBlobsAsPack(t *testing.T) {
 		}
 		commitOne(t, r, paths...)
 		cleanAndWhole(t, dir)
+
+		// More bytes than a pack is made of in memory: loose, without a
+		// warning (the files are not read for a pack first).
+		func() {
+			old := packMaxBytes
+			packMaxBytes = 1 << 10
+			defer func() { packMaxBytes = old }()
+			for _, p := range paths {
+				writeFile(t, dir, p, "big "+p+"\n")
+			}
+			packs := packsWritten.Load()
+			sha := commitOne(t, r, paths...)
+			if packsWritten.Load() != packs {
+				t.Fatal("a pack was written past packMaxBytes")
+			}
+			if got := gitOut(t, dir, "show", sha+":"+paths[3]); got != "big "+paths[3] {
+				t.Fatalf("committed %q", got)
+			}
+		}()
 
 		// No pack folder to write in: loose, committed all the same.
 		packDir := filepath.Join(dir, ".git/objects/pack")

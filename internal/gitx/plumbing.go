@@ -773,52 +773,51 @@ type pathState struct {
 // (an attachment the gatekeeper will not read), goes to hash-object.
 func (r *Repo) makeBlobs(ctx context.Context, store *objectStore, present []*pathState) error {
 	var small, toGit []*pathState
+	var smallBytes int64
 	for _, st := range present {
 		if st.size > ReadLimit {
 			toGit = append(toGit, st)
 		} else {
 			small = append(small, st)
+			smallBytes += st.size
 		}
 	}
-	if len(small) >= packMin {
+	packed := false
+	if len(small) >= packMin && smallBytes <= packMaxBytes {
 		left, err := r.packBlobs(ctx, store, small)
 		if err == nil {
-			if len(left) > 0 {
-				return r.hashObjects(ctx, append(toGit, left...))
-			}
-			if len(toGit) > 0 {
-				return r.hashObjects(ctx, toGit)
-			}
-			return nil
-		}
-		// Written loose below, as before.
-		if !errors.Is(err, errPackTooLarge) {
+			packed = true
+			toGit = append(toGit, left...)
+		} else {
+			// Written loose below, as before.
 			slog.Warn("git: the commit's blobs could not be written as a pack; writing them one by one", "err", err)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
-	errs := make([]error, workers)
-	left := make([][]*pathState, workers)
-	par.Run(workers, func(w int) {
-		for i := w; i < len(small); i += workers {
-			st := small[i]
-			data, found, err := r.read(st.rel)
-			if err != nil || !found || int64(len(data)) > ReadLimit {
-				left[w] = append(left[w], st)
-				continue
+	if !packed {
+		workers := min(runtime.GOMAXPROCS(0), 1+len(small)/32)
+		errs := make([]error, workers)
+		left := make([][]*pathState, workers)
+		par.Run(workers, func(w int) {
+			for i := w; i < len(small); i += workers {
+				st := small[i]
+				data, found, err := r.read(st.rel)
+				if err != nil || !found || int64(len(data)) > ReadLimit {
+					left[w] = append(left[w], st)
+					continue
+				}
+				if st.blob, err = store.write("blob", data); err != nil {
+					errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
+					return
+				}
+				blobsMade.Add(1)
 			}
-			if st.blob, err = store.write("blob", data); err != nil {
-				errs[w] = fmt.Errorf("git: %s: %w", st.rel, err)
-				return
-			}
-			blobsMade.Add(1)
+		})
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for _, l := range left {
-		toGit = append(toGit, l...)
+		for _, l := range left {
+			toGit = append(toGit, l...)
+		}
 	}
 	if len(toGit) > 0 {
 		return r.hashObjects(ctx, toGit)
@@ -850,7 +849,6 @@ func (r *Repo) packBlobs(ctx context.Context, store *objectStore, present []*pat
 	}
 	var kept []packEntry
 	var left []*pathState
-	total := 0
 	seen := make(map[string]bool, len(present))
 	for i, st := range present {
 		switch {
@@ -859,11 +857,7 @@ func (r *Repo) packBlobs(ctx context.Context, store *objectStore, present []*pat
 		case !seen[es[i].id]: // files of the same bytes: one object
 			seen[es[i].id] = true
 			kept = append(kept, es[i])
-			total += len(es[i].z)
 		}
-	}
-	if total > packMaxBytes {
-		return nil, errPackTooLarge
 	}
 	if len(kept) == 0 {
 		return left, nil

@@ -62,7 +62,7 @@ func TestFastRoot(t *testing.T) {
 // folder, a file used as a folder and missing paths, for each access and
 // in read-only mode, new names a write would refuse included; and the
 // paths with no link on them, existing or missing in an existing folder,
-// take the one-step way.
+// take the one-step way, as do the reads and fsyncs of files checked.
 func TestFastCheck(t *testing.T) {
 	files := map[string]string{"a/b/c/deep.md": "# Deep\n", "note.md": "# Note\n", "dir/x.md": "x", "a/b/pic.png": "png", "file.md": "f"}
 	for _, readOnly := range []bool{false, true} {
@@ -133,6 +133,23 @@ func TestFastCheck(t *testing.T) {
 					t.Errorf("%q %+v: the check took the root's way", p, o)
 				}
 			}
+		}
+		// A note read is opened in one step too (its check is the other),
+		// and so is a staged file for its fsync.
+		before := fastOpens.Load()
+		if _, _, err := v.ReadNote("a/b/c/deep.md"); err != nil || fastOpens.Load()-before != 2 {
+			t.Errorf("ReadNote: %v, %d one-step opens, want 2", err, fastOpens.Load()-before)
+		}
+		if !readOnly {
+			st, err := v.Stage("a/b/c/staged.md", []byte("x"), Write, true, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before = fastOpens.Load()
+			if err := v.SyncStaged(t.Context(), []*Staged{st}); err != nil || fastOpens.Load()-before != 1 {
+				t.Errorf("SyncStaged: %v, %d one-step opens, want 1", err, fastOpens.Load()-before)
+			}
+			v.Discard(st)
 		}
 	}
 }

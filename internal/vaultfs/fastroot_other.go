@@ -24,9 +24,6 @@ func (fastRoot) lstat(string) (fs.FileInfo, bool, bool) { return nil, false, fal
 
 func (fastRoot) openFile(string, int) (*os.File, bool) { return nil, false }
 
-// fastOpens mirrors the Linux counter (tests).
-var fastOpens atomic.Int64
-
 // noOpenat2 mirrors the Linux switch, for the benchmark that compares both
 // ways; there is no openat2 here.
 var noOpenat2 atomic.Bool
