@@ -186,7 +186,6 @@ func newTeamFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// dataFlags are where the team server keeps its data: --data and --db.
 // adminGroup begins a group of admin commands (team-server project, key:
 // cmds lists them): no command is a usage error, help shows the usage, and
 // a command gets its flag set, with the data directory's flags.
@@ -222,6 +221,7 @@ func adminArgs(fs *flag.FlagSet, args []string, stdout io.Writer, what string) (
 	return pos[0], nil
 }
 
+// dataFlags are where the team server keeps its data: --data and --db.
 type dataFlags struct{ dir, db string }
 
 func dataFlag(fs *flag.FlagSet) *dataFlags {
