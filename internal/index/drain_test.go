@@ -62,7 +62,7 @@ func TestQueuedLookupsSameIndex(t *testing.T) {
 // Build, as the first build of a vault does.
 func buildInBatches(opts Options, items []Item, size int) *Index {
 	ix := New(opts)
-	bd := ix.NewBuild()
+	bd := ix.NewBuild(0)
 	for lo := 0; lo < len(items); lo += size {
 		batch := items[lo:min(lo+size, len(items))]
 		bd.AddFunc(len(batch), func(i int) (Item, bool) { return batch[i], true }, nil)
@@ -116,4 +116,51 @@ func TestBuildReusesMemory(t *testing.T) {
 		}
 		sameRanking(t, lang, got, want, qs)
 	}
+}
+
+// TestBuildGrowsOnce: a Build told how many notes it adds grows the
+// index's arrays of notes and chunk slots for the whole build at its first
+// merge (the chunks by the chunks per note seen so far: at most once more
+// when that guess is short), and its vocabulary's arrays at least double
+// when they grow, instead of copying every array at every batch; the index
+// is, byte for byte, the one the same batches make through AddBatch.
+func TestBuildGrowsOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the same term ids in both builds
+	const size, batches = 300, 8
+	items := syntheticSized(size*batches, 60)
+	want := New(Options{})
+	for lo := 0; lo < len(items); lo += size {
+		want.AddBatch(items[lo : lo+size])
+	}
+	ix := New(Options{})
+	bd := ix.NewBuild(len(items))
+	var noteArrays, chunkArrays, termArrays int
+	var notesCap, chunksCap, termsCap int
+	for lo := 0; lo < len(items); lo += size {
+		batch := items[lo : lo+size]
+		bd.AddFunc(len(batch), func(i int) (Item, bool) { return batch[i], true }, nil)
+		if c := cap(ix.notes); c != notesCap {
+			noteArrays, notesCap = noteArrays+1, c
+		}
+		if c := cap(ix.cnote); c != chunksCap {
+			chunkArrays, chunksCap = chunkArrays+1, c
+		}
+		if c := cap(ix.exact.terms); c != termsCap {
+			termArrays, termsCap = termArrays+1, c
+		}
+	}
+	bd.Done()
+	if noteArrays != 1 || notesCap < len(items) {
+		t.Errorf("the notes' array was made %d times (capacity %d for %d notes), want once", noteArrays, notesCap, len(items))
+	}
+	if chunkArrays > 2 || chunksCap > len(ix.cnote)*3/2 {
+		t.Errorf("the chunk slots' array was made %d times (capacity %d for %d slots), want at most twice, at most half too large", chunkArrays, chunksCap, len(ix.cnote))
+	}
+	if termArrays > batches/2 || termsCap > 2*len(ix.exact.terms) {
+		t.Errorf("the terms' array was made %d times in %d batches (capacity %d for %d terms)", termArrays, batches, termsCap, len(ix.exact.terms))
+	}
+	if !bytes.Equal(payload(t, ix), payload(t, want)) {
+		t.Fatal("the index built with its arrays grown for the whole build differs")
+	}
+	sameRanking(t, "grown once", ix, want, []string{items[0].Note.Title, items[len(items)-1].Note.Title, "note", "index search"})
 }

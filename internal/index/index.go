@@ -374,7 +374,7 @@ func (ix *Index) Add(path string, n *markdown.Note) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.removeLocked(path)
-	ix.merge(nil, bd.finish())
+	ix.merge(nil, nil, bd.finish())
 	ix.rebuildLinkSlots([]string{path})
 	ix.maybeCompact()
 }
@@ -439,10 +439,42 @@ type Build struct {
 	builders []*builder
 	blocks   [][]rawPosting
 	scratch  mergeScratch
+	room     buildRoom
 }
 
-// NewBuild starts a build in batches.
-func (ix *Index) NewBuild() *Build { return &Build{ix: ix} }
+// NewBuild starts a build in batches that will add about notes notes in
+// all (0 when not known): the index's arrays of notes and chunks are then
+// grown once for the whole build, not at every batch (see buildRoom).
+func (ix *Index) NewBuild(notes int) *Build { return &Build{ix: ix, room: buildRoom{expect: notes}} }
+
+// buildRoom sizes the index's arrays of notes and of chunk slots for the
+// rest of a build. Grown by each batch's merge for that batch alone, the
+// arrays were copied into new memory at nearly every batch (append grows
+// a large slice by a quarter, a batch adds more), and that new memory
+// faulted in 4 KiB pages: in the generated 100k-note vault's first build
+// (13 batches) the copies of the notes' records were the largest single
+// source of page faults. Reserving for the notes still to come, and for
+// their chunks at the chunks per note seen so far, makes one copy of each.
+type buildRoom struct {
+	expect        int // notes the build adds in all (0: not known)
+	notes, chunks int // added so far
+}
+
+// want returns how many notes and chunk slots to make room for in a merge
+// that adds notes and chunks: those, and the build's still to come.
+func (r *buildRoom) want(notes, chunks int) (int, int) {
+	r.notes += notes
+	r.chunks += chunks
+	left := r.expect - r.notes
+	if r.expect == 0 || left <= 0 || r.notes == 0 {
+		return notes, chunks
+	}
+	// An eighth more than the chunks per note so far: a short guess
+	// copies the chunk arrays once more at the end, a long one leaves
+	// that much unused.
+	perNote := float64(r.chunks) / float64(r.notes)
+	return notes + left, chunks + int(perNote*float64(left)*9/8)
+}
 
 // AddFunc is Index.AddFunc for the build's next batch.
 func (bd *Build) AddFunc(n int, item func(i int) (Item, bool), analyzed func()) {
@@ -530,10 +562,11 @@ func (ix *Index) addFunc(n int, item func(i int) (Item, bool), gone []string, an
 		}
 	}
 	var ms *mergeScratch
+	var room *buildRoom
 	if bd != nil {
-		ms = &bd.scratch
+		ms, room = &bd.scratch, &bd.room
 	}
-	ix.merge(ms, parts...)
+	ix.merge(ms, room, parts...)
 	if len(ix.links) > 0 {
 		var added []string
 		for _, p := range parts {
@@ -620,18 +653,23 @@ func (ix *Index) internStr(s string) string {
 
 // merge folds partial indexes into the index. Caller holds the write lock and
 // has removed the partials' paths.
-func (ix *Index) merge(ms *mergeScratch, parts ...*partial) {
-	// Chunk slots and notes, the arrays grown once.
+func (ix *Index) merge(ms *mergeScratch, room *buildRoom, parts ...*partial) {
+	// Chunk slots and notes, the arrays grown once (for a build, once for
+	// its batches still to come too).
 	newNotes, newChunks := 0, 0
 	for _, p := range parts {
 		newNotes += len(p.notes)
 		newChunks += len(p.cidx)
 	}
-	ix.notes = slices.Grow(ix.notes, max(0, newNotes-len(ix.freeNotes)))
-	ix.cnote = slices.Grow(ix.cnote, newChunks)
-	ix.clang = slices.Grow(ix.clang, newChunks)
-	ix.cidx = slices.Grow(ix.cidx, newChunks)
-	ix.clen = slices.Grow(ix.clen, newChunks)
+	growNotes, growChunks := newNotes, newChunks
+	if room != nil {
+		growNotes, growChunks = room.want(newNotes, newChunks)
+	}
+	ix.notes = slices.Grow(ix.notes, max(0, growNotes-len(ix.freeNotes)))
+	ix.cnote = slices.Grow(ix.cnote, growChunks)
+	ix.clang = slices.Grow(ix.clang, growChunks)
+	ix.cidx = slices.Grow(ix.cidx, growChunks)
+	ix.clen = slices.Grow(ix.clen, growChunks)
 	chunkBase := make([]uint32, len(parts))
 	noteSlots := make([][]uint32, len(parts))
 	for pi, p := range parts {
@@ -680,8 +718,8 @@ func (ix *Index) merge(ms *mergeScratch, parts ...*partial) {
 	for pi, p := range parts {
 		terms[pi], stems[pi], selfs[pi] = p.terms, p.stems, p.sself
 	}
-	gExact := ix.mapTerms(&ix.exact, terms, true, nil)
-	gStem := ix.mapTerms(&ix.stems, stems, false, selfs)
+	gExact := ix.mapTerms(&ix.exact, terms, true, nil, room != nil)
+	gStem := ix.mapTerms(&ix.stems, stems, false, selfs, room != nil)
 	empty := ix.postings == 0
 	ix.postings += mergePostings(&ix.exact, ms, parts, gExact, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
 	ix.postings += mergePostings(&ix.stems, ms, parts, gStem, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
@@ -860,8 +898,9 @@ func (ix *Index) noteInfoOf(pn *partNote, chunkBase uint32) noteInfo {
 // whether each stem is its own stem (see space.self), as the builders found.
 // The lookups run on every CPU for a large merge (the map is only read
 // then: under the write lock, nothing else touches it); the new terms are
-// then added in order, one at a time, into arrays grown once for all of them.
-func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]bool) [][]uint32 {
+// then added in order, one at a time, into arrays grown once for all of them
+// (in a build, at least doubled: see growBuild).
+func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]bool, build bool) [][]uint32 {
 	out := make([][]uint32, len(lists))
 	total := 0
 	for i, l := range lists {
@@ -890,11 +929,11 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 		if sp.ids.count() == 0 {
 			sp.ids = newIDTable(missing)
 		}
-		sp.terms = slices.Grow(sp.terms, missing)
-		sp.post = slices.Grow(sp.post, missing)
-		sp.df = slices.Grow(sp.df, missing)
+		sp.terms = growBuild(sp.terms, missing, build)
+		sp.post = growBuild(sp.post, missing, build)
+		sp.df = growBuild(sp.df, missing, build)
 		if selfs != nil {
-			sp.self = slices.Grow(sp.self, missing)
+			sp.self = growBuild(sp.self, missing, build)
 		}
 	}
 	for li, l := range lists {
@@ -909,6 +948,19 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 		}
 	}
 	return out
+}
+
+// growBuild returns s with room for n more elements. In a build (build
+// set) a slice without that room is at least doubled: a vault's vocabulary
+// grows at every batch, by less than append's quarter of a large slice at
+// a time, so each batch copied the spaces' arrays whole into new memory
+// (about three and a half times their final size in all, in the generated
+// 100k-note vault's first build); doubled, each term is copied about once.
+func growBuild[T any](s []T, n int, build bool) []T {
+	if build && cap(s)-len(s) < n {
+		n = max(n, len(s))
+	}
+	return slices.Grow(s, n)
 }
 
 // addTerm returns the id of t, adding it to the space when new (self: see

@@ -1057,7 +1057,7 @@ func TestSortedMergeSameLists(t *testing.T) {
 				parts = append(parts, b.finish())
 			}
 			ix.mu.Lock()
-			ix.merge(nil, parts...)
+			ix.merge(nil, nil, parts...)
 			ix.mu.Unlock()
 		}
 		return ix

@@ -245,7 +245,7 @@ func (ix *Index) buildLinkSlots(paths []string) {
 		parts[w] = bd.finish()
 		return 0
 	})
-	ix.merge(nil, parts...)
+	ix.merge(nil, nil, parts...)
 }
 
 // rebuildLinkSlots rebuilds the link slots of notes just (re)indexed at

@@ -697,7 +697,7 @@ func (s *Service) build(ctx context.Context, pause *gcpause.Pause, fromSnapshot 
 	var done atomic.Int64
 	rd := s.fs.DirReader()
 	defer rd.Close()
-	bld := s.ix.NewBuild() // its batches take the memory of the one before
+	bld := s.ix.NewBuild(len(notes)) // its batches take the memory of the one before
 	for lo := 0; lo < len(notes) && ctx.Err() == nil; lo += buildBatch {
 		batch := notes[lo:min(lo+buildBatch, len(notes))]
 		last := lo+buildBatch >= len(notes)
