@@ -442,9 +442,9 @@ type Build struct {
 	room     buildRoom
 }
 
-// NewBuild starts a build in batches that will add about notes notes in
-// all (0 when not known): the index's arrays of notes and chunks are then
-// grown once for the whole build, not at every batch (see buildRoom).
+// NewBuild starts a build in batches; notes is about how many notes its
+// batches will add in all (0 when not known), for which the index's arrays
+// of notes and chunk slots are then grown at once (see buildRoom).
 func (ix *Index) NewBuild(notes int) *Build { return &Build{ix: ix, room: buildRoom{expect: notes}} }
 
 // buildRoom sizes the index's arrays of notes and of chunk slots for the
@@ -957,7 +957,8 @@ func (ix *Index) mapTerms(sp *space, lists [][]string, fuzzy bool, selfs [][]boo
 // grows at every batch, by less than append's quarter of a large slice at
 // a time, so each batch copied the spaces' arrays whole into new memory
 // (about three and a half times their final size in all, in the generated
-// 100k-note vault's first build); doubled, each term is copied about once.
+// 100k-note vault's first build); doubled, each term is copied about once,
+// and what the build leaves unused (less than half) stays with the index.
 func growBuild[T any](s []T, n int, build bool) []T {
 	if build && cap(s)-len(s) < n {
 		n = max(n, len(s))
