@@ -68,9 +68,11 @@ func (s objectStore) packBlob(body []byte) (packEntry, error) {
 }
 
 // writePack stores es (blobs made by packBlob) as one pack and its index
-// in the object folder's pack folder, and returns the pack's name
-// (pack-<checksum>), for removePack.
-func (s objectStore) writePack(es []packEntry) (string, error) {
+// in the object folder's pack folder, and returns the files it made there,
+// for removePack. A file already there is kept and not returned: the same
+// blobs committed again (an undo taken back) make the same pack, whose
+// objects earlier commits name.
+func (s objectStore) writePack(es []packEntry) ([]string, error) {
 	newHash := sha1.New
 	if s.sha256 {
 		newHash = sha256.New
@@ -120,7 +122,7 @@ func (s objectStore) writePack(es []packEntry) (string, error) {
 	for i, k := range order {
 		id, err := hex.DecodeString(es[k].id)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		ids[i] = id
 		fan[id[0]]++
@@ -156,30 +158,38 @@ func (s objectStore) writePack(es []packEntry) (string, error) {
 
 	dir := filepath.Join(s.dir, "pack")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return "", fmt.Errorf("git: pack folder: %w", err)
+		return nil, fmt.Errorf("git: pack folder: %w", err)
 	}
 	name := "pack-" + hex.EncodeToString(sum)
-	if err := s.placeFile(dir, "tmp_pack_", name+".pack", pack.Bytes()); err != nil {
-		return "", err
+	var made []string
+	for _, f := range [...]struct {
+		prefix, name string
+		data         []byte
+	}{{"tmp_pack_", name + ".pack", pack.Bytes()}, {"tmp_idx_", name + ".idx", idx.Bytes()}} {
+		placed, err := s.placeFile(dir, f.prefix, f.name, f.data)
+		if err != nil {
+			removePack(made)
+			return nil, err
+		}
+		if placed {
+			made = append(made, filepath.Join(dir, f.name))
+		}
 	}
-	if err := s.placeFile(dir, "tmp_idx_", name+".idx", idx.Bytes()); err != nil {
-		os.Remove(filepath.Join(dir, name+".pack"))
-		return "", err
-	}
-	return name, nil
+	return made, nil
 }
 
 // placeFile writes data to a temporary file of dir (prefix, as git names
 // its own, so that its gc removes one left behind) and renames it to name,
-// read-only; a file already there (the same pack) is kept.
-func (s objectStore) placeFile(dir, prefix, name string, data []byte) error {
+// read-only, reporting whether it did; a file already there (the same
+// pack) is kept.
+func (s objectStore) placeFile(dir, prefix, name string, data []byte) (bool, error) {
 	final := filepath.Join(dir, name)
 	if _, err := os.Lstat(final); err == nil {
-		return nil
+		return false, nil
 	}
 	tmp, err := os.CreateTemp(dir, prefix)
 	if err != nil {
-		return fmt.Errorf("git: pack: %w", err)
+		return false, fmt.Errorf("git: pack: %w", err)
 	}
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName) // a no-op once renamed
@@ -197,16 +207,17 @@ func (s objectStore) placeFile(dir, prefix, name string, data []byte) error {
 		err = os.Rename(tmpName, final)
 	}
 	if err != nil {
-		return fmt.Errorf("git: pack: %w", err)
+		return false, fmt.Errorf("git: pack: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
-// removePack removes a pack written by writePack, its index first.
-func (s objectStore) removePack(name string) {
-	dir := filepath.Join(s.dir, "pack")
-	os.Remove(filepath.Join(dir, name+".idx"))
-	os.Remove(filepath.Join(dir, name+".pack"))
+// removePack removes the files writePack made, the index first (git sees
+// a pack only through its index).
+func removePack(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		os.Remove(made[i])
+	}
 }
 
 // errPackUnseen: git did not find every blob of a pack just written.

@@ -138,7 +138,9 @@ func TestFsyncPacks(t *testing.T) {
 
 // TestSeesBlobs: the check made before a commit names a pack's blobs tells
 // a pack git reads from one it does not (removed, or a size that is not
-// the blob's), so that the commit falls back to loose objects.
+// the blob's), so that the commit falls back to loose objects. The same
+// blobs written again make no file (the pack is there), so a commit that
+// then gives its pack up removes nothing an earlier commit's objects are in.
 func TestSeesBlobs(t *testing.T) {
 	eachFormat(t, func(t *testing.T, dir, format string) {
 		r := open(t, dir)
@@ -151,9 +153,12 @@ func TestSeesBlobs(t *testing.T) {
 			}
 			es = append(es, e)
 		}
-		name, err := store.writePack(es)
+		made, err := store.writePack(es)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(made) != 2 {
+			t.Fatalf("files made: %v, want the pack and its index", made)
 		}
 		if err := r.seesBlobs(t.Context(), es); err != nil {
 			t.Fatalf("a pack git reads: %v", err)
@@ -163,7 +168,15 @@ func TestSeesBlobs(t *testing.T) {
 		if err := r.seesBlobs(t.Context(), wrong); !errors.Is(err, errPackUnseen) {
 			t.Fatalf("a wrong size: %v", err)
 		}
-		store.removePack(name)
+		again, err := store.writePack(es)
+		if err != nil || len(again) != 0 {
+			t.Fatalf("the same pack written again: made %v, %v", again, err)
+		}
+		removePack(again)
+		if err := r.seesBlobs(t.Context(), es); err != nil {
+			t.Fatalf("the pack written before, after a second writing gave up: %v", err)
+		}
+		removePack(made)
 		if err := r.seesBlobs(t.Context(), es); !errors.Is(err, errPackUnseen) {
 			t.Fatalf("a removed pack: %v", err)
 		}

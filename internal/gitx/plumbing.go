@@ -862,12 +862,12 @@ func (r *Repo) packBlobs(ctx context.Context, store *objectStore, present []*pat
 	if len(kept) == 0 {
 		return left, nil
 	}
-	name, err := store.writePack(kept)
+	made, err := store.writePack(kept)
 	if err != nil {
 		return nil, err
 	}
 	if err := r.seesBlobs(ctx, kept); err != nil {
-		store.removePack(name)
+		removePack(made) // only what this commit made: a pack already there stays
 		return nil, err
 	}
 	packsWritten.Add(1)
