@@ -121,7 +121,8 @@ func BenchmarkGraphAddRemoveBusyName(b *testing.B) {
 	files, notes := loadCorpus(b)
 	g := buildGraph(files, notes)
 	busy, most := "", 0
-	for key, srcs := range g.byKey {
+	for key, i := range g.byKey {
+		srcs := &g.sets[i]
 		if srcs.len() > most {
 			busy, most = key, srcs.len()
 		}

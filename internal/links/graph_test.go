@@ -470,3 +470,59 @@ func TestAddFilesEqualsAddFile(t *testing.T) {
 		}
 	}
 }
+
+// The notes a file name is linked from are kept by id (see srcSet): a
+// removed note's id is given to the next note, which must then stand for
+// itself only, in the short lists and in the maps of a busy name alike.
+func TestGraphNoteIDsReused(t *testing.T) {
+	for _, sources := range []int{2, srcSetListMax + 4} {
+		g := NewGraph()
+		var want []string
+		for i := range sources {
+			p := fmt.Sprintf("s%02d.md", i)
+			g.SetNote(p, []markdown.Link{wl("x", 1)})
+			if i%2 == 1 {
+				want = append(want, p+":1")
+			}
+		}
+		for i := 0; i < sources; i += 2 {
+			g.Remove(fmt.Sprintf("s%02d.md", i))
+		}
+		if len(g.free) != sources/2 {
+			t.Fatalf("%d sources: %d ids free, want %d", sources, len(g.free), sources/2)
+		}
+		// New notes take the freed ids: one links to x, one elsewhere.
+		g.SetNote("new-x.md", []markdown.Link{wl("x", 1)})
+		g.SetNote("new-y.md", []markdown.Link{wl("y", 1)})
+		want = append(want, "new-x.md:1")
+		if n := max(sources, sources-sources/2+2); len(g.recs) != n {
+			t.Errorf("%d sources: %d ids in all, want %d (freed ids reused)", sources, len(g.recs), n)
+		}
+		g.AddFile("x.md") // resolves again the links of the sets of x
+		got := edgeSources(g.Backlinks("x.md"))
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d sources: backlinks of x.md = %v, want %v", sources, got, want)
+		}
+		if got := edgeSources(g.Backlinks("y.md")); len(got) != 0 {
+			t.Errorf("%d sources: y.md is not a file, backlinks %v", sources, got)
+		}
+		g.AddFile("y.md")
+		if got := edgeSources(g.Backlinks("y.md")); !slices.Equal(got, []string{"new-y.md:1"}) {
+			t.Errorf("%d sources: backlinks of y.md = %v", sources, got)
+		}
+		// The set of a name no longer linked is free, and taken by the
+		// next name linked.
+		sets := len(g.sets)
+		g.Remove("new-y.md")
+		g.SetNote("new-z.md", []markdown.Link{wl("z", 1)})
+		g.AddFile("z.md")
+		if got := edgeSources(g.Backlinks("z.md")); !slices.Equal(got, []string{"new-z.md:1"}) {
+			t.Errorf("%d sources: backlinks of z.md = %v", sources, got)
+		}
+		if len(g.sets) != sets || len(g.freeSets) != 0 {
+			t.Errorf("%d sources: %d sets (%d free), want %d (the freed one reused)", sources, len(g.sets), len(g.freeSets), sets)
+		}
+	}
+}

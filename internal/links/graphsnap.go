@@ -156,6 +156,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 			byName: make(map[string][]candidate, nf),
 		},
 		notes:     make(map[string]*noteRec, nf),
+		recs:      make([]*noteRec, 0, nf),
 		untracked: true,
 	}
 	cands := make([]candidate, nf)
@@ -172,7 +173,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 			n := &recSlab.Take(1)[0]
 			n.path, n.dir = p, parentDir(lower)
 			recs[i] = n
-			g.notes[p] = n
+			g.addRec(n)
 		}
 	}
 	if d.Err() != nil || len(g.r.files) != nf {
@@ -217,7 +218,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 				n = &recSlab.Take(1)[0]
 				n.path, n.dir = it.Path, parentDir(cands[i].lower)
 				recs[i] = n
-				g.notes[it.Path] = n
+				g.addRec(n)
 			}
 		} else {
 			return nil, bad(fmt.Sprintf("note %d not among the files", k))
@@ -261,9 +262,9 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if _, dup := g.byKey[key]; dup {
 			return nil, bad("key listed twice")
 		}
-		set := &srcSet{}
+		var set srcSet
 		if ne > srcSetListMax {
-			set.big = make(map[*noteRec]int32, ne)
+			set.big = make(map[uint32]int32, ne)
 		} else {
 			set.list = srcSlab.Take(ne)
 		}
@@ -274,21 +275,23 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 				return nil, bad("bad key index entry")
 			}
 			if set.big != nil {
-				set.big[n] = c
+				set.big[n.id] = c
 			} else {
-				set.list[j] = srcCount{n, c}
+				set.list[j] = srcCount{n.id, c}
 			}
 		}
 		if g.byKey == nil {
-			g.byKey = make(map[string]*srcSet, nk)
+			g.byKey = make(map[string]uint32, nk)
+			g.sets = make([]srcSet, 0, nk)
 		}
-		g.byKey[key] = set
+		g.byKey[key] = uint32(len(g.sets))
+		g.sets = append(g.sets, set)
 	}
 	if d.Err() != nil {
 		return nil, bad("")
 	}
 	if g.byKey == nil {
-		g.byKey = make(map[string]*srcSet)
+		g.byKey = make(map[string]uint32)
 	}
 	return g, nil
 }

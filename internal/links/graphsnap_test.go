@@ -186,16 +186,17 @@ func stateOf(g *Graph, probe, pairs, targets []string) fullState {
 	g.EachLinkTexts(func(p string, texts []Text) { s.AllTexts[p] = texts })
 	g.AllEdges(func(e Edge) bool { s.AllEdges = append(s.AllEdges, e); return true })
 	// The internals: a restored graph must go on changing as a filled one.
-	for k, set := range g.byKey {
+	for k, i := range g.byKey {
+		set := &g.sets[i]
 		m := map[string]int32{}
 		if set.big != nil {
 			m["(big)"] = 1
 		}
 		for _, e := range set.list {
-			m[e.n.path] = e.c
+			m[g.recs[e.id].path] = e.c
 		}
-		for n, c := range set.big {
-			m[n.path] = c
+		for id, c := range set.big {
+			m[g.recs[id].path] = c
 		}
 		s.Keys[k] = m
 	}

@@ -296,11 +296,11 @@ func (p *movePlanner) sources(g *Graph) []string {
 		}
 		g.mu.RLock()
 		for _, key := range []string{p.keyFrom, p.keyTo} {
-			bk := g.byKey[key]
+			bk := g.setOf(key)
 			if bk == nil {
 				continue
 			}
-			bk.each(func(n *noteRec) {
+			g.eachIn(bk, func(n *noteRec) {
 				if set[n.path] {
 					return
 				}
