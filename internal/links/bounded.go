@@ -35,10 +35,11 @@ func (g *Graph) BacklinkPage(p string, maxNotes, maxLines int) BacklinkPage {
 	defer g.mu.RUnlock()
 	var page BacklinkPage
 	first := &byPathDesc{} // the maxNotes smallest paths seen, the largest on top
+	to := g.toOf(p)
 	g.eachSource(p, func(n *noteRec) {
 		c := 0
 		for i := range n.links {
-			if n.links[i].to == p {
+			if to != 0 && n.links[i].to == to {
 				c++
 			}
 		}
@@ -66,7 +67,7 @@ func (g *Graph) BacklinkPage(p string, maxNotes, maxLines int) BacklinkPage {
 		// the first distinct lines met are the smallest.
 		for k := range n.links {
 			l := &n.links[k]
-			if l.to != p {
+			if g.target(l) != p {
 				continue
 			}
 			src.Links++
@@ -94,7 +95,7 @@ func (g *Graph) EachOutTarget(p string, fn func(to, target string)) {
 	defer g.mu.RUnlock()
 	if n := g.notes[p]; n != nil {
 		for i := range n.links {
-			fn(n.links[i].to, n.links[i].target.of(n.text))
+			fn(g.target(&n.links[i]), n.links[i].target.of(n.text))
 		}
 	}
 }

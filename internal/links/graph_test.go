@@ -526,3 +526,49 @@ func TestGraphNoteIDsReused(t *testing.T) {
 		}
 	}
 }
+
+// A link keeps the file it resolves to as the file's id (see storedLink): a
+// removed file's id is given to the next file added, and the links that
+// resolved to the removed file must by then resolve elsewhere or nowhere,
+// never to the newcomer; the texts of the links that left it are marked.
+func TestGraphFileIDsReused(t *testing.T) {
+	g := NewGraph()
+	g.AddFile("x.md")
+	g.AddFile("other/x.md")
+	g.SetNote("a.md", []markdown.Link{alias("x", "the x", 1), wl("other/x", 2)})
+	g.SetNote("b.md", []markdown.Link{wl("x", 1)})
+	g.TrackTextChanges(true)
+	g.TakeTextChanges()
+
+	g.Remove("x.md") // [[x]] now names other/x.md, the only x left
+	if got := g.TakeTextChanges(); !slices.Equal(got, []string{"other/x.md", "x.md"}) {
+		t.Errorf("text changes after the removal = %v, want both targets of the aliased link", got)
+	}
+	g.AddFile("y.png") // takes x.md's id
+	g.SetNote("c.md", []markdown.Link{wl("y.png", 1)})
+	if got := edgeTargets(g.Out("a.md")); !slices.Equal(got, []string{"other/x.md", "other/x.md"}) {
+		t.Errorf("a.md's links resolve to %v", got)
+	}
+	if got := edgeSources(g.Backlinks("y.png")); !slices.Equal(got, []string{"c.md:1"}) {
+		t.Errorf("backlinks of y.png = %v, want only c.md's", got)
+	}
+	if got := edgeSources(g.Backlinks("other/x.md")); !slices.Equal(got, []string{"a.md:1", "a.md:2", "b.md:1"}) {
+		t.Errorf("backlinks of other/x.md = %v", got)
+	}
+	if g.LinksTo("a.md", "y.png") || !g.LinksTo("a.md", "other/x.md") || g.LinksTo("a.md", "x.md") {
+		t.Error("LinksTo follows a reused id")
+	}
+	if got := g.LinkTexts("other/x.md"); len(got) != 1 || got[0].Text != "the x" {
+		t.Errorf("link texts of other/x.md = %+v", got)
+	}
+	// Every file removed: the links are broken, whatever ids come next.
+	g.Remove("other/x.md")
+	g.AddFile("z1.md")
+	g.AddFile("z2.md")
+	if st := g.Stats(); st.Broken != 3 {
+		t.Errorf("stats after removing every x: %+v, want 3 broken links", st)
+	}
+	if got := edgeTargets(g.Out("b.md")); !slices.Equal(got, []string{""}) {
+		t.Errorf("b.md's link resolves to %v, want broken", got)
+	}
+}

@@ -106,10 +106,10 @@ func (g *Graph) EncodeResolved(e *snap.Enc, files, notes []string) {
 				e.Int(1)
 				e.String(l.folded.of(n.text))
 			}
-			if l.to == "" {
+			if l.to == 0 {
 				e.Int(0)
 			} else {
-				e.Int(at[l.to] + 1)
+				e.Int(at[g.target(l)] + 1)
 			}
 		}
 		for _, kc := range linkKeyCounts(n.text, n.links) {
@@ -152,8 +152,9 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 	nf := len(files)
 	g := &Graph{
 		r: &Resolver{
-			files:  make(map[string]struct{}, nf),
+			files:  make(map[string]uint32, nf),
 			byName: make(map[string][]candidate, nf),
+			paths:  slices.Clone(files), // file i's id is i
 		},
 		notes:     make(map[string]*noteRec, nf),
 		recs:      make([]*noteRec, 0, nf),
@@ -167,8 +168,8 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		if lower == "" {
 			lower = p
 		}
-		cands[i] = candidate{path: p, lower: lower, size: jsLen(p)}
-		g.r.files[p] = struct{}{}
+		cands[i] = candidate{path: p, lower: lower, size: jsLen(p), id: uint32(i)}
+		g.r.files[p] = uint32(i)
 		if vaultfs.IsNoteName(p) {
 			n := &recSlab.Take(1)[0]
 			n.path, n.dir = p, parentDir(lower)
@@ -242,9 +243,7 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		st := linkSlab.Take(c)
 		n.text = packLinks(st, it.Links, folds)
 		for j, to := range tos {
-			if to > 0 {
-				st[j].to = files[to-1]
-			}
+			st[j].to = uint32(to) // file to-1's id + 1, 0 when broken
 		}
 		n.links = st
 	}

@@ -1,7 +1,6 @@
 package links
 
 import (
-	"hash/maphash"
 	"slices"
 	"strings"
 	"unicode"
@@ -175,7 +174,7 @@ func (g *Graph) LinkTexts(p string) []Text {
 		src++
 		for i := range n.links {
 			l := &n.links[i]
-			if l.to != p {
+			if g.target(l) != p {
 				continue
 			}
 			if t := linkText(n.text, l); t != "" {
@@ -196,10 +195,9 @@ func (g *Graph) LinkTexts(p string) []Text {
 // 10 ms of the Obsidian hub's 6,570 notes).
 func (g *Graph) EachLinkTexts(fn func(p string, texts []Text)) {
 	workers := par.Workers(len(g.notes), eachTextsParallelMin)
-	seed := maphash.MakeSeed()
 	out := make([][]targetTexts, workers)
 	g.mu.RLock()
-	par.Run(workers, func(w int) { out[w] = g.linkTextsShard(seed, uint64(w), uint64(workers)) })
+	par.Run(workers, func(w int) { out[w] = g.linkTextsShard(uint32(w), uint32(workers)) })
 	g.mu.RUnlock()
 	// The shards' lists are each sorted: merged in path order.
 	at := make([]int, workers)
@@ -229,11 +227,11 @@ type targetTexts struct {
 }
 
 // linkTextsShard returns, sorted by path, the texts of the targets whose
-// hash (with seed) is w modulo n. Caller holds g.mu for reading.
-func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
+// file id is w modulo n. Caller holds g.mu for reading.
+func (g *Graph) linkTextsShard(w, n uint32) []targetTexts {
 	// accs holds each target met, notOne a target that is not a note (it
 	// is looked up once); the accumulators come from one slab.
-	accs := make(map[string]*textAcc)
+	accs := make(map[uint32]*textAcc) // by storedLink.to
 	var notOne textAcc
 	var slab []textAcc
 	fc := make(foldCache)
@@ -242,7 +240,11 @@ func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
 		src++
 		for i := range nr.links {
 			l := &nr.links[i]
-			if !l.hasAlias || l.to == "" || l.to == nr.path || n > 1 && maphash.String(seed, l.to)%n != w {
+			if !l.hasAlias || l.to == 0 || n > 1 && l.to%n != w {
+				continue
+			}
+			to := g.target(l)
+			if to == nr.path {
 				continue
 			}
 			t := linkText(nr.text, l)
@@ -251,7 +253,7 @@ func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
 			}
 			a := accs[l.to]
 			if a == nil {
-				if g.notes[l.to] == nil {
+				if g.notes[to] == nil {
 					accs[l.to] = &notOne
 					continue
 				}
@@ -268,9 +270,9 @@ func (g *Graph) linkTextsShard(seed maphash.Seed, w, n uint64) []targetTexts {
 		}
 	}
 	out := make([]targetTexts, 0, len(accs))
-	for p, a := range accs {
+	for to, a := range accs {
 		if a != &notOne {
-			out = append(out, targetTexts{path: p, texts: a.texts()})
+			out = append(out, targetTexts{path: g.r.pathOf(to - 1), texts: a.texts()})
 		}
 	}
 	slices.SortFunc(out, func(x, y targetTexts) int { return strings.Compare(x.path, y.path) })
@@ -313,18 +315,18 @@ func (g *Graph) TrackTextChanges(on bool) {
 // changed. Caller holds g.mu for
 // writing (reresolve: also when only the resolver is read-locked, the graph
 // itself being write-locked).
-func (g *Graph) markText(text string, l *storedLink, oldTo string) {
+func (g *Graph) markText(text string, l *storedLink, oldTo uint32) {
 	if g.untracked || linkText(text, l) == "" {
 		return
 	}
 	if g.textDirty == nil {
 		g.textDirty = make(map[string]struct{})
 	}
-	if oldTo != "" {
-		g.textDirty[oldTo] = struct{}{}
+	if oldTo != 0 {
+		g.textDirty[g.r.pathOf(oldTo-1)] = struct{}{}
 	}
-	if l.to != "" {
-		g.textDirty[l.to] = struct{}{}
+	if l.to != 0 {
+		g.textDirty[g.target(l)] = struct{}{}
 	}
 }
 
@@ -337,10 +339,10 @@ func (g *Graph) markTextDiff(oldText string, old []storedLink, newText string, n
 	}
 	if len(old) == 0 || len(new) == 0 { // every target of the side there is
 		for i := range old {
-			g.markText(oldText, &old[i], "")
+			g.markText(oldText, &old[i], 0)
 		}
 		for i := range new {
-			g.markText(newText, &new[i], "")
+			g.markText(newText, &new[i], 0)
 		}
 		return
 	}
@@ -348,8 +350,8 @@ func (g *Graph) markTextDiff(oldText string, old []storedLink, newText string, n
 	collect := func(text string, ls []storedLink) []pair {
 		var out []pair
 		for i := range ls {
-			if t := linkText(text, &ls[i]); t != "" && ls[i].to != "" {
-				out = append(out, pair{ls[i].to, t})
+			if t := linkText(text, &ls[i]); t != "" && ls[i].to != 0 {
+				out = append(out, pair{g.target(&ls[i]), t})
 			}
 		}
 		slices.SortFunc(out, func(a, b pair) int {
@@ -393,7 +395,7 @@ func (g *Graph) LinksTo(from, to string) bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if n := g.notes[from]; n != nil {
-		return n.linksTo(to)
+		return n.linksTo(g.toOf(to))
 	}
 	return false
 }

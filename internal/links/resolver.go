@@ -77,14 +77,22 @@ type candidate struct {
 	path  string // as added
 	lower string // fold(path)
 	size  int    // the path's length as Obsidian measures it (UTF-16 code units)
+	id    uint32 // the file's id (see Resolver.paths)
 }
 
 // Resolver knows every file path of the vault (notes and attachments,
 // vault-relative, '/'-separated) and resolves a link target the way Obsidian
 // does. It is safe for concurrent use.
 type Resolver struct {
-	mu     sync.RWMutex
-	files  map[string]struct{}
+	mu    sync.RWMutex
+	files map[string]uint32 // path -> id
+	// paths holds each file's path by id, for the graph's resolved links
+	// (numbers, which the collector does not follow: see storedLink). A
+	// removed file's id is free (in free) and keeps its path until a new
+	// file takes it: the links that resolved to it, resolved again in the
+	// same step as the removal, can still tell where they went before.
+	paths  []string
+	free   []uint32
 	byName map[string][]candidate // fold(base name) -> candidates, sorted by candidateLess
 	// dirs lists the files of each folder that holds any ("" the top),
 	// in no order: made by the first EachFolder (a start never needs it)
@@ -95,7 +103,7 @@ type Resolver struct {
 // NewResolver returns an empty resolver.
 func NewResolver() *Resolver {
 	return &Resolver{
-		files:  make(map[string]struct{}),
+		files:  make(map[string]uint32),
 		byName: make(map[string][]candidate),
 	}
 }
@@ -195,11 +203,13 @@ func (r *Resolver) Clone() *Resolver {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	c := &Resolver{
-		files:  make(map[string]struct{}, len(r.files)),
+		files:  make(map[string]uint32, len(r.files)),
 		byName: make(map[string][]candidate, len(r.byName)),
+		paths:  slices.Clone(r.paths),
+		free:   slices.Clone(r.free),
 	}
-	for p := range r.files {
-		c.files[p] = struct{}{}
+	for p, id := range r.files {
+		c.files[p] = id
 	}
 	for k, list := range r.byName {
 		c.byName[k] = slices.Clone(list)
@@ -241,12 +251,21 @@ func (r *Resolver) addKey(p string) (string, bool) {
 	if _, ok := r.files[p]; ok {
 		return "", false
 	}
-	r.files[p] = struct{}{}
+	var id uint32
+	if k := len(r.free); k > 0 {
+		id = r.free[k-1]
+		r.free = r.free[:k-1]
+		r.paths[id] = p
+	} else {
+		id = uint32(len(r.paths))
+		r.paths = append(r.paths, p)
+	}
+	r.files[p] = id
 	if r.dirs != nil {
 		d := parentDir(p)
 		r.dirs[d] = append(r.dirs[d], p)
 	}
-	c := candidate{path: p, lower: fold(p), size: jsLen(p)}
+	c := candidate{path: p, lower: fold(p), size: jsLen(p), id: id}
 	key := baseName(c.lower)
 	list := r.byName[key]
 	i, _ := slices.BinarySearchFunc(list, c, candidateCmp)
@@ -255,10 +274,12 @@ func (r *Resolver) addKey(p string) (string, bool) {
 }
 
 func (r *Resolver) remove(p string) bool {
-	if _, ok := r.files[p]; !ok {
+	id, ok := r.files[p]
+	if !ok {
 		return false
 	}
 	delete(r.files, p)
+	r.free = append(r.free, id)
 	if r.dirs != nil {
 		d := parentDir(p)
 		files := r.dirs[d]
@@ -289,6 +310,9 @@ func (r *Resolver) remove(p string) bool {
 	return true
 }
 
+// pathOf returns the path of the file of id (see paths).
+func (r *Resolver) pathOf(id uint32) string { return r.paths[id] }
+
 func (r *Resolver) has(p string) bool {
 	_, ok := r.files[p]
 	return ok
@@ -310,6 +334,15 @@ func (r *Resolver) resolve(from, target string, mdLink bool) (string, bool) {
 // resolveFolded resolves the non-empty folded target t written in a note of
 // the folded folder dir.
 func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
+	if c := r.resolveCand(dir, t, mdLink); c != nil {
+		return c.path, true
+	}
+	return "", false
+}
+
+// resolveCand is resolveFolded, returning the file's candidate (nil: the
+// link is broken).
+func (r *Resolver) resolveCand(dir, t string, mdLink bool) *candidate {
 	name := baseName(t)
 	var cands []candidate
 	if strings.Contains(name, ".") {
@@ -321,10 +354,10 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 		suffixed = true
 	}
 	if len(cands) == 0 {
-		return "", false
+		return nil
 	}
 	if len(cands) == 1 && !strings.Contains(t, "/") {
-		return cands[0].path, true
+		return &cands[0]
 	}
 	if suffixed {
 		// Only now: the one candidate of most links needs no suffixed
@@ -338,7 +371,7 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 		if dotted || mdLink {
 			joined := joinClamped(dir, t)
 			if c := exactMatch(cands, joined); c != nil {
-				return c.path, true
+				return c
 			}
 			if dotted {
 				t = joined
@@ -348,10 +381,10 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 		t = strings.TrimLeft(t, "/")
 	}
 	if c := exactMatch(cands, t); c != nil {
-		return c.path, true
+		return c
 	}
 	if rooted {
-		return "", false
+		return nil
 	}
 	var other *candidate
 	for i := range cands {
@@ -360,16 +393,16 @@ func (r *Resolver) resolveFolded(dir, t string, mdLink bool) (string, bool) {
 			continue
 		}
 		if vpath.Within(c.lower, dir) {
-			return c.path, true
+			return c
 		}
 		if other == nil {
 			other = c
 		}
 	}
 	if other != nil {
-		return other.path, true
+		return other
 	}
-	return "", false
+	return nil
 }
 
 // rawSuffixOther reports whether a file other than d has a folded path that

@@ -306,7 +306,7 @@ func (p *movePlanner) sources(g *Graph) []string {
 				}
 				for i := range n.links {
 					l := &n.links[i]
-					if (l.to == p.from || l.to != "" && dependsOn(l.folded.of(n.text), p.keyTo)) && p.mayEdit(n.path, l.link(n.text)) {
+					if (g.target(l) == p.from || l.to != 0 && dependsOn(l.folded.of(n.text), p.keyTo)) && p.mayEdit(n.path, l.link(n.text)) {
 						set[n.path] = true
 						return
 					}
