@@ -122,7 +122,7 @@ func BenchmarkGraphAddRemoveBusyName(b *testing.B) {
 	g := buildGraph(files, notes)
 	busy, most := "", 0
 	for key, i := range g.byKey {
-		srcs := &g.sets[i]
+		srcs := &g.sets.at[i]
 		if srcs.len() > most {
 			busy, most = key, srcs.len()
 		}

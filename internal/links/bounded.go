@@ -67,7 +67,7 @@ func (g *Graph) BacklinkPage(p string, maxNotes, maxLines int) BacklinkPage {
 		// the first distinct lines met are the smallest.
 		for k := range n.links {
 			l := &n.links[k]
-			if g.target(l) != p {
+			if l.to != to { // to is not 0: the first pass kept n
 				continue
 			}
 			src.Links++

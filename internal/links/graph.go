@@ -151,16 +151,14 @@ type Graph struct {
 	mu    sync.RWMutex
 	r     *Resolver
 	notes map[string]*noteRec
-	// recs holds every note of notes by its id (nil: a free id, in free),
-	// so that byKey's sets name notes by id: see srcSet.
-	recs []*noteRec
-	free []uint32
+	// recs holds every note of notes by its id (nil: a free id), so that
+	// byKey's sets name notes by id: see srcSet.
+	recs idSlots[*noteRec]
 	// byKey holds, for each LinkKeys key, the notes with links depending
-	// on it: the set at sets[byKey[key]] (in one array, not an object a
-	// set: see srcSet; a free set's slot is in freeSets).
-	byKey    map[string]uint32
-	sets     []srcSet
-	freeSets []uint32
+	// on it: the set sets.at[byKey[key]] (in one array, not an object a
+	// set: see srcSet).
+	byKey map[string]uint32
+	sets  idSlots[srcSet]
 	// textDirty: notes whose link texts may have changed (see linktext.go),
 	// unless untracked (see TrackTextChanges)
 	textDirty map[string]struct{}
@@ -214,11 +212,11 @@ func (g *Graph) AddFiles(paths []string) {
 	if len(g.r.files) == 0 {
 		g.r.files = make(map[string]uint32, len(paths))
 		g.r.byName = make(map[string][]candidate, len(paths))
-		g.r.paths = slices.Grow(g.r.paths, len(paths))
+		g.r.paths.grow(len(paths))
 	}
 	if len(g.notes) == 0 {
 		g.notes = make(map[string]*noteRec, len(paths))
-		g.recs = slices.Grow(g.recs, len(paths))
+		g.recs.grow(len(paths))
 	}
 	var keys []string // of the files added
 	for _, p := range paths {
@@ -659,14 +657,7 @@ func newNoteRec(p string) *noteRec {
 
 // addRec adds n to the notes, with an id.
 func (g *Graph) addRec(n *noteRec) {
-	if k := len(g.free); k > 0 {
-		n.id = g.free[k-1]
-		g.free = g.free[:k-1]
-		g.recs[n.id] = n
-	} else {
-		n.id = uint32(len(g.recs))
-		g.recs = append(g.recs, n)
-	}
+	n.id = g.recs.put(n)
 	g.notes[n.path] = n
 }
 
@@ -674,14 +665,14 @@ func (g *Graph) addRec(n *noteRec) {
 // no set names it).
 func (g *Graph) dropRec(n *noteRec) {
 	delete(g.notes, n.path)
-	g.recs[n.id] = nil
-	g.free = append(g.free, n.id)
+	g.recs.at[n.id] = nil
+	g.recs.release(n.id)
 }
 
 // eachIn calls fn for every note of set.
 func (g *Graph) eachIn(set *srcSet, fn func(*noteRec)) {
 	set.each(func(id uint32) {
-		if n := g.recs[id]; n != nil {
+		if n := g.recs.at[id]; n != nil {
 			fn(n)
 		}
 	})
@@ -772,21 +763,15 @@ func (g *Graph) count(key string, n *noteRec, d int32) {
 		if d <= 0 {
 			return
 		}
-		if k := len(g.freeSets); k > 0 {
-			i = g.freeSets[k-1]
-			g.freeSets = g.freeSets[:k-1]
-		} else {
-			i = uint32(len(g.sets))
-			g.sets = append(g.sets, srcSet{})
-		}
+		i = g.sets.put(srcSet{})
 		// A copy: key is often a slice of a longer string (see
 		// linkKeyCounts) that it would keep alive.
 		g.byKey[strings.Clone(key)] = i
 	}
-	if g.sets[i].add(n.id, d) {
+	if g.sets.at[i].add(n.id, d) {
 		delete(g.byKey, key)
-		g.sets[i] = srcSet{}
-		g.freeSets = append(g.freeSets, i)
+		g.sets.at[i] = srcSet{} // its list or map let go
+		g.sets.release(i)
 	}
 }
 
@@ -794,7 +779,7 @@ func (g *Graph) count(key string, n *noteRec, d int32) {
 // when there are none.
 func (g *Graph) setOf(key string) *srcSet {
 	if i, ok := g.byKey[key]; ok {
-		return &g.sets[i]
+		return &g.sets.at[i]
 	}
 	return nil
 }
@@ -803,10 +788,7 @@ func (g *Graph) setOf(key string) *srcSet {
 // to its storedLink.to; the caller holds g.r.mu.
 func (g *Graph) resolveStored(n *noteRec, text string, l *storedLink) uint32 {
 	if l.folded.n == 0 {
-		if id, ok := g.r.files[n.path]; ok {
-			return id + 1
-		}
-		return 0
+		return g.toOf(n.path)
 	}
 	if c := g.r.resolveCand(n.dir, l.folded.of(text), l.kind == markdown.MarkdownLink); c != nil {
 		return c.id + 1
@@ -816,11 +798,14 @@ func (g *Graph) resolveStored(n *noteRec, text string, l *storedLink) uint32 {
 
 // target returns the path l resolves to ("" when broken). The caller holds
 // g.mu (the resolver's files change only under it).
-func (g *Graph) target(l *storedLink) string {
-	if l.to == 0 {
+func (g *Graph) target(l *storedLink) string { return g.toPath(l.to) }
+
+// toPath returns the path of a storedLink.to ("" for 0); as target.
+func (g *Graph) toPath(to uint32) string {
+	if to == 0 {
 		return ""
 	}
-	return g.r.pathOf(l.to - 1)
+	return g.r.paths.at[to-1]
 }
 
 // reresolve resolves again every link that depends on files named key.

@@ -488,15 +488,15 @@ func TestGraphNoteIDsReused(t *testing.T) {
 		for i := 0; i < sources; i += 2 {
 			g.Remove(fmt.Sprintf("s%02d.md", i))
 		}
-		if len(g.free) != sources/2 {
-			t.Fatalf("%d sources: %d ids free, want %d", sources, len(g.free), sources/2)
+		if len(g.recs.free) != sources/2 {
+			t.Fatalf("%d sources: %d ids free, want %d", sources, len(g.recs.free), sources/2)
 		}
 		// New notes take the freed ids: one links to x, one elsewhere.
 		g.SetNote("new-x.md", []markdown.Link{wl("x", 1)})
 		g.SetNote("new-y.md", []markdown.Link{wl("y", 1)})
 		want = append(want, "new-x.md:1")
-		if n := max(sources, sources-sources/2+2); len(g.recs) != n {
-			t.Errorf("%d sources: %d ids in all, want %d (freed ids reused)", sources, len(g.recs), n)
+		if n := max(sources, sources-sources/2+2); len(g.recs.at) != n {
+			t.Errorf("%d sources: %d ids in all, want %d (freed ids reused)", sources, len(g.recs.at), n)
 		}
 		g.AddFile("x.md") // resolves again the links of the sets of x
 		got := edgeSources(g.Backlinks("x.md"))
@@ -514,15 +514,15 @@ func TestGraphNoteIDsReused(t *testing.T) {
 		}
 		// The set of a name no longer linked is free, and taken by the
 		// next name linked.
-		sets := len(g.sets)
+		sets := len(g.sets.at)
 		g.Remove("new-y.md")
 		g.SetNote("new-z.md", []markdown.Link{wl("z", 1)})
 		g.AddFile("z.md")
 		if got := edgeSources(g.Backlinks("z.md")); !slices.Equal(got, []string{"new-z.md:1"}) {
 			t.Errorf("%d sources: backlinks of z.md = %v", sources, got)
 		}
-		if len(g.sets) != sets || len(g.freeSets) != 0 {
-			t.Errorf("%d sources: %d sets (%d free), want %d (the freed one reused)", sources, len(g.sets), len(g.freeSets), sets)
+		if len(g.sets.at) != sets || len(g.sets.free) != 0 {
+			t.Errorf("%d sources: %d sets (%d free), want %d (the freed one reused)", sources, len(g.sets.at), len(g.sets.free), sets)
 		}
 	}
 }

@@ -154,12 +154,12 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		r: &Resolver{
 			files:  make(map[string]uint32, nf),
 			byName: make(map[string][]candidate, nf),
-			paths:  slices.Clone(files), // file i's id is i
+			paths:  idSlots[string]{at: slices.Clone(files)}, // file i's id is i
 		},
 		notes:     make(map[string]*noteRec, nf),
-		recs:      make([]*noteRec, 0, nf),
 		untracked: true,
 	}
+	g.recs.grow(nf)
 	cands := make([]candidate, nf)
 	recs := make([]*noteRec, nf) // by file index
 	var recSlab snap.Slab[noteRec]
@@ -281,10 +281,9 @@ func RestoreGraph(d *snap.Dec, files []string, notes []NoteLinks) (*Graph, error
 		}
 		if g.byKey == nil {
 			g.byKey = make(map[string]uint32, nk)
-			g.sets = make([]srcSet, 0, nk)
+			g.sets.grow(nk)
 		}
-		g.byKey[key] = uint32(len(g.sets))
-		g.sets = append(g.sets, set)
+		g.byKey[key] = g.sets.put(set)
 	}
 	if d.Err() != nil {
 		return nil, bad("")

@@ -187,16 +187,16 @@ func stateOf(g *Graph, probe, pairs, targets []string) fullState {
 	g.AllEdges(func(e Edge) bool { s.AllEdges = append(s.AllEdges, e); return true })
 	// The internals: a restored graph must go on changing as a filled one.
 	for k, i := range g.byKey {
-		set := &g.sets[i]
+		set := &g.sets.at[i]
 		m := map[string]int32{}
 		if set.big != nil {
 			m["(big)"] = 1
 		}
 		for _, e := range set.list {
-			m[g.recs[e.id].path] = e.c
+			m[g.recs.at[e.id].path] = e.c
 		}
 		for id, c := range set.big {
-			m[g.recs[id].path] = c
+			m[g.recs.at[id].path] = c
 		}
 		s.Keys[k] = m
 	}

@@ -272,7 +272,7 @@ func (g *Graph) linkTextsShard(w, n uint32) []targetTexts {
 	out := make([]targetTexts, 0, len(accs))
 	for to, a := range accs {
 		if a != &notOne {
-			out = append(out, targetTexts{path: g.r.pathOf(to - 1), texts: a.texts()})
+			out = append(out, targetTexts{path: g.toPath(to), texts: a.texts()})
 		}
 	}
 	slices.SortFunc(out, func(x, y targetTexts) int { return strings.Compare(x.path, y.path) })
@@ -323,7 +323,7 @@ func (g *Graph) markText(text string, l *storedLink, oldTo uint32) {
 		g.textDirty = make(map[string]struct{})
 	}
 	if oldTo != 0 {
-		g.textDirty[g.r.pathOf(oldTo-1)] = struct{}{}
+		g.textDirty[g.toPath(oldTo)] = struct{}{}
 	}
 	if l.to != 0 {
 		g.textDirty[g.target(l)] = struct{}{}

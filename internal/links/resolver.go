@@ -91,8 +91,7 @@ type Resolver struct {
 	// removed file's id is free (in free) and keeps its path until a new
 	// file takes it: the links that resolved to it, resolved again in the
 	// same step as the removal, can still tell where they went before.
-	paths  []string
-	free   []uint32
+	paths  idSlots[string]
 	byName map[string][]candidate // fold(base name) -> candidates, sorted by candidateLess
 	// dirs lists the files of each folder that holds any ("" the top),
 	// in no order: made by the first EachFolder (a start never needs it)
@@ -205,8 +204,7 @@ func (r *Resolver) Clone() *Resolver {
 	c := &Resolver{
 		files:  make(map[string]uint32, len(r.files)),
 		byName: make(map[string][]candidate, len(r.byName)),
-		paths:  slices.Clone(r.paths),
-		free:   slices.Clone(r.free),
+		paths:  r.paths.clone(),
 	}
 	for p, id := range r.files {
 		c.files[p] = id
@@ -251,15 +249,7 @@ func (r *Resolver) addKey(p string) (string, bool) {
 	if _, ok := r.files[p]; ok {
 		return "", false
 	}
-	var id uint32
-	if k := len(r.free); k > 0 {
-		id = r.free[k-1]
-		r.free = r.free[:k-1]
-		r.paths[id] = p
-	} else {
-		id = uint32(len(r.paths))
-		r.paths = append(r.paths, p)
-	}
+	id := r.paths.put(p)
 	r.files[p] = id
 	if r.dirs != nil {
 		d := parentDir(p)
@@ -279,7 +269,7 @@ func (r *Resolver) remove(p string) bool {
 		return false
 	}
 	delete(r.files, p)
-	r.free = append(r.free, id)
+	r.paths.release(id) // its path kept: see paths
 	if r.dirs != nil {
 		d := parentDir(p)
 		files := r.dirs[d]
@@ -309,9 +299,6 @@ func (r *Resolver) remove(p string) bool {
 	}
 	return true
 }
-
-// pathOf returns the path of the file of id (see paths).
-func (r *Resolver) pathOf(id uint32) string { return r.paths[id] }
 
 func (r *Resolver) has(p string) bool {
 	_, ok := r.files[p]
