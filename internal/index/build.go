@@ -436,7 +436,7 @@ func (b *builder) size() builderSize {
 
 // queued is a token of the field being analyzed: the token, the word as
 // written when it had accents (the tokenizer's orig, "" otherwise), its
-// hash in the term table and its id.
+// hash in the term table (taken as it is queued) and its id.
 type queued struct {
 	tok, orig string
 	h         uint64
@@ -445,7 +445,14 @@ type queued struct {
 
 // add is the tokenizer callback: one occurrence of tok in the current field,
 // counted at once while the builder's terms fit the CPU caches, else queued
-// until the field ends (see drain).
+// until the field ends (see drain) unless the table's front holds it. A
+// word of the front is a frequent one, whose state is in cache: counted at
+// once, it skips the queue and drain's passes over it, which read what is
+// in cache already (about 60% of the queued tokens of the generated 100k-note
+// vault's builders: one builder analyzing 4,096 of its notes took 6% less
+// time, medians of 8 alternated runs). A title word and a word
+// written with accents are always queued: count keeps a title's words in
+// order and an accented word's form (see countMore).
 func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
 	if len(b.dict.terms) < drainFrom {
@@ -468,6 +475,19 @@ func (b *builder) add(tok string, scratch bool) {
 		ts.pacc[b.fld]++
 		return
 	}
+	h := b.dict.hash(tok)
+	if b.fld != fTitle && b.tok.orig == "" {
+		if id, ok := b.dict.inFront(h, tok); ok {
+			// count, written out (neither a title word nor a variant).
+			ts := &b.terms[id]
+			if ts.acc.zero() {
+				b.touched = append(b.touched, id)
+			}
+			ts.acc[b.fld]++
+			ts.pacc[b.fld]++
+			return
+		}
+	}
 	if scratch {
 		tok = b.keep(tok)
 	}
@@ -475,7 +495,7 @@ func (b *builder) add(tok string, scratch bool) {
 	if orig != "" {
 		orig = b.keep(orig)
 	}
-	b.queue = append(b.queue, queued{tok: tok, orig: orig})
+	b.queue = append(b.queue, queued{tok: tok, orig: orig, h: h})
 }
 
 // keep copies s into qtext, until the queue is drained.
@@ -510,7 +530,6 @@ func (b *builder) drain() {
 	t := b.dict
 	sink := b.sink
 	for i := range q {
-		q[i].h = t.hash(q[i].tok)
 		sink += t.touchSlot(q[i].h)
 	}
 	for i := range q {

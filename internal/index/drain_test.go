@@ -11,9 +11,10 @@ import (
 
 // TestQueuedLookupsSameIndex: a builder that queues its tokens (see drain)
 // makes the index, byte for byte, of one that counts each at once, with
-// words the tokenizer folds in its scratch buffer (capitals, accents,
-// decomposed accents), their accented variants, hyphens, CJK titles and
-// notes of another language.
+// its table's front (the words of the front counted as they come, the
+// others queued) and without, with words the tokenizer folds in its
+// scratch buffer (capitals, accents, decomposed accents), their accented
+// variants, hyphens, CJK titles and notes of another language.
 func TestQueuedLookupsSameIndex(t *testing.T) {
 	// One CPU: the notes reach the builder, and so the terms their ids, in
 	// the same order in both builds.
@@ -32,28 +33,34 @@ func TestQueuedLookupsSameIndex(t *testing.T) {
 		items = append(items, Item{Path: fmt.Sprintf("hand/n%d.md", i), Note: n})
 	}
 	items = append(items, Item{Path: "hand/empty.md", Note: &markdown.Note{Title: "Empty"}})
-	build := func(from int) *Index {
-		defer func(old int) { drainFrom = old }(drainFrom)
-		drainFrom = from
+	build := func(from, front int) *Index {
+		defer func(d, f int) { drainFrom, frontFrom = d, f }(drainFrom, frontFrom)
+		drainFrom, frontFrom = from, front
 		ix := New(Options{})
 		ix.AddBatch(items[:150])
 		ix.AddBatch(items[150:])
 		ix.Add(items[3].Path, items[300].Note)
 		return ix
 	}
-	queued, direct := build(0), build(1<<30)
+	direct := build(1<<30, 1<<30)
 	var qs []string
 	for _, it := range items[:20] {
 		qs = append(qs, it.Note.Title)
 	}
 	qs = append(qs, "configuração", "CONFIGURACOES", "re-indexing", "cafe", "résumé", "知识", "grosse strasse")
-	sameRanking(t, "queued vs direct", queued, direct, qs)
-	if !bytes.Equal(payload(t, queued), payload(t, direct)) {
-		t.Fatal("the index built with queued lookups differs from the one built without")
-	}
-	for _, q := range []string{"configuração", "résumé", "知识"} {
-		if len(queued.Search(q, Filter{}, 5)) == 0 {
-			t.Fatalf("%q finds nothing", q)
+	for _, tc := range []struct {
+		name  string
+		front int
+	}{{"queued", 1 << 30}, {"queued with a front", 0}} {
+		queued := build(0, tc.front)
+		sameRanking(t, tc.name+" vs direct", queued, direct, qs)
+		if !bytes.Equal(payload(t, queued), payload(t, direct)) {
+			t.Fatalf("the index built with %s lookups differs from the one built without", tc.name)
+		}
+		for _, q := range []string{"configuração", "résumé", "知识"} {
+			if len(queued.Search(q, Filter{}, 5)) == 0 {
+				t.Fatalf("%s: %q finds nothing", tc.name, q)
+			}
 		}
 	}
 }

@@ -263,6 +263,15 @@ func (t *termTable) touchTerm(h uint64) uint32 {
 	return 0
 }
 
+// inFront returns the id of tok, whose hash is h, when the front holds it.
+func (t *termTable) inFront(h uint64, tok string) (uint32, bool) {
+	if t.front == nil {
+		return 0, false
+	}
+	f := &t.front[h>>52]
+	return f.id, f.h == h && f.s == tok
+}
+
 // idHash is id for a token whose hash is h.
 func (t *termTable) idHash(tok string, h uint64) (uint32, bool) {
 	var f *ttFront
