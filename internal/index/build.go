@@ -455,47 +455,44 @@ type queued struct {
 // order and an accented word's form (see countMore).
 func (b *builder) add(tok string, scratch bool) {
 	b.length += b.weight
+	var id uint32
 	if len(b.dict.terms) < drainFrom {
-		id, ok := b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
+		var ok bool
+		id, ok = b.dict.id(tok) // a new term is copied: never retain the note's text or the scratch buffer
 		if !ok {
 			b.terms = append(grow2(b.terms), termState{})
 		}
-		// count, written out: this is the hot path of a small builder,
-		// and count is too large to be inlined (the call was 2-3% of
-		// the Obsidian hub's build).
-		ts := &b.terms[id]
-		if ts.acc.zero() {
-			b.touched = append(b.touched, id)
+	} else {
+		h := b.dict.hash(tok)
+		ok := false
+		if b.fld != fTitle && b.tok.orig == "" {
+			id, ok = b.dict.inFront(h, tok)
 		}
-		ts.acc[b.fld]++
-		if b.fld == fTitle || b.tok.orig != "" {
-			b.countMore(id, tok, b.tok.orig)
+		if !ok {
+			if scratch {
+				tok = b.keep(tok)
+			}
+			orig := b.tok.orig
+			if orig != "" {
+				orig = b.keep(orig)
+			}
+			b.queue = append(b.queue, queued{tok: tok, orig: orig, h: h})
 			return
 		}
-		ts.pacc[b.fld]++
+	}
+	// count, written out: this is the hot path of a small builder and of
+	// the front's words, and count is too large to be inlined (the call was
+	// 2-3% of the Obsidian hub's build).
+	ts := &b.terms[id]
+	if ts.acc.zero() {
+		b.touched = append(b.touched, id)
+	}
+	ts.acc[b.fld]++
+	if b.fld == fTitle || b.tok.orig != "" {
+		b.countMore(id, tok, b.tok.orig)
 		return
 	}
-	h := b.dict.hash(tok)
-	if b.fld != fTitle && b.tok.orig == "" {
-		if id, ok := b.dict.inFront(h, tok); ok {
-			// count, written out (neither a title word nor a variant).
-			ts := &b.terms[id]
-			if ts.acc.zero() {
-				b.touched = append(b.touched, id)
-			}
-			ts.acc[b.fld]++
-			ts.pacc[b.fld]++
-			return
-		}
-	}
-	if scratch {
-		tok = b.keep(tok)
-	}
-	orig := b.tok.orig
-	if orig != "" {
-		orig = b.keep(orig)
-	}
-	b.queue = append(b.queue, queued{tok: tok, orig: orig, h: h})
+	ts.pacc[b.fld]++
 }
 
 // keep copies s into qtext, until the queue is drained.

@@ -268,18 +268,23 @@ func (t *termTable) inFront(h uint64, tok string) (uint32, bool) {
 	if t.front == nil {
 		return 0, false
 	}
-	f := &t.front[h>>52]
+	f := t.frontOf(h)
 	return f.id, f.h == h && f.s == tok
+}
+
+// frontOf returns the front entry of a term of hash h (the front is made).
+func (t *termTable) frontOf(h uint64) *ttFront {
+	return &t.front[h>>52] // the top bits: the slots use the low ones
 }
 
 // idHash is id for a token whose hash is h.
 func (t *termTable) idHash(tok string, h uint64) (uint32, bool) {
+	if id, ok := t.inFront(h, tok); ok {
+		return id, true
+	}
 	var f *ttFront
 	if t.front != nil {
-		f = &t.front[h>>52] // the top bits: the slots use the low ones
-		if f.h == h && f.s == tok {
-			return f.id, true
-		}
+		f = t.frontOf(h)
 	}
 	tag := uint32(h >> 32)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {

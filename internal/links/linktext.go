@@ -170,11 +170,12 @@ func (g *Graph) LinkTexts(p string) []Text {
 	defer g.mu.RUnlock()
 	var acc textAcc
 	src := int32(0)
+	to := g.toOf(p)
 	g.eachSource(p, func(n *noteRec) {
 		src++
 		for i := range n.links {
 			l := &n.links[i]
-			if g.target(l) != p {
+			if to == 0 || l.to != to {
 				continue
 			}
 			if t := linkText(n.text, l); t != "" {

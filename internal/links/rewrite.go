@@ -295,6 +295,7 @@ func (p *movePlanner) sources(g *Graph) []string {
 			set[p.from] = true
 		}
 		g.mu.RLock()
+		from := g.toOf(p.from)
 		for _, key := range []string{p.keyFrom, p.keyTo} {
 			bk := g.setOf(key)
 			if bk == nil {
@@ -306,7 +307,7 @@ func (p *movePlanner) sources(g *Graph) []string {
 				}
 				for i := range n.links {
 					l := &n.links[i]
-					if (g.target(l) == p.from || l.to != 0 && dependsOn(l.folded.of(n.text), p.keyTo)) && p.mayEdit(n.path, l.link(n.text)) {
+					if l.to != 0 && (l.to == from || dependsOn(l.folded.of(n.text), p.keyTo)) && p.mayEdit(n.path, l.link(n.text)) {
 						set[n.path] = true
 						return
 					}
