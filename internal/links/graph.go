@@ -55,12 +55,43 @@ func (s span) of(text string) string { return text[s.off : s.off+s.n] }
 // storeLinks returns the stored form of a note's links and their text,
 // their folded targets found (see foldTarget); the caller resolves them.
 func storeLinks(links []markdown.Link) (string, []storedLink) {
-	folds := make([]string, len(links))
+	var sc linkScratch
+	return sc.storeLinks(links)
+}
+
+// linkScratch holds what storeLinks and linkKeyCounts need only while they
+// run, kept from one note to the next by a caller that stores many (each
+// worker of SetNotes): a first build of the generated 100k-note vault made
+// these four buffers for each of its notes.
+type linkScratch struct {
+	folds  []string
+	parts  []keyPart
+	counts []int32
+	at     map[keyPart]int
+}
+
+// keyPart is a LinkKeys key told apart by its base name and suffix (see
+// linkKeyCounts).
+type keyPart struct {
+	name string
+	md   bool // the key is name + ".md"
+}
+
+// bigScratch is the size above which a scratch map is dropped after use
+// rather than cleared (clearing costs its room, whatever it holds).
+const bigScratch = 1024
+
+// storeLinks is the package's storeLinks, with sc's buffers.
+func (sc *linkScratch) storeLinks(links []markdown.Link) (string, []storedLink) {
+	folds := slices.Grow(sc.folds[:0], len(links))[:len(links)]
 	for i := range links {
 		folds[i] = foldTarget(links[i].Target)
 	}
 	st := make([]storedLink, len(links))
-	return packLinks(st, links, folds), st
+	text := packLinks(st, links, folds)
+	clear(folds) // holds no note's strings past its turn
+	sc.folds = folds[:0]
+	return text, st
 }
 
 // packLinks stores links in dst (as long), folds[i] being the folded
@@ -336,17 +367,18 @@ func (g *Graph) SetNotes(items []NoteLinks) {
 	par.Run(workers, func(w int) {
 		g.r.mu.RLock()
 		defer g.r.mu.RUnlock()
+		var sc linkScratch
 		for i := w; i < len(items); i += workers {
 			n, links := recs[i], items[i].Links
 			if n == nil || len(links) == 0 {
 				continue
 			}
-			text, st := storeLinks(links)
+			text, st := sc.storeLinks(links)
 			for k := range st {
 				st[k].to = g.resolveStored(n, text, &st[k])
 			}
 			texts[i], stored[i] = text, st
-			linkKeys[i] = linkKeyCounts(text, st)
+			linkKeys[i] = sc.linkKeyCounts(text, st)
 		}
 	})
 	// The keys were found on every CPU; recording them takes the lock.
@@ -376,18 +408,33 @@ type keyCount struct {
 // allocated while the generated 100k-note vault was first indexed); count
 // copies a key it keeps.
 func linkKeyCounts(text string, links []storedLink) []keyCount {
-	type part struct {
-		name string
-		md   bool // the key is name + ".md"
-	}
-	parts := make([]part, 0, len(links))
-	counts := make([]int32, 0, len(links))
-	var at map[part]int // for a note with many links
+	var sc linkScratch
+	return sc.linkKeyCounts(text, links)
+}
+
+// linkKeyCounts is the package's linkKeyCounts, with sc's buffers.
+func (sc *linkScratch) linkKeyCounts(text string, links []storedLink) []keyCount {
+	parts, counts := sc.parts[:0], sc.counts[:0]
+	defer func() {
+		clear(parts) // holds no note's strings past its turn
+		sc.parts, sc.counts = parts[:0], counts[:0]
+	}()
+	var at map[keyPart]int // for a note with many links
 	if len(links) > 32 {
-		at = make(map[part]int, len(links))
+		if sc.at == nil {
+			sc.at = make(map[keyPart]int, len(links))
+		}
+		at = sc.at
+		defer func() {
+			if len(at) > bigScratch {
+				sc.at = nil
+			} else {
+				clear(at)
+			}
+		}()
 	}
 	size, dotted := 0, false
-	add := func(k part) {
+	add := func(k keyPart) {
 		if at != nil {
 			if i, ok := at[k]; ok {
 				counts[i]++
@@ -416,10 +463,10 @@ func linkKeyCounts(text string, links []storedLink) []keyCount {
 		}
 		name := baseName(t)
 		if strings.Contains(name, ".") {
-			add(part{name, false})
+			add(keyPart{name, false})
 			dotted = true
 		}
-		add(part{name, true})
+		add(keyPart{name, true})
 	}
 	a := strarena.New(size)
 	out := make([]keyCount, len(parts))

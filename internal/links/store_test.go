@@ -14,18 +14,37 @@ import (
 // TestLinkKeyCountsPerLink: the keys of a note's links, counted at once,
 // are those foldedKeys gives link by link, each once with the number of
 // links depending on it: dotted names whose key is another name's suffixed
-// one ("v1.2.md" and "v1.2"), empty targets, folders, few links and many.
+// one ("v1.2.md" and "v1.2"), empty targets, folders, few links and many;
+// the same with one linkScratch for every note, as a SetNotes worker has
+// (a note after one with more links or fewer, after one whose map was
+// dropped for its size).
 func TestLinkKeyCountsPerLink(t *testing.T) {
 	names := []string{"", "v1.2", "v1.2.md", "a/v1.2", "img.png", "img.png.md", "topic", "Topic", "topic.md",
 		"b/c", "c", "dir/", "x.y.z", "x.y", "notes.markdown", "Café", "café.md", " Spaced "}
+	for i := range 3000 { // names enough to fill a map past bigScratch
+		names = append(names, fmt.Sprintf("n%d", i))
+	}
 	r := rand.New(rand.NewSource(1))
-	for _, n := range []int{0, 1, 5, 32, 33, 200} {
+	var sc linkScratch
+	for _, n := range []int{0, 1, 5, 32, 33, 200, 33, 5, 3000, 40, 0, 200} {
 		for round := range 20 {
 			var links []markdown.Link
 			for range n {
-				links = append(links, wl(names[r.Intn(len(names))], 1))
+				// The first names, the few above, most of the time.
+				k := r.Intn(18)
+				if r.Intn(4) == 0 {
+					k = r.Intn(len(names))
+				}
+				links = append(links, wl(names[k], 1))
 			}
 			text, st := storeLinks(links)
+			if stext, sst := sc.storeLinks(links); stext != text || fmt.Sprint(sst) != fmt.Sprint(st) {
+				t.Fatalf("%d links, round %d: stored with a scratch %q %v, without %q %v", n, round, stext, sst, text, st)
+			}
+			reused := map[string]int32{}
+			for _, kc := range sc.linkKeyCounts(text, st) {
+				reused[kc.key] = kc.c
+			}
 			want := map[string]int32{}
 			for i := range links {
 				k1, k2 := LinkKeys(links[i].Target)
@@ -44,6 +63,9 @@ func TestLinkKeyCountsPerLink(t *testing.T) {
 			}
 			if !maps.Equal(got, want) {
 				t.Fatalf("%d links, round %d: got %v, want %v", n, round, got, want)
+			}
+			if !maps.Equal(reused, want) {
+				t.Fatalf("%d links, round %d, one scratch for all: got %v, want %v", n, round, reused, want)
 			}
 		}
 	}
