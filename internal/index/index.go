@@ -1139,9 +1139,7 @@ func sortedMerge(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32,
 			default:
 				l.data = slices.Grow(l.data, need) // amortised, as append
 			}
-			for _, p := range ps {
-				l.add(p.chunk, p.tf)
-			}
+			l.addAll(ps)
 			if sp.df[id] == 0 {
 				filled++
 			}

@@ -47,6 +47,28 @@ func (l *plist) add(c uint32, t tfq) {
 	l.n++
 }
 
+// addAll appends the postings ps, in chunk order, each above the last
+// posting's slot: add for a run of them, the list's fields kept in locals
+// and written back once. add writes the list's slice back after every
+// posting, and while the collector marks, each write of its pointer into
+// the list (which lives in the heap) is a write barrier: 0.8% of the
+// generated 100k-note vault's first start went to those of the merges.
+func (l *plist) addAll(ps []sortedPosting) {
+	d, last := l.data, l.last
+	for _, p := range ps {
+		gap := p.chunk - last
+		if p.tf == tfOne {
+			d = binary.AppendUvarint(d, uint64(gap)<<1|1)
+		} else {
+			d = binary.AppendUvarint(d, uint64(gap)<<1)
+			d = binary.AppendUvarint(d, uint64(rot(p.tf)))
+		}
+		last = p.chunk
+	}
+	l.data, l.last = d, last
+	l.n += uint32(len(ps))
+}
+
 // size is the number of bytes add(c, t) appends after a posting at last.
 func postingSize(last, c uint32, t tfq) int {
 	gap := uint64(c-last) << 1
