@@ -722,9 +722,8 @@ func (ix *Index) merge(ms *mergeScratch, room *buildRoom, parts ...*partial) {
 	}
 	gExact := ix.mapTerms(&ix.exact, terms, true, nil, room != nil)
 	gStem := ix.mapTerms(&ix.stems, stems, false, selfs, room != nil)
-	empty := ix.postings == 0
-	ix.postings += mergePostings(&ix.exact, ms, parts, gExact, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
-	ix.postings += mergePostings(&ix.stems, ms, parts, gStem, chunkBase, empty, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
+	ix.postings += mergePostings(&ix.exact, ms, parts, gExact, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.post, p.big })
+	ix.postings += mergePostings(&ix.stems, ms, parts, gStem, chunkBase, func(p *partial) (*rawList, []tfCounts) { return &p.spost, p.sbig })
 	// The stem postings not stored (those of a term that is its own stem)
 	// count in the stems' df all the same.
 	for pi, p := range parts {
@@ -993,11 +992,10 @@ func (ix *Index) addTerm(sp *space, t string, fuzzy, self bool) uint32 {
 //
 // Every list has its own allocation. A list grows by append (amortised
 // doubling), so merging a note costs O(its postings) whatever the size of the
-// vault; only into an empty index (the first batch of a build, where every
-// list is new) are the lists allocated at their exact size. A large merge
+// vault; a new list is allocated at its size (class). A large merge
 // (sortedMerge) first sorts the postings by term, then appends each list's
 // at once, the lists shared out on every CPU.
-func mergePostings(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32, chunkBase []uint32, empty bool, get func(*partial) (*rawList, []tfCounts)) int {
+func mergePostings(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32, chunkBase []uint32, get func(*partial) (*rawList, []tfCounts)) int {
 	total := 0
 	// Overflow counts move to the space's table, each partial's at an offset.
 	bigBase := make([]tfq, len(parts))
@@ -1011,7 +1009,7 @@ func mergePostings(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint3
 		return 0
 	}
 	if total >= parallelMergeMin {
-		sortedMerge(sp, ms, parts, gmap, chunkBase, bigBase, empty, total, get)
+		sortedMerge(sp, ms, parts, gmap, chunkBase, bigBase, total, get)
 		return total
 	}
 	for pi, p := range parts {
@@ -1054,7 +1052,7 @@ type sortedPosting struct {
 // in the partials' order touched a random list for each one: at a million
 // lists (the generated 100k-note vault) nearly every posting was a cache
 // miss, a tenth of a build's CPU.
-func sortedMerge(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32, chunkBase []uint32, bigBase []tfq, empty bool, total int, get func(*partial) (*rawList, []tfCounts)) {
+func sortedMerge(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32, chunkBase []uint32, bigBase []tfq, total int, get func(*partial) (*rawList, []tfCounts)) {
 	nt := len(sp.terms)
 	if ms == nil {
 		ms = &mergeScratch{}
@@ -1121,25 +1119,13 @@ func sortedMerge(sp *space, ms *mergeScratch, parts []*partial, gmap [][]uint32,
 	bounds[workers] = uint32(nt)
 	sp.empty -= shards(workers, func(w, _ uint32) int {
 		filled := 0 // terms whose df leaves 0
+		var scratch []byte
 		for id := bounds[w]; id < bounds[w+1]; id++ {
 			ps := flat[start[id]:start[id+1]]
 			if len(ps) == 0 {
 				continue
 			}
-			l := &sp.post[id]
-			need, last := 0, l.last
-			for _, p := range ps {
-				need += postingSize(last, p.chunk, p.tf)
-				last = p.chunk
-			}
-			switch {
-			case cap(l.data)-len(l.data) >= need:
-			case empty && len(l.data) == 0:
-				l.data = make([]byte, 0, need) // exact: the list is new
-			default:
-				l.data = slices.Grow(l.data, need) // amortised, as append
-			}
-			l.addAll(ps)
+			scratch = sp.post[id].addAll(ps, scratch)
 			if sp.df[id] == 0 {
 				filled++
 			}
