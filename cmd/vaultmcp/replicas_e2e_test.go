@@ -260,7 +260,10 @@ func createNote(c *http.Client, base, key, project, path, content, idem string) 
 		return 0, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err // the answer cut short: no answer, sent again
+	}
 	if resp.StatusCode == 409 {
 		var e teamapi.ErrorBody
 		if json.Unmarshal(b, &e) == nil && e.Error.Code != teamapi.CodeIdempotencyInUse {

@@ -62,6 +62,7 @@ func TestReplicasKilledAndRestarted(t *testing.T) {
 	call := func(rnd *rand.Rand, method, path string, body []byte, header ...string) []byte {
 		idem := fmt.Sprintf("kill-%d", rnd.Uint64())
 		deadline := time.Now().Add(60 * time.Second)
+		last := "" // what the last attempt got, for the failure's message
 		for time.Now().Before(deadline) {
 			req, _ := http.NewRequest(method, pick(rnd)+"/api/projects/team"+path, bytes.NewReader(body))
 			req.Header.Set("X-API-Key", key)
@@ -70,11 +71,17 @@ func TestReplicasKilledAndRestarted(t *testing.T) {
 				req.Header.Set(header[i], header[i+1])
 			}
 			resp, err := client.Do(req)
+			last = fmt.Sprint(err)
 			if err == nil {
 				a := teamAnswer{status: resp.StatusCode}
-				a.body, _ = io.ReadAll(resp.Body)
+				a.body, err = io.ReadAll(resp.Body)
 				resp.Body.Close()
+				last = fmt.Sprintf("%d %q %v", a.status, a.body, err)
 				switch {
+				case err != nil:
+					// The answer cut short: the replica was killed as it
+					// answered. No answer, as a client takes it (the
+					// remote client does the same): sent again.
 				case a.status/100 == 2:
 					return a.body
 				case a.status == 409 && a.code() != teamapi.CodeIdempotencyInUse, a.status/100 == 4 && a.status != 409 && a.status != 429:
@@ -84,7 +91,7 @@ func TestReplicasKilledAndRestarted(t *testing.T) {
 			}
 			time.Sleep(time.Duration(50+rnd.IntN(150)) * time.Millisecond)
 		}
-		t.Errorf("%s %s: no answer within 60 s", method, path)
+		t.Errorf("%s %s: no answer within 60 s (the last attempt: %s)", method, path, last)
 		return nil
 	}
 
@@ -104,7 +111,11 @@ func TestReplicasKilledAndRestarted(t *testing.T) {
 				body, ct := createBody(t, path, fmt.Sprintf("# Note %d of writer %d\n", i, w))
 				b := call(rnd, "POST", "/files", body, "Content-Type", ct)
 				var created struct{ File wireFile }
-				if b == nil || json.Unmarshal(b, &created) != nil {
+				if b == nil {
+					return
+				}
+				if err := json.Unmarshal(b, &created); err != nil || created.File.ID == "" {
+					t.Errorf("POST /files %s answered %q (%v)", path, b, err)
 					return
 				}
 				answered[w]++
