@@ -1021,19 +1021,25 @@ func (b *builder) stemIDs(l langID, term uint32) stemPair {
 	if l == b.fallback {
 		ts := &b.terms[term]
 		if !ts.stem.done {
-			t := b.dict.terms[term]
-			sp := b.computeStems(l, t, "")
-			ts.stem = termStem{a: sp.a, done: true, self: sp.a >= 0 && b.p.stems[sp.a][1:] == t}
+			sp := b.termStems(l, term)
+			ts.stem = termStem{a: sp.a, done: true, self: sp.self}
 		}
 		return stemPair{a: ts.stem.a, b: -1, done: true, self: ts.stem.self}
 	}
 	sp := &growCache(&b.stemOf[l], term, len(b.dict.terms))[term]
 	if !sp.done {
-		t := b.dict.terms[term]
-		*sp = b.computeStems(l, t, "")
-		sp.self = sp.a >= 0 && b.p.stems[sp.a][1:] == t
+		*sp = b.termStems(l, term)
 	}
 	return *sp
+}
+
+// termStems computes the local stem ids of a local term written without
+// accents in language l, and whether it is its own stem.
+func (b *builder) termStems(l langID, term uint32) stemPair {
+	t := b.dict.terms[term]
+	sp := b.computeStems(l, t, "")
+	sp.self = sp.a >= 0 && b.p.stems[sp.a][1:] == t
+	return sp
 }
 
 // variantStemIDs returns the local stem ids of a variant.
