@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -150,9 +151,16 @@ const (
 // States of a forwarded request while the holder's answer is awaited.
 const (
 	fwdWaiting int32 = iota
+	fwdReading       // the answer's status and headers came; its body is being read
 	fwdAnswered
 	fwdAbandoned
 )
+
+// maxHeldAnswer is the largest answer body of the lease holder that a
+// forwarding replica reads whole before relaying it (see holdAnswer).
+// Larger ones (a big attachment) are relayed as they come, as event
+// streams are.
+const maxHeldAnswer = 16 << 20
 
 // forward sends the request (its body already read) to the lease holder
 // and relays its answer. errOwnerDown means nothing was answered: the
@@ -186,8 +194,14 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		FlushInterval: -1, // MCP event streams
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		ModifyResponse: func(resp *http.Response) error {
-			if !state.CompareAndSwap(fwdWaiting, fwdAnswered) {
+			if !state.CompareAndSwap(fwdWaiting, fwdReading) {
 				return errors.New("the holder answered after its lease ran out")
+			}
+			if err := holdAnswer(resp, r.Method); err != nil {
+				return fmt.Errorf("reading the answer of the replica serving the vault: %w", err)
+			}
+			if !state.CompareAndSwap(fwdReading, fwdAnswered) {
+				return errors.New("the holder's lease ran out while its answer was read")
 			}
 			status = resp.StatusCode
 			// The holder's answer carries its own Cache-Control: the one this
@@ -242,7 +256,7 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		}()
 	} else {
 		go f.watchLease(ctx, owner, func() {
-			if state.CompareAndSwap(fwdWaiting, fwdAbandoned) {
+			if state.CompareAndSwap(fwdWaiting, fwdAbandoned) || state.CompareAndSwap(fwdReading, fwdAbandoned) {
 				cancel()
 			}
 		})
@@ -252,6 +266,44 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, owner teamst
 		return 0, errOwnerDown
 	}
 	return status, nil
+}
+
+// holdAnswer reads the body of the holder's answer whole (up to
+// maxHeldAnswer) before any of it is relayed, and gives it a
+// Content-Length. Relayed as it came, an answer the holder stopped sending
+// half-way (killed, its connection cut) reached the client as a 2xx status
+// with a body cut short: a write's client could not tell whether it had
+// been applied from a status that said it had. Read first, such an answer
+// is a failure of the holder like one before its status (for a write, 503
+// uncertain; a read is served here once the lease runs out). A cut answer
+// is still possible where the forwarding replica itself dies while
+// relaying, which its Content-Length lets a client detect; event streams
+// (MCP's) and answers over maxHeldAnswer are relayed as they come.
+func holdAnswer(resp *http.Response, method string) error {
+	if method == http.MethodHead || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") ||
+		resp.ContentLength > maxHeldAnswer {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHeldAnswer+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > maxHeldAnswer {
+		// Larger than announced, or of no announced length: the rest is
+		// relayed as it comes.
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		return nil
+	}
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusNotModified {
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	return nil
 }
 
 // watchLease calls abandon, until ctx ends, when the holder the request
