@@ -141,7 +141,7 @@ func TestExplainValueMatchesSearch(t *testing.T) {
 			}
 			checked++
 		}
-		scratchPool.Put(s)
+		putScratch(s)
 		ix.mu.RUnlock()
 	}
 	if checked < 100 {

@@ -1297,3 +1297,38 @@ func TestEachMatch(t *testing.T) {
 		t.Errorf("every note: %q", got)
 	}
 }
+
+// A search's scratch is kept for the next search through collections (a
+// sync.Pool dropped it at every other one, and a new scratch of a large
+// vault is megabytes of fresh memory to fault in), up to maxKeptScratches.
+func TestScratchKeptThroughCollections(t *testing.T) {
+	var got []*scratch
+	for range maxKeptScratches + 1 {
+		got = append(got, getScratch(100))
+	}
+	for _, s := range got {
+		putScratch(s)
+	}
+	runtime.GC()
+	runtime.GC()
+	kept := map[*scratch]bool{}
+	for range maxKeptScratches + 1 {
+		s := getScratch(10)
+		if kept[s] {
+			t.Fatal("a scratch was handed out twice")
+		}
+		kept[s] = true
+	}
+	n := 0
+	for _, s := range got {
+		if kept[s] {
+			n++
+		}
+	}
+	if n != maxKeptScratches {
+		t.Errorf("%d of the %d scratches put back were kept through two collections, want %d", n, len(got), maxKeptScratches)
+	}
+	for s := range kept {
+		putScratch(s)
+	}
+}
