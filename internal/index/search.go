@@ -718,15 +718,18 @@ func (s *scratch) marks(n int) []uint64 {
 // took 30-50 ms instead of 6-10 (page faults in scoreList), and the same
 // came back after collections. Kept here, a scratch is made once for as
 // many searches as run at once, up to maxKeptScratches; more at once
-// (a team server's burst) are made for the burst and left to the
-// collector.
+// are made for the moment and left to the collector.
 var scratches struct {
 	mu   sync.Mutex
 	free []*scratch
 }
 
-// maxKeptScratches is how many scratches of ended searches are kept.
-var maxKeptScratches = max(2, runtime.GOMAXPROCS(0))
+// maxKeptScratches is how many scratches of ended searches are kept: as
+// many as searches run at once on a few cores (a team server admits one
+// search a core at a time), but no more than 4, since each holds room for
+// the largest vault searched (on a machine of many cores, a scratch kept
+// for each would hold hundreds of megabytes for good).
+var maxKeptScratches = min(max(2, runtime.GOMAXPROCS(0)), 4)
 
 // getScratch returns a scratch with room for n chunk slots: one kept
 // from an earlier search, or a new one.

@@ -289,8 +289,8 @@ func holdAnswer(resp *http.Response, method string) error {
 		return err
 	}
 	if len(body) > maxHeldAnswer {
-		// Larger than announced, or of no announced length: the rest is
-		// relayed as it comes.
+		// Of no announced length, and longer: the rest is relayed as it
+		// comes.
 		resp.Body = struct {
 			io.Reader
 			io.Closer
