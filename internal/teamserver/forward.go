@@ -284,7 +284,15 @@ func holdAnswer(resp *http.Response, method string) error {
 		resp.ContentLength > maxHeldAnswer {
 		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHeldAnswer+1))
+	var body []byte
+	var err error
+	if resp.ContentLength >= 0 {
+		// Announced (the holder's JSON answers are): read in one piece.
+		body = make([]byte, resp.ContentLength)
+		_, err = io.ReadFull(resp.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxHeldAnswer+1))
+	}
 	if err != nil {
 		return err
 	}

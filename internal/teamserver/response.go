@@ -29,8 +29,18 @@ func (r *response) write(w http.ResponseWriter) {
 	for k, vs := range r.header {
 		w.Header()[k] = vs
 	}
-	w.WriteHeader(r.status)
-	_, _ = w.Write(r.body)
+	writeWhole(w, r.status, r.body)
+}
+
+// writeWhole sends an answer whose body is all there, with its length: a
+// client (and a replica forwarding the answer, see holdAnswer) reads it
+// in one piece and tells an answer cut short by its length.
+func writeWhole(w http.ResponseWriter, status int, body []byte) {
+	if status != http.StatusNoContent && status != http.StatusNotModified {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // encodeBufs are the buffers writeJSON encodes answers sent at once in.
@@ -51,8 +61,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	setJSONHeaders(w.Header())
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	writeWhole(w, status, buf.Bytes())
 }
 
 func jsonResponse(status int, v any) *response {
