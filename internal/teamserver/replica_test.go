@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -1038,15 +1039,22 @@ func TestReplicaSettlesWritesOfLiveFormerHolder(t *testing.T) {
 }
 
 // A forwarded answer carries the holder's headers once, not the forwarding
-// replica's besides.
+// replica's besides; an answer sent whole, forwarded or not, carries its
+// length (the whole vault's list is past the size below which Go's server
+// gives one by itself).
 func TestForwardedAnswerHeadersOnce(t *testing.T) {
 	c := newCluster(t, 2)
 	a, b := c.reps[0], c.reps[1]
 	wantStatus(t, "write through b", c.create(b, "notes/one.md", "# One\n"), 201, "")
-	for _, path := range []string{"/api/projects/team/files?path=notes/one.md", "/api/projects/team/files/none"} {
-		got := c.do(a, "GET", path, nil)
-		if v := got.header.Values("Cache-Control"); len(v) != 1 || v[0] != "no-store" {
-			t.Errorf("GET %s through a (%d): Cache-Control %q, want one no-store", path, got.status, v)
+	for _, path := range []string{"/api/projects/team/files?path=notes/one.md", "/api/projects/team/files/none", "/api/projects/team/files"} {
+		for _, rp := range []*replicaProc{a, b} {
+			got := c.do(rp, "GET", path, nil)
+			if v := got.header.Values("Cache-Control"); len(v) != 1 || v[0] != "no-store" {
+				t.Errorf("GET %s (%d): Cache-Control %q, want one no-store", path, got.status, v)
+			}
+			if v := got.header.Get("Content-Length"); v != strconv.Itoa(len(got.body)) {
+				t.Errorf("GET %s (%d, %d bytes): Content-Length %q", path, got.status, len(got.body), v)
+			}
 		}
 	}
 }
